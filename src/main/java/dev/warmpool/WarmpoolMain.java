@@ -1,0 +1,36 @@
+package dev.warmpool;
+
+import dev.warmpool.store.RedisServer;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import java.nio.file.Path;
+import org.jboss.logging.Logger;
+
+/**
+ * The manager's entry point. With no Redis configured ({@code quarkus.redis.hosts} /
+ * {@code QUARKUS_REDIS_HOSTS}), it starts a redis-server of its own before Quarkus reads its
+ * config: on port 6380 (never the 6379 of a Redis someone else may run) with AOF in
+ * {@code .warmpool/redis}, in its own session, so that it outlives the manager as the warm
+ * processors do, and is found again on the next start.
+ */
+@QuarkusMain
+public class WarmpoolMain {
+    private static final Logger LOG = Logger.getLogger(WarmpoolMain.class);
+
+    public static void main(String... args) {
+        if (System.getProperty("quarkus.redis.hosts") == null && System.getenv("QUARKUS_REDIS_HOSTS") == null) {
+            int port = Integer.parseInt(setting("warmpool.redis.embedded-port", "WARMPOOL_REDIS_EMBEDDED_PORT", "6380"));
+            Path dir = Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
+            RedisServer redis = RedisServer.persistent(port, dir);
+            System.setProperty("quarkus.redis.hosts", redis.url());
+            LOG.infof("No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s",
+                    redis.url(), dir.toAbsolutePath(), redis.process().isPresent() ? " (started now)" : " (already running)");
+        }
+        Quarkus.run(args);
+    }
+
+    private static String setting(String property, String env, String fallback) {
+        String value = System.getProperty(property, System.getenv(env));
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}

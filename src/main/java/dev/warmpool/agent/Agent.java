@@ -1,0 +1,277 @@
+package dev.warmpool.agent;
+
+import com.google.gson.Gson;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.gson.reflect.TypeToken;
+import dev.warmpool.store.Replies;
+import dev.warmpool.store.Script;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The program inside every warm processor. It registers its processor, heartbeats, waits on its
+ * inbox, marks a job running (only while the assignment is still its own), runs it as a child
+ * process on a background thread, records the result and flips back to idle or takes the next
+ * queued job, all through the same Lua scripts as the manager. One loop owns the state; the
+ * inbox reader, the heartbeat and the job thread only post events to it.
+ *
+ * <p>On SIGTERM it takes no more work, lets a running job finish within the grace period (else
+ * hands it back to the queue), and deregisters.
+ */
+public final class Agent {
+    private static final Gson GSON = new Gson();
+    private static final Object STOP = new Object();
+    private static final Object REREGISTER = new Object();
+
+    private final AgentConfig config;
+    private final RedisLink redis;
+    private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final Path resultFile;
+    private JobRun current;
+    private boolean retiring;
+    private boolean stopping;
+    private long stopDeadline;
+    private volatile boolean running = true;
+
+    Agent(AgentConfig config) throws IOException {
+        this.config = config;
+        this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
+        this.resultFile = Files.createTempDirectory("warmpool-" + config.processorId()).resolve("result.json");
+    }
+
+    public static void main(String[] args) throws Exception {
+        long t0 = ManagementFactory.getRuntimeMXBean().getStartTime();
+        AgentConfig config = AgentConfig.fromEnv(System.getenv());
+        Agent agent = new Agent(config);
+        Runtime.getRuntime().addShutdownHook(new Thread(agent::onSignal, "agent-stop"));
+        int code = agent.run(t0);
+        System.exit(code);
+    }
+
+    int run(long jvmStartMillis) {
+        Object reg = redis.run(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host());
+        if ("NOPOOL".equals(Replies.status(reg))) {
+            log("pool %s does not exist; exiting", config.pool());
+            done.countDown();
+            return 0;
+        }
+        log("processor %s of pool %s registered as %s, %d ms after JVM start", config.processorId(), config.pool(),
+                Replies.list(reg).get(1), System.currentTimeMillis() - jvmStartMillis);
+        startBackground();
+        try {
+            loop();
+        } finally {
+            running = false;
+            done.countDown();
+        }
+        return 0;
+    }
+
+    private void startBackground() {
+        Thread inbox = new Thread(this::readInbox, "agent-inbox");
+        inbox.setDaemon(true);
+        inbox.start();
+        ScheduledExecutorService beat = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "agent-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        beat.scheduleWithFixedDelay(this::heartbeat, config.heartbeatMillis(), config.heartbeatMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void loop() {
+        while (true) {
+            Object ev;
+            try {
+                ev = events.poll(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (ev instanceof String message) {
+                if (onMessage(message)) {
+                    return;
+                }
+            } else if (ev instanceof JobRun.Outcome outcome) {
+                if (onEnd(outcome)) {
+                    return;
+                }
+            } else if (ev == STOP) {
+                stopping = true;
+                stopDeadline = System.nanoTime() + config.stopGraceSeconds() * 1_000_000_000L;
+                if (current == null) {
+                    deregister("the processor stopped");
+                    return;
+                }
+                log("stopping: letting job %s finish within %d s", current.jobId, config.stopGraceSeconds());
+            } else if (ev == REREGISTER) {
+                redis.run(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host());
+                log("registered again (Redis did not know this processor)");
+            }
+            watch();
+        }
+    }
+
+    /** Checks the job thread: its timeout, a kill that did not take, the stop grace period. */
+    private void watch() {
+        if (current == null) {
+            return;
+        }
+        if (current.overdue()) {
+            current.kill(JobRun.Forced.TIMED_OUT);
+        }
+        if (stopping && System.nanoTime() > stopDeadline) {
+            current.kill(JobRun.Forced.HANDED_BACK);
+        }
+        current.killHarder();
+    }
+
+    /** Returns true when the agent is done. */
+    private boolean onMessage(String message) {
+        String[] m = message.split(" ");
+        switch (m[0]) {
+            case "job" -> {
+                if (current == null && !stopping) {
+                    start(m[1], m[2]);
+                }
+            }
+            case "cancel" -> {
+                if (current != null && current.jobId.equals(m[1]) && current.token.equals(m[2])) {
+                    log("cancelling job %s", m[1]);
+                    current.kill(JobRun.Forced.CANCELLED);
+                }
+            }
+            case "retire" -> {
+                retiring = true;
+                if (current == null) {
+                    deregister("the processor was retired");
+                    return true;
+                }
+            }
+            default -> log("ignoring unknown inbox message '%s'", message);
+        }
+        return false;
+    }
+
+    private void start(String jobId, String token) {
+        List<Object> r = Replies.list(redis.run(Script.START, config.processorId(), jobId, token));
+        if (!"RUN".equals(Replies.string(r.get(0)))) {
+            log("not running job %s: %s", jobId, r.size() > 1 ? r.get(1) : "");
+            return;
+        }
+        List<String> args = GSON.fromJson(Replies.string(r.get(1)), new TypeToken<List<String>>() { }.getType());
+        Map<String, String> jobEnv = GSON.fromJson(Replies.string(r.get(3)), new TypeToken<Map<String, String>>() { }.getType());
+        long timeoutSeconds = Long.parseLong(Replies.string(r.get(4)));
+        List<String> command = new ArrayList<>(GSON.fromJson(Replies.string(r.get(5)), new TypeToken<List<String>>() { }.getType()));
+        command.addAll(args);
+        Map<String, String> env = new HashMap<>(GSON.fromJson(Replies.string(r.get(6)), new TypeToken<Map<String, String>>() { }.getType()));
+        env.putAll(jobEnv);
+        env.put("WARMPOOL_JOB_ID", jobId);
+        env.put("WARMPOOL_CONFIG", Replies.string(r.get(2)));
+        env.put("WARMPOOL_RESULT", resultFile.toString());
+        JsonObject spec = JsonParser.parseString(Replies.string(r.get(7))).getAsJsonObject();
+        String workingDir = spec.has("workingDir") && !spec.get("workingDir").isJsonNull()
+                ? spec.get("workingDir").getAsString() : null;
+        current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add);
+        Thread t = new Thread(current, "job-" + jobId);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Records the outcome; returns true when the agent is done (stopping or retired). */
+    private boolean onEnd(JobRun.Outcome o) {
+        current = null;
+        if (o.run().forced() == JobRun.Forced.HANDED_BACK) {
+            deregister("the processor stopped before the job ended");
+            return true;
+        }
+        boolean last = stopping || retiring;
+        List<Object> r = Replies.list(redis.run(Script.FINISH, config.processorId(), o.run().jobId, o.run().token,
+                o.state(), Integer.toString(o.exitCode()), o.metrics(), o.logTail(), o.error() == null ? "" : o.error(),
+                Long.toString(config.retentionSeconds()), last ? "1" : "0"));
+        log("job %s %s (exit %d)%s", o.run().jobId, o.state(), o.exitCode(),
+                "STALE".equals(r.get(0)) ? ", but the assignment had moved on: " + r.get(1) : "");
+        if (last) {
+            deregister("the processor stopped");
+            return true;
+        }
+        return false;
+    }
+
+    private void deregister(String reason) {
+        redis.run(Script.DEREGISTER, config.processorId(), reason, Long.toString(config.retentionSeconds()));
+        log("processor %s deregistered: %s", config.processorId(), reason);
+    }
+
+    private void readInbox() {
+        while (running) {
+            try {
+                String message = redis.next(1.0);
+                if (message != null) {
+                    events.add(message);
+                }
+            } catch (RuntimeException e) {
+                pause(e);
+            }
+        }
+    }
+
+    private void heartbeat() {
+        try {
+            if ("UNKNOWN".equals(Replies.string(redis.run(Script.HEARTBEAT, config.processorId())))) {
+                events.add(REREGISTER);
+            }
+        } catch (RuntimeException e) {
+            log("heartbeat failed: %s", e.getMessage());
+        }
+    }
+
+    private void onSignal() {
+        if (done.getCount() == 0) {
+            return;
+        }
+        events.add(STOP);
+        try {
+            done.await(config.stopGraceSeconds() + 10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void pause(RuntimeException e) {
+        log("redis unavailable (%s); retrying", e.getMessage());
+        try {
+            Thread.sleep(500); // back off between reconnect attempts; this is the agent, not a test
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private static void log(String format, Object... args) {
+        System.out.println(Instant.now() + " " + String.format(format, args));
+    }
+}

@@ -1,0 +1,140 @@
+package dev.warmpool.agent;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonParser;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * One job as a child process on a background thread: it keeps the last 16 KiB of the output,
+ * reads the metrics the job wrote to {@code WARMPOOL_RESULT}, and hands its {@link Outcome} to
+ * the agent's loop when the process ends.
+ */
+final class JobRun implements Runnable {
+    static final int LOG_TAIL_BYTES = 16 * 1024;
+
+    /** Why the agent ended a job before its process did. */
+    enum Forced { NONE, CANCELLED, TIMED_OUT, HANDED_BACK }
+
+    /** How the job ended. */
+    record Outcome(JobRun run, String state, int exitCode, String metrics, String logTail, String error) {
+    }
+
+    final String jobId;
+    final String token;
+    private final List<String> command;
+    private final Map<String, String> env;
+    private final String workingDir;
+    final long timeoutMillis;
+    final long startedNanos = System.nanoTime();
+    private final Path resultFile;
+    private final Consumer<Outcome> onEnd;
+    private volatile Process process;
+    private volatile Forced forced = Forced.NONE;
+    private volatile long killedAtNanos;
+
+    JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
+            long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd) {
+        this.jobId = jobId;
+        this.token = token;
+        this.command = command;
+        this.env = env;
+        this.workingDir = workingDir;
+        this.timeoutMillis = timeoutMillis;
+        this.resultFile = resultFile;
+        this.onEnd = onEnd;
+    }
+
+    @Override
+    public void run() {
+        Outcome outcome;
+        try {
+            Files.deleteIfExists(resultFile);
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            if (workingDir != null) {
+                pb.directory(new File(workingDir));
+            }
+            pb.environment().putAll(env);
+            process = pb.start();
+            Tail tail = new Tail(LOG_TAIL_BYTES);
+            Thread reader = new Thread(() -> tail.readAll(process.getInputStream()), "job-output-" + jobId);
+            reader.setDaemon(true);
+            reader.start();
+            int exit = process.waitFor();
+            // a background child of the job may hold the output open: give it a second, then move on
+            reader.join(1000);
+            process.getInputStream().close();
+            outcome = outcome(exit, tail.text());
+        } catch (IOException e) {
+            outcome = new Outcome(this, "FAILED", 127, "{}", "", "could not start " + command + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            outcome = new Outcome(this, "FAILED", -1, "{}", "", "the agent was interrupted");
+        }
+        onEnd.accept(outcome);
+    }
+
+    private Outcome outcome(int exit, String tail) {
+        String metrics = "{}";
+        String error = null;
+        try {
+            if (Files.isRegularFile(resultFile) && Files.size(resultFile) > 0) {
+                String text = Files.readString(resultFile);
+                JsonElement parsed = JsonParser.parseString(text);
+                if (parsed.isJsonObject()) {
+                    metrics = parsed.toString();
+                } else {
+                    error = "the result file (WARMPOOL_RESULT) does not hold a JSON object";
+                }
+            }
+            Files.deleteIfExists(resultFile);
+        } catch (IOException | RuntimeException e) {
+            error = "the result file (WARMPOOL_RESULT) is not JSON: " + e.getMessage();
+        }
+        return switch (forced) {
+            case CANCELLED -> new Outcome(this, "CANCELLED", exit, metrics, tail, "cancelled by request");
+            case TIMED_OUT -> new Outcome(this, "TIMED_OUT", exit, metrics, tail,
+                    "timed out after " + timeoutMillis / 1000 + " s");
+            case HANDED_BACK -> new Outcome(this, "HANDED_BACK", exit, metrics, tail, "the processor stopped");
+            case NONE -> exit == 0 && error == null
+                    ? new Outcome(this, "SUCCEEDED", 0, metrics, tail, null)
+                    : new Outcome(this, "FAILED", exit, metrics, tail, error != null ? error : "exit code " + exit);
+        };
+    }
+
+    /** Ends the job's process tree: politely first; {@link #killHarder()} follows if it lingers. */
+    void kill(Forced why) {
+        if (forced == Forced.NONE) {
+            forced = why;
+            killedAtNanos = System.nanoTime();
+            Process p = process;
+            if (p != null) {
+                p.descendants().forEach(ProcessHandle::destroy);
+                p.destroy();
+            }
+        }
+    }
+
+    /** Kills for good a process that ignored the polite signal for 5 s. */
+    void killHarder() {
+        Process p = process;
+        if (forced != Forced.NONE && p != null && p.isAlive() && System.nanoTime() - killedAtNanos > 5_000_000_000L) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    boolean overdue() {
+        return timeoutMillis > 0 && System.nanoTime() - startedNanos > timeoutMillis * 1_000_000L;
+    }
+
+    Forced forced() {
+        return forced;
+    }
+}

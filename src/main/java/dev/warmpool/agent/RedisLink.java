@@ -1,0 +1,63 @@
+package dev.warmpool.agent;
+
+import dev.warmpool.store.KeySchema;
+import dev.warmpool.store.Script;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.KeyValue;
+
+/** The agent's Redis: the shared scripts (EVALSHA, EVAL on NOSCRIPT) and its blocking inbox read. */
+final class RedisLink implements AutoCloseable {
+    private final JedisPooled redis;
+    private final String type;
+    private final String inbox;
+
+    RedisLink(String url, String type, String processorId) {
+        this.redis = new JedisPooled(URI.create(url));
+        this.type = type;
+        this.inbox = KeySchema.inbox(type, processorId);
+    }
+
+    /** Runs a script on the agent's pool; the reply as plain Java (String, List, null). */
+    Object run(Script script, String... args) {
+        List<String> keys = List.of(KeySchema.pool(type));
+        List<String> argv = new ArrayList<>(args.length + 1);
+        argv.add(KeySchema.prefix(type));
+        argv.addAll(List.of(args));
+        try {
+            return plain(redis.evalsha(script.sha(), keys, argv));
+        } catch (JedisDataException e) {
+            if (e.getMessage() == null || !e.getMessage().startsWith("NOSCRIPT")) {
+                throw e;
+            }
+            return plain(redis.eval(script.source(), keys, argv));
+        }
+    }
+
+    /** The next inbox message, or null after {@code timeoutSeconds}. */
+    String next(double timeoutSeconds) {
+        KeyValue<String, String> kv = redis.blpop(timeoutSeconds, inbox);
+        return kv == null ? null : kv.getValue();
+    }
+
+    static Object plain(Object o) {
+        if (o instanceof byte[] b) {
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        if (o instanceof List<?> l) {
+            List<Object> out = new ArrayList<>(l.size());
+            l.forEach(x -> out.add(plain(x)));
+            return out;
+        }
+        return o == null ? null : o.toString();
+    }
+
+    @Override
+    public void close() {
+        redis.close();
+    }
+}

@@ -1,0 +1,52 @@
+package dev.warmpool.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/** The last {@code capacity} bytes of a stream, read on its own thread. */
+final class Tail {
+    private final byte[] ring;
+    private long total;
+
+    Tail(int capacity) {
+        this.ring = new byte[capacity];
+    }
+
+    void readAll(InputStream in) {
+        byte[] buf = new byte[8192];
+        try {
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                append(buf, n);
+            }
+        } catch (IOException e) {
+            // closed by the agent after the process ended: what was read is the tail
+        }
+    }
+
+    synchronized void append(byte[] buf, int n) {
+        for (int i = 0; i < n; i++) {
+            ring[(int) ((total + i) % ring.length)] = buf[i];
+        }
+        total += n;
+    }
+
+    /** The kept bytes as text; a cut may split a multi-byte character, so decoding is lenient. */
+    synchronized String text() {
+        int size = (int) Math.min(total, ring.length);
+        byte[] out = new byte[size];
+        long start = total - size;
+        for (int i = 0; i < size; i++) {
+            out[i] = ring[(int) ((start + i) % ring.length)];
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE).decode(ByteBuffer.wrap(out)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.warmpool.api;
+
+import dev.warmpool.pool.Job;
+import dev.warmpool.service.JobService;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.List;
+
+/** Jobs: submit, read (and wait for the end), list, cancel. */
+@Path("/jobs")
+@Produces(MediaType.APPLICATION_JSON)
+public class JobResource {
+    private final JobService jobs;
+
+    public JobResource(JobService jobs) {
+        this.jobs = jobs;
+    }
+
+    /** Accepts a job (202): it is running on a warm processor already, or queued for the next free one. */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> submit(JobRequest body, UriInfo uri) {
+        return jobs.submit(body).map(job -> Response.accepted(job)
+                .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
+    }
+
+    /** The job; with {@code wait}, held until it ends or that many seconds pass. */
+    @GET
+    @Path("/{id}")
+    public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
+        return wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait));
+    }
+
+    @GET
+    public Uni<List<Job>> list(@QueryParam("type") String type, @QueryParam("state") String state,
+            @QueryParam("limit") String limit) {
+        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit));
+    }
+
+    @DELETE
+    @Path("/{id}")
+    public Uni<Job> cancel(@PathParam("id") String id) {
+        return jobs.cancel(id);
+    }
+}

@@ -1,0 +1,15 @@
+package dev.warmpool.api;
+
+/** Query parameters parsed here, so that a bad one is a 400 naming it (JAX-RS would answer 404). */
+final class Params {
+    private Params() {
+    }
+
+    static int integer(String name, String value) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw Problem.invalid(name, "'" + name + "' must be a whole number.");
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package dev.warmpool.api;
+
+import dev.warmpool.pool.PoolSpec;
+import java.util.List;
+import java.util.Map;
+
+/** The body of {@code PUT /pools/{type}}: a {@link PoolSpec} whose sizing fields may be left out. */
+public record PoolRequest(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds,
+        Map<String, String> env, String workingDir) {
+
+    public PoolSpec toSpec() {
+        return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir).withDefaults();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.warmpool.api;
+
+import dev.warmpool.service.PoolService;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.List;
+
+/** Pools of warm processors, one per job type. */
+@Path("/pools")
+@Produces(MediaType.APPLICATION_JSON)
+public class PoolResource {
+    private final PoolService pools;
+
+    public PoolResource(PoolService pools) {
+        this.pools = pools;
+    }
+
+    @GET
+    public Uni<List<PoolView>> list() {
+        return pools.list();
+    }
+
+    @GET
+    @Path("/{type}")
+    public Uni<PoolView> get(@PathParam("type") String type) {
+        return pools.get(type);
+    }
+
+    /** Creates (201) or updates (200) the pool; idempotent. */
+    @PUT
+    @Path("/{type}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> put(@PathParam("type") String type, PoolRequest body, UriInfo uri) {
+        return pools.put(type, body).map(put -> put.created()
+                ? Response.created(uri.getAbsolutePath()).entity(put.pool()).build()
+                : Response.ok(put.pool()).build());
+    }
+
+    /** Drains the pool (202): no new jobs, queued ones cancelled, processors retired as they come free. */
+    @DELETE
+    @Path("/{type}")
+    public Uni<Response> delete(@PathParam("type") String type) {
+        return pools.delete(type).map(view -> Response.accepted(view).build());
+    }
+}

@@ -1,0 +1,102 @@
+package dev.warmpool.api;
+
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/** Turns every failure into problem+json: a sentence for the client, never a stack trace. */
+public class ProblemMapper {
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+    public static final String PROBLEM_JSON = "application/problem+json";
+
+    private final ObjectMapper json;
+
+    public ProblemMapper(ObjectMapper json) {
+        this.json = json;
+    }
+
+    @ServerExceptionMapper
+    public Response problem(Problem p, UriInfo uri) {
+        return respond(p, uri);
+    }
+
+    @ServerExceptionMapper
+    public Response badJson(JsonProcessingException e, UriInfo uri) {
+        return respond(fromJackson(e), uri);
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e, UriInfo uri) {
+        if (e.getCause() instanceof JsonProcessingException j) {
+            return respond(fromJackson(j), uri);
+        }
+        int status = e.getResponse().getStatus();
+        String slug = switch (status) {
+            case 404 -> "not-found";
+            case 405 -> "method-not-allowed";
+            case 406 -> "not-acceptable";
+            case 413 -> "body-too-large";
+            case 415 -> "unsupported-media-type";
+            default -> "http-" + status;
+        };
+        String detail = switch (status) {
+            case 404 -> "There is nothing at " + uri.getPath() + "; see /q/openapi for the API.";
+            case 415 -> "Send the body as application/json.";
+            case 413 -> "The body is larger than 1 MiB; send a smaller one.";
+            default -> e.getMessage();
+        };
+        Response.Status.Family family = Response.Status.Family.familyOf(status);
+        if (family == Response.Status.Family.SERVER_ERROR) {
+            LOG.errorf(e, "request to %s failed", uri.getPath());
+        }
+        return respond(new Problem(status, slug, Response.Status.fromStatusCode(status) == null ? "Error"
+                : Response.Status.fromStatusCode(status).getReasonPhrase(), detail), uri);
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Exception e, UriInfo uri) {
+        if (RedisDown.is(e)) {
+            return Response.fromResponse(respond(new Problem(503, "redis-unavailable", "Service unavailable",
+                    "warmpool cannot reach Redis just now; retry in a few seconds."), uri))
+                    .header("Retry-After", "5").build();
+        }
+        LOG.errorf(e, "request to %s failed", uri.getPath());
+        return respond(new Problem(500, "internal-error", "Internal error",
+                "warmpool failed to handle this request; the manager's log has the cause."), uri);
+    }
+
+    private static Problem fromJackson(JsonProcessingException e) {
+        if (e instanceof UnrecognizedPropertyException u) {
+            return Problem.invalid(u.getPropertyName(), "Unknown field '" + u.getPropertyName() + "'; known fields are "
+                    + u.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")) + ".");
+        }
+        if (e instanceof JsonMappingException m && !(e instanceof JsonParseException) && !m.getPath().isEmpty()) {
+            String field = m.getPath().stream()
+                    .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                    .collect(Collectors.joining(".")).replace(".[", "[");
+            return Problem.invalid(field, "Field '" + field + "' has the wrong type: " + m.getOriginalMessage() + ".");
+        }
+        if (e instanceof JsonMappingException) {
+            return new Problem(400, "malformed-json", "Malformed JSON", "The body must be a JSON object.");
+        }
+        return new Problem(400, "malformed-json", "Malformed JSON",
+                "The body is not valid JSON: " + e.getOriginalMessage() + ".");
+    }
+
+    private Response respond(Problem p, UriInfo uri) {
+        try {
+            return Response.status(p.status()).type(PROBLEM_JSON)
+                    .entity(json.writeValueAsString(p.body(uri == null ? null : uri.getPath()))).build();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

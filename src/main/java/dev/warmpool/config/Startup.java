@@ -1,0 +1,67 @@
+package dev.warmpool.config;
+
+import dev.warmpool.api.PoolRequest;
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.service.PoolService;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/** Checks the settings at start-up (saying what to fix), then creates the pools declared in config. */
+@ApplicationScoped
+public class Startup {
+    private static final Logger LOG = Logger.getLogger(Startup.class);
+
+    void onStart(@Observes StartupEvent ev, WarmpoolConfig config, PoolService pools, Reconciler reconciler) {
+        List<String> problems = check(config);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("warmpool cannot start:\n  - " + String.join("\n  - ", problems));
+        }
+        config.pools().forEach((type, p) -> {
+            PoolRequest request = new PoolRequest(p.command(), p.minIdle(), p.maxSize(), p.idleTimeoutSeconds(),
+                    p.env(), p.workingDir().orElse(null));
+            pools.put(type, request).await().atMost(Duration.ofSeconds(30));
+            LOG.infof("pool %s from config: %s (minIdle %d, maxSize %d)", type, p.command(), p.minIdle(), p.maxSize());
+        });
+        reconciler.nudge();
+    }
+
+    static List<String> check(WarmpoolConfig c) {
+        List<String> problems = new ArrayList<>();
+        if (!c.runtime().type().equals("local")) {
+            problems.add("warmpool.runtime.type=" + c.runtime().type() + " is not supported: use local");
+        }
+        positive(problems, "warmpool.reconcile.interval", c.reconcile().interval());
+        positive(problems, "warmpool.heartbeat.interval", c.heartbeat().interval());
+        positive(problems, "warmpool.jobs.retention", c.jobs().retention());
+        if (c.heartbeat().timeout().compareTo(c.heartbeat().interval().multipliedBy(2)) < 0) {
+            problems.add("warmpool.heartbeat.timeout (" + c.heartbeat().timeout() + ") must be at least twice "
+                    + "warmpool.heartbeat.interval (" + c.heartbeat().interval() + "), or a single late heartbeat loses a processor");
+        }
+        if (c.jobs().defaultTimeoutSeconds() < 1) {
+            problems.add("warmpool.jobs.default-timeout-seconds must be 1 or more");
+        }
+        if (c.jobs().defaultMaxAttempts() < 1) {
+            problems.add("warmpool.jobs.default-max-attempts must be 1 or more");
+        }
+        c.pools().forEach((type, p) -> {
+            if (p.command().isEmpty()) {
+                problems.add("warmpool.pools.\"" + type + "\".command must name the program to run");
+            }
+            if (p.minIdle() > p.maxSize()) {
+                problems.add("warmpool.pools.\"" + type + "\".min-idle must not exceed max-size");
+            }
+        });
+        return problems;
+    }
+
+    private static void positive(List<String> problems, String name, Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            problems.add(name + " must be positive, e.g. 5s");
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.warmpool.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** All of warmpool's settings, under {@code warmpool.*}; checked at start-up by {@link ConfigCheck}. */
+@ConfigMapping(prefix = "warmpool")
+public interface WarmpoolConfig {
+
+    /** Pools declared in config, by job type; created or updated at every start. */
+    Map<String, PoolConfig> pools();
+
+    Reconcile reconcile();
+
+    Heartbeat heartbeat();
+
+    Jobs jobs();
+
+    Runtime runtime();
+
+    /** A pool declared in config: the same fields as {@code PUT /pools/{type}}. */
+    interface PoolConfig {
+        /** The program each job runs; the job's args are appended. */
+        List<String> command();
+
+        /** Idle processors kept warm at all times: 1, so the first job never waits for a cold start. */
+        @WithDefault("1")
+        int minIdle();
+
+        /** Most processors (idle, busy, starting) of the pool. */
+        @WithDefault("4")
+        int maxSize();
+
+        /** An idle processor beyond minIdle is given back after this long without work: 5 minutes. */
+        @WithDefault("300")
+        int idleTimeoutSeconds();
+
+        /** Environment of every job of the pool. */
+        Map<String, String> env();
+
+        /** Working directory of the job processes; the manager's when unset. */
+        Optional<String> workingDir();
+    }
+
+    interface Reconcile {
+        /** How often the reconciler compares Redis with the runtime: 5 s, short against idle timeouts of minutes. */
+        @WithDefault("5s")
+        Duration interval();
+
+        /** A processor that has not registered this long after its start is replaced: a JVM agent starts in under 1 s. */
+        @WithDefault("60s")
+        Duration startTimeout();
+
+        /** A retired processor that has not gone away this long after is killed. */
+        @WithDefault("30s")
+        Duration drainTimeout();
+    }
+
+    interface Heartbeat {
+        /** How often an agent says it is alive. */
+        @WithDefault("2s")
+        Duration interval();
+
+        /** A processor silent this long is lost: five missed heartbeats, so a GC pause or a slow Redis is no loss. */
+        @WithDefault("10s")
+        Duration timeout();
+    }
+
+    interface Jobs {
+        /** How long a finished job stays readable: a week, long enough to read a weekend's results on Monday. */
+        @WithDefault("7d")
+        Duration retention();
+
+        /** A job's timeout when its request names none: one hour. */
+        @WithDefault("3600")
+        int defaultTimeoutSeconds();
+
+        /** How often a job is tried when its processor is lost, when its request names no number. */
+        @WithDefault("3")
+        int defaultMaxAttempts();
+
+        /** The longest {@code GET /jobs/{id}?wait=} honoured; clients wait again after it. */
+        @WithDefault("300s")
+        Duration maxWait();
+    }
+
+    interface Runtime {
+        /** Where processors live: {@code local} (child processes on this machine). */
+        @WithDefault("local")
+        String type();
+
+        Local local();
+    }
+
+    interface Local {
+        /** The agent jar; by default target/warmpool-agent.jar, else the manager's own class path. */
+        Optional<Path> agentJar();
+
+        /** Where agent logs go. */
+        @WithDefault(".warmpool")
+        Path stateDir();
+
+        /** JVM options of each agent: small heap, serial GC, C1 only; the agent is a thin loop. */
+        @WithDefault("-Xmx32m,-Xss512k,-XX:+UseSerialGC,-XX:TieredStopAtLevel=1,-Xshare:auto")
+        List<String> jvmOptions();
+    }
+}

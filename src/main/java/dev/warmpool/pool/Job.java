@@ -1,0 +1,63 @@
+package dev.warmpool.pool;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.Map;
+
+/** A job as the API shows it, read from its Redis hash. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Job(String id, String type, JobState state, Integer priority, Integer attempts, Integer maxAttempts,
+        Integer timeoutSeconds, String processor, String submittedAt, String assignedAt, String startedAt,
+        String finishedAt, List<String> args, JsonNode config, Map<String, String> env, Result result, String error) {
+
+    /** What the job's process left: exit code, the metrics from its result file, the end of its output. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Result(Integer exitCode, JsonNode metrics, String logTail) {
+    }
+
+    public boolean ended() {
+        return state != null && state.ended();
+    }
+
+    public static Job from(Map<String, String> h, ObjectMapper json) {
+        JobState state = JobState.parse(h.get("state"));
+        Result result = h.containsKey("exitCode")
+                ? new Result(integer(h.get("exitCode")), tree(json, h.get("metrics")), h.get("logTail"))
+                : null;
+        String error = h.get("error");
+        return new Job(h.get("id"), h.get("type"), state, integer(h.get("priority")), integer(h.get("attempts")),
+                integer(h.get("maxAttempts")), integer(h.get("timeoutSeconds")), blankToNull(h.get("processor")),
+                Times.iso(h.get("submittedAt")), Times.iso(h.get("assignedAt")), Times.iso(h.get("startedAt")),
+                Times.iso(h.get("finishedAt")), read(json, h.get("args"), new TypeReference<>() {
+                }), tree(json, h.get("config")), read(json, h.get("env"), new TypeReference<>() {
+                }), result, state == JobState.SUCCEEDED || error == null || error.isEmpty() ? null : error);
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+
+    private static Integer integer(String s) {
+        return s == null || s.isEmpty() ? null : Integer.valueOf(s);
+    }
+
+    private static JsonNode tree(ObjectMapper json, String s) {
+        return s == null || s.isEmpty() ? null : read(json, s, new TypeReference<>() {
+        });
+    }
+
+    private static <T> T read(ObjectMapper json, String s, TypeReference<T> type) {
+        if (s == null || s.isEmpty()) {
+            return null;
+        }
+        try {
+            return json.readValue(s, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored job field is not JSON: " + s, e);
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package dev.warmpool.pool;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The life of a job, written down once; the Lua scripts make the same moves and refuse others.
+ * {@code ASSIGNED | RUNNING -> QUEUED} happens when the processor is lost or stops and attempts remain.
+ */
+public enum JobState {
+    QUEUED, ASSIGNED, RUNNING, SUCCEEDED, FAILED, CANCELLED, TIMED_OUT;
+
+    public boolean ended() {
+        return this == SUCCEEDED || this == FAILED || this == CANCELLED || this == TIMED_OUT;
+    }
+
+    /** The states this one may move to. */
+    public Set<JobState> next() {
+        return switch (this) {
+            case QUEUED -> EnumSet.of(ASSIGNED, CANCELLED, FAILED);
+            case ASSIGNED -> EnumSet.of(RUNNING, QUEUED, CANCELLED, FAILED);
+            case RUNNING -> EnumSet.of(SUCCEEDED, FAILED, CANCELLED, TIMED_OUT, QUEUED);
+            default -> EnumSet.noneOf(JobState.class);
+        };
+    }
+
+    public static JobState parse(String s) {
+        return s == null || s.isEmpty() ? null : valueOf(s);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.warmpool.pool;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a pool runs and how big it may be. {@code command} is run for every job, with the job's
+ * {@code args} appended.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record PoolSpec(
+        @NotEmpty(message = "must name the program to run, e.g. [\"python3\", \"train.py\"]")
+        @Size(max = 256, message = "may have at most 256 elements")
+        List<@NotNull(message = "must not contain null") @Size(max = 4096) String> command,
+        @NotNull @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000")
+        Integer minIdle,
+        @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
+        Integer maxSize,
+        @NotNull @Min(value = 1, message = "must be 1 second or more") @Max(value = 31_536_000, message = "must be at most a year")
+        Integer idleTimeoutSeconds,
+        @NotNull @Size(max = 256, message = "may have at most 256 variables")
+        Map<@NotEmpty String, @NotNull(message = "must not be null") String> env,
+        String workingDir) {
+
+    public static final int DEFAULT_MIN_IDLE = 1;
+    public static final int DEFAULT_MAX_SIZE = 4;
+    public static final int DEFAULT_IDLE_TIMEOUT_SECONDS = 300;
+
+    /** The spec with the defaults filled in where the request left a field out. */
+    public PoolSpec withDefaults() {
+        return new PoolSpec(command,
+                minIdle == null ? DEFAULT_MIN_IDLE : minIdle,
+                maxSize == null ? Math.max(DEFAULT_MAX_SIZE, minIdle == null ? 0 : minIdle) : maxSize,
+                idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,
+                env == null ? Map.of() : env,
+                workingDir == null || workingDir.isBlank() ? null : workingDir);
+    }
+}

@@ -1,0 +1,115 @@
+package dev.warmpool.pool;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * How many processors a pool should have now, and which ones to give back: a pure function of
+ * a snapshot and its instant, so every rule is table-tested without Redis or a runtime.
+ *
+ * <p>The economics: a warm processor costs its memory while idle and saves a cold start
+ * (seconds) for every job it takes. So a pool keeps {@code minIdle} idle processors as
+ * head-room above the busy ones, starts one for every queued job (a queue means no idle one is
+ * left), never exceeds {@code maxSize}, and gives back an idle processor beyond {@code minIdle}
+ * only after {@code idleTimeoutSeconds} without work: a burst that comes back within the
+ * timeout finds its processors still warm. The one idle longest goes first (submit takes the
+ * warmest), so retirement picks processors that the current load does not need.
+ */
+public final class SizingPolicy {
+
+    /** Time limits of a processor's life, in milliseconds. */
+    public record Timing(long heartbeatTimeout, long startTimeout, long drainTimeout) {
+    }
+
+    /** Give back an idle processor, provided it has been idle since at most {@code idleSinceAtMost}. */
+    public record Retire(String id, long idleSinceAtMost) {
+    }
+
+    /** Remove a processor that stopped answering; its job is requeued. */
+    public record Lost(String id, long heartbeatDeadline, String reason) {
+    }
+
+    /** What to do to one pool. */
+    public record Plan(int start, List<Retire> retire, List<Lost> lost) {
+        public boolean isEmpty() {
+            return start == 0 && retire.isEmpty() && lost.isEmpty();
+        }
+    }
+
+    private SizingPolicy() {
+    }
+
+    /**
+     * The plan for one pool. {@code running} holds the ids of the processors the runtime has; a
+     * processor past its start grace that the runtime does not have is lost at once, without
+     * waiting for its heartbeat to go stale.
+     */
+    public static Plan plan(PoolSnapshot s, Timing t, Set<String> running) {
+        List<Lost> lost = lost(s, t, running);
+        List<Processor> alive = s.processors().stream()
+                .filter(p -> lost.stream().noneMatch(l -> l.id().equals(p.id())))
+                .toList();
+        return new Plan(toStart(s, alive), toRetire(s, alive), lost);
+    }
+
+    static List<Lost> lost(PoolSnapshot s, Timing t, Set<String> running) {
+        List<Lost> lost = new ArrayList<>();
+        for (Processor p : s.processors()) {
+            if (!running.contains(p.id()) && p.startedMillis() < s.now() - t.heartbeatTimeout()) {
+                lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " was lost (its process is gone)"));
+            } else if (p.state() == ProcessorState.STARTING) {
+                if (p.startedMillis() < s.now() - t.startTimeout()) {
+                    lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " did not start within "
+                            + t.startTimeout() / 1000 + " s"));
+                }
+            } else if (p.state() == ProcessorState.DRAINING && p.sinceMillis() < s.now() - t.drainTimeout()) {
+                lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " did not stop within "
+                        + t.drainTimeout() / 1000 + " s"));
+            } else if (p.heartbeatMillis() < s.now() - t.heartbeatTimeout()) {
+                lost.add(new Lost(p.id(), s.now() - t.heartbeatTimeout(), "processor " + p.id()
+                        + " was lost (no heartbeat for " + t.heartbeatTimeout() / 1000 + " s)"));
+            }
+        }
+        return lost;
+    }
+
+    static int toStart(PoolSnapshot s, List<Processor> alive) {
+        if (s.draining()) {
+            return 0;
+        }
+        int idle = count(alive, ProcessorState.IDLE);
+        int busy = count(alive, ProcessorState.BUSY);
+        int starting = count(alive, ProcessorState.STARTING);
+        int draining = count(alive, ProcessorState.DRAINING);
+        int wanted = busy + s.queued() + s.spec().minIdle();
+        // a draining processor still counts against maxSize until it is gone
+        int room = s.spec().maxSize() - draining;
+        return Math.max(0, Math.min(wanted, room) - (idle + busy + starting));
+    }
+
+    static List<Retire> toRetire(PoolSnapshot s, List<Processor> alive) {
+        List<Processor> idle = alive.stream()
+                .filter(p -> p.state() == ProcessorState.IDLE)
+                .sorted(Comparator.comparingLong(Processor::sinceMillis))
+                .toList();
+        int live = (int) alive.stream().filter(p -> p.state() != ProcessorState.DRAINING).count();
+        int overMax = Math.max(0, live - s.spec().maxSize());
+        int keep = s.draining() ? 0 : s.spec().minIdle();
+        long expiredBefore = s.now() - s.spec().idleTimeoutSeconds() * 1000L;
+        List<Retire> retire = new ArrayList<>();
+        for (Processor p : idle) {
+            if (retire.size() < overMax) {
+                retire.add(new Retire(p.id(), Long.MAX_VALUE));
+            } else if (idle.size() - retire.size() > keep && p.sinceMillis() <= expiredBefore) {
+                retire.add(new Retire(p.id(), expiredBefore));
+            }
+        }
+        return retire;
+    }
+
+    private static int count(List<Processor> ps, ProcessorState state) {
+        return (int) ps.stream().filter(p -> p.state() == state).count();
+    }
+}

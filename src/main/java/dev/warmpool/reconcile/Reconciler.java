@@ -1,0 +1,184 @@
+package dev.warmpool.reconcile;
+
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.Names;
+import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.pool.SizingPolicy;
+import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.store.PoolStore;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+
+/**
+ * Brings every pool to the size its load asks for (see {@link SizingPolicy}) and repairs what a
+ * crash or a lost processor left: level-triggered, so every pass reads all state afresh and a
+ * pass that finds nothing to do changes nothing. One manager at a time holds the Redis lock.
+ * Passes run on one worker thread of their own: they block on the runtime (process spawn).
+ */
+@ApplicationScoped
+public class Reconciler {
+    private static final Logger LOG = Logger.getLogger(Reconciler.class);
+    private static final Duration CALL = Duration.ofSeconds(10);
+
+    /** What one pass did. */
+    public record Report(boolean ran, int started, int retired, int lost, int orphansStopped, int poolsRemoved) {
+        static Report skipped() {
+            return new Report(false, 0, 0, 0, 0, 0);
+        }
+    }
+
+    private final PoolStore store;
+    private final ProcessorRuntime runtime;
+    private final WarmpoolConfig config;
+    private final SizingPolicy.Timing timing;
+    private final String holder = "manager-" + Names.newProcessorId();
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "warmpool-reconciler");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean pending = new AtomicBoolean();
+
+    public Reconciler(PoolStore store, ProcessorRuntime runtime, WarmpoolConfig config) {
+        this.store = store;
+        this.runtime = runtime;
+        this.config = config;
+        this.timing = new SizingPolicy.Timing(config.heartbeat().timeout().toMillis(),
+                config.reconcile().startTimeout().toMillis(), config.reconcile().drainTimeout().toMillis());
+    }
+
+    @Scheduled(every = "${warmpool.reconcile.interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void everyInterval() {
+        nudge();
+    }
+
+    /** Asks for a pass soon, off the caller's thread; nudges that come while one waits are merged. */
+    public void nudge() {
+        if (pending.compareAndSet(false, true)) {
+            worker.execute(() -> {
+                pending.set(false);
+                try {
+                    reconcileOnce();
+                } catch (RuntimeException e) {
+                    // the next pass starts from what is there, so it retries whatever failed
+                    LOG.warnf(e, "reconcile pass failed: %s", e.getMessage());
+                }
+            });
+        }
+    }
+
+    /** One pass, on the calling thread (it blocks: never call it from the event loop). */
+    public synchronized Report reconcileOnce() {
+        long ttl = Math.max(3 * config.reconcile().interval().toMillis(), 15_000);
+        if (!store.tryLock(holder, ttl).await().atMost(CALL)) {
+            return Report.skipped();
+        }
+        try {
+            return pass();
+        } finally {
+            store.unlock(holder).await().atMost(CALL);
+        }
+    }
+
+    private Report pass() {
+        List<ProcessorRuntime.Running> running = runtime.list();
+        Set<String> known = new HashSet<>();
+        int started = 0, retired = 0, lost = 0, removed = 0;
+        for (String type : store.types().await().atMost(CALL)) {
+            Optional<PoolSnapshot> snapshot = store.snapshot(type).await().atMost(CALL);
+            if (snapshot.isEmpty()) {
+                store.forget(type).await().atMost(CALL);
+                continue;
+            }
+            PoolSnapshot s = snapshot.get();
+            Set<String> ofPool = running.stream().filter(r -> r.type().equals(type))
+                    .map(ProcessorRuntime.Running::processorId).collect(Collectors.toSet());
+            SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, ofPool);
+            s.processors().forEach(p -> known.add(type + "/" + p.id()));
+            lost += applyLost(type, plan);
+            retired += applyRetire(type, plan);
+            started += applyStart(type, plan, known);
+            if (s.draining() && store.collectPool(type, retentionSeconds()).await().atMost(CALL)) {
+                LOG.infof("pool %s drained and removed", type);
+                removed++;
+            }
+        }
+        int orphans = stopOrphans(running, known);
+        return new Report(true, started, retired, lost, orphans, removed);
+    }
+
+    private int applyLost(String type, SizingPolicy.Plan plan) {
+        for (SizingPolicy.Lost l : plan.lost()) {
+            runtime.stop(type, l.id());
+            List<Object> r = store.lost(type, l.id(), l.heartbeatDeadline(), l.reason(), retentionSeconds())
+                    .await().atMost(CALL);
+            LOG.warnf("%s; its job %s is now %s", l.reason(), r.size() > 1 ? r.get(1) : "", r.size() > 2 ? r.get(2) : "");
+        }
+        return plan.lost().size();
+    }
+
+    private int applyRetire(String type, SizingPolicy.Plan plan) {
+        int n = 0;
+        for (SizingPolicy.Retire r : plan.retire()) {
+            if (store.retire(type, r.id(), r.idleSinceAtMost()).await().atMost(CALL)) {
+                LOG.infof("retiring idle processor %s of pool %s", r.id(), type);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private int applyStart(String type, SizingPolicy.Plan plan, Set<String> known) {
+        int n = 0;
+        for (int i = 0; i < plan.start(); i++) {
+            String id = Names.newProcessorId();
+            if (!store.spawn(type, id).await().atMost(CALL)) {
+                break; // full or draining: another manager got there first
+            }
+            known.add(type + "/" + id);
+            try {
+                runtime.start(type, id);
+                n++;
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "could not start a processor for pool %s", type);
+                store.lost(type, id, Long.MAX_VALUE, "could not start: " + e.getMessage(), retentionSeconds())
+                        .await().atMost(CALL);
+            }
+        }
+        return n;
+    }
+
+    /** Stops processes that Redis does not know, once they are older than a heartbeat timeout. */
+    private int stopOrphans(List<ProcessorRuntime.Running> running, Set<String> known) {
+        long grace = System.currentTimeMillis() - timing.heartbeatTimeout();
+        int n = 0;
+        for (ProcessorRuntime.Running r : running) {
+            if (!known.contains(r.type() + "/" + r.processorId()) && r.startedMillis() < grace) {
+                LOG.infof("stopping orphan processor %s of pool %s", r.processorId(), r.type());
+                runtime.stop(r.type(), r.processorId());
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private long retentionSeconds() {
+        return config.jobs().retention().toSeconds();
+    }
+
+    void onStop(@Observes ShutdownEvent ev) {
+        worker.shutdownNow();
+    }
+}

@@ -1,0 +1,157 @@
+package dev.warmpool.runtime.local;
+
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.runtime.ProcessorRuntime;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.jboss.logging.Logger;
+
+/**
+ * Processors as agent child processes on this machine, the embedded default. Each agent runs in
+ * its own session ({@code setsid}), so Ctrl-C on the manager does not reach it and it keeps
+ * serving while the manager is down; the manager finds its agents again by their command line,
+ * which names the Redis they belong to.
+ */
+public class LocalRuntime implements ProcessorRuntime {
+    private static final Logger LOG = Logger.getLogger(LocalRuntime.class);
+    static final String PROCESSOR = "-Dwarmpool.processor=";
+    static final String POOL = "-Dwarmpool.pool=";
+    static final String REDIS = "-Dwarmpool.redis=";
+    private static final long KILL_AFTER_SECONDS = 20;
+
+    private final String redisUrl;
+    private final WarmpoolConfig config;
+    private final List<String> launch;
+
+    public LocalRuntime(String redisUrl, WarmpoolConfig config) {
+        this.redisUrl = redisUrl;
+        this.config = config;
+        this.launch = launchCommand(config.runtime().local());
+    }
+
+    @Override
+    public void start(String type, String processorId) {
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+            cmd.add("/usr/bin/setsid");
+        }
+        cmd.add(javaBinary());
+        cmd.add(PROCESSOR + processorId);
+        cmd.add(POOL + type);
+        cmd.add(REDIS + redisUrl);
+        cmd.addAll(launch);
+        Path logs = config.runtime().local().stateDir().resolve("logs");
+        try {
+            Files.createDirectories(logs);
+            ProcessBuilder pb = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve(type + "-" + processorId + ".log").toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            Map<String, String> env = pb.environment();
+            env.put("WARMPOOL_REDIS_URL", redisUrl);
+            env.put("WARMPOOL_POOL", type);
+            env.put("WARMPOOL_PROCESSOR_ID", processorId);
+            env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(config.heartbeat().interval().toMillis()));
+            env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(config.jobs().retention().toSeconds()));
+            Process p = pb.start();
+            LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start an agent for pool " + type, e);
+        }
+    }
+
+    @Override
+    public void stop(String type, String processorId) {
+        agents(redisUrl).filter(h -> arg(h, PROCESSOR).filter(processorId::equals).isPresent()).forEach(h -> {
+            LOG.infof("stopping processor %s of pool %s (pid %d)", processorId, type, h.pid());
+            h.destroy();
+            CompletableFuture.delayedExecutor(KILL_AFTER_SECONDS, TimeUnit.SECONDS).execute(() -> {
+                if (h.isAlive()) {
+                    h.destroyForcibly();
+                }
+            });
+        });
+    }
+
+    @Override
+    public List<Running> list() {
+        return agents(redisUrl).map(h -> new Running(arg(h, POOL).orElse(""), arg(h, PROCESSOR).orElse(""),
+                h.info().startInstant().map(Instant::toEpochMilli).orElse(0L))).toList();
+    }
+
+    /** Kills every agent that serves the Redis at {@code redisUrl} (tests clean up with it). */
+    public static int killAll(String redisUrl) {
+        List<ProcessHandle> all = agents(redisUrl).toList();
+        all.forEach(ProcessHandle::destroyForcibly);
+        return all.size();
+    }
+
+    static Stream<ProcessHandle> agents(String redisUrl) {
+        String marker = REDIS + redisUrl;
+        return ProcessHandle.allProcesses().filter(h -> h.isAlive() && arguments(h).contains(marker));
+    }
+
+    private static Optional<String> arg(ProcessHandle h, String prefix) {
+        return arguments(h).stream().filter(s -> s.startsWith(prefix)).findFirst().map(s -> s.substring(prefix.length()));
+    }
+
+    /**
+     * A process's arguments. On Linux they come from /proc/PID/cmdline in full: the JDK gives no
+     * arguments for a long command line (an agent started with a test class path has one).
+     */
+    static List<String> arguments(ProcessHandle h) {
+        Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
+        try {
+            if (Files.isReadable(cmdline)) {
+                return List.of(new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+            }
+        } catch (IOException e) {
+            return List.of(); // the process ended while we looked
+        }
+        return h.info().arguments().map(List::of).orElse(List.of());
+    }
+
+    /** target/warmpool-agent.jar beside the running quarkus-app, or under the working directory. */
+    private static Optional<Path> defaultAgentJar() {
+        String cp = System.getProperty("java.class.path", "");
+        Stream<Path> beside = cp.endsWith("quarkus-run.jar")
+                ? Stream.of(Path.of(cp).toAbsolutePath().getParent().resolveSibling("warmpool-agent.jar"))
+                : Stream.empty();
+        return Stream.concat(beside, Stream.of(Path.of("target", "warmpool-agent.jar")))
+                .filter(Files::isRegularFile).findFirst();
+    }
+
+    private static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** JVM options and the agent's entry point: the agent jar when there is one, else this class path. */
+    static List<String> launchCommand(WarmpoolConfig.Local local) {
+        List<String> cmd = new ArrayList<>(local.jvmOptions());
+        if (local.agentJar().isPresent() && !Files.isRegularFile(local.agentJar().get())) {
+            throw new IllegalStateException("warmpool.runtime.local.agent-jar=" + local.agentJar().get()
+                    + " is not a file: build it with ./mvnw package, or leave the setting out");
+        }
+        Optional<Path> jar = local.agentJar().or(LocalRuntime::defaultAgentJar);
+        if (jar.isPresent()) {
+            cmd.add("-jar");
+            cmd.add(jar.get().toAbsolutePath().toString());
+        } else {
+            LOG.infof("no agent jar (set warmpool.runtime.local.agent-jar); agents run from the manager's class path");
+            cmd.add("-cp");
+            cmd.add(System.getProperty("java.class.path"));
+            cmd.add("dev.warmpool.agent.Agent");
+        }
+        return cmd;
+    }
+}

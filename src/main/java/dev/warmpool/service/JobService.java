@@ -1,0 +1,165 @@
+package dev.warmpool.service;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.warmpool.api.JobRequest;
+import dev.warmpool.api.Problem;
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.Job;
+import dev.warmpool.pool.JobState;
+import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Times;
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.store.PoolStore;
+import dev.warmpool.store.Replies;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.validation.Validator;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** Jobs: submit (one script: assign or queue), read, wait for the end, list, cancel. */
+@ApplicationScoped
+public class JobService {
+    private static final Duration FIRST_POLL = Duration.ofMillis(5);
+    private static final Duration LAST_POLL = Duration.ofMillis(200);
+
+    private final PoolStore store;
+    private final PoolService pools;
+    private final Reconciler reconciler;
+    private final Validator validator;
+    private final WarmpoolConfig config;
+
+    public JobService(PoolStore store, PoolService pools, Reconciler reconciler, Validator validator,
+            WarmpoolConfig config) {
+        this.store = store;
+        this.pools = pools;
+        this.reconciler = reconciler;
+        this.validator = validator;
+        this.config = config;
+    }
+
+    public Uni<Job> submit(JobRequest request) {
+        JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
+        PoolService.checkType(r.type());
+        if (r.config() != null && !r.config().isObject() && !r.config().isNull()) {
+            throw Problem.invalid("config", "'config' must be a JSON object, e.g. {\"lr\": 0.01}.");
+        }
+        String id = Names.newJobId(r.type(), System.currentTimeMillis());
+        int priority = r.priority() == null ? 0 : r.priority();
+        int timeout = r.timeoutSeconds() == null ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds();
+        int maxAttempts = r.maxAttempts() == null ? config.jobs().defaultMaxAttempts() : r.maxAttempts();
+        List<String> args = r.args() == null ? List.of() : r.args();
+        JsonNode cfg = r.config() == null || r.config().isNull() ? null : r.config();
+        Map<String, String> env = r.env() == null ? Map.of() : r.env();
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("id", id);
+        fields.put("type", r.type());
+        fields.put("priority", Integer.toString(priority));
+        fields.put("timeoutSeconds", Integer.toString(timeout));
+        fields.put("maxAttempts", Integer.toString(maxAttempts));
+        fields.put("args", store.write(args));
+        fields.put("config", cfg == null ? "{}" : store.write(cfg));
+        fields.put("env", store.write(env));
+        return store.submit(r.type(), id, priority, fields).flatMap(reply -> {
+            String status = Replies.string(reply.get(0));
+            return switch (status) {
+                case "NOPOOL" -> pools.unknownType(r.type());
+                case "DRAINING" -> Uni.createFrom().failure(Problem.conflict("pool-draining", "The pool for job type '"
+                        + r.type() + "' is being deleted and takes no new jobs; create it again with PUT /pools/" + r.type() + "."));
+                default -> {
+                    boolean assigned = "ASSIGNED".equals(status);
+                    if (!assigned) {
+                        reconciler.nudge(); // no idle processor: start one now, not at the next tick
+                    }
+                    String now = Times.iso(Replies.string(reply.get(2)));
+                    yield Uni.createFrom().item(new Job(id, r.type(), assigned ? JobState.ASSIGNED : JobState.QUEUED,
+                            priority, assigned ? 1 : 0, maxAttempts, timeout, assigned ? Replies.string(reply.get(1)) : null,
+                            now, assigned ? now : null, null, null, args, cfg == null ? null : cfg, env.isEmpty() ? null : env,
+                            null, null));
+                }
+            };
+        });
+    }
+
+    public Uni<Job> get(String id) {
+        String type = typeOf(id);
+        return store.job(type, id).map(j -> j.orElseThrow(() -> noJob(id)));
+    }
+
+    /** The job once it has ended, or as it is when {@code waitSeconds} have passed. */
+    public Uni<Job> waitForEnd(String id, int waitSeconds) {
+        if (waitSeconds < 0) {
+            throw Problem.invalid("wait", "'wait' must be 0 or more seconds.");
+        }
+        long cap = Math.min(waitSeconds, config.jobs().maxWait().toSeconds());
+        long deadline = System.nanoTime() + cap * 1_000_000_000L;
+        return poll(id, deadline, FIRST_POLL);
+    }
+
+    private Uni<Job> poll(String id, long deadline, Duration pause) {
+        return get(id).flatMap(job -> {
+            long left = deadline - System.nanoTime();
+            if (job.ended() || left <= 0) {
+                return Uni.createFrom().item(job);
+            }
+            Duration wait = pause.toNanos() < left ? pause : Duration.ofNanos(left);
+            Duration next = pause.multipliedBy(2).compareTo(LAST_POLL) > 0 ? LAST_POLL : pause.multipliedBy(2);
+            return Uni.createFrom().voidItem().onItem().delayIt().by(wait).flatMap(x -> poll(id, deadline, next));
+        });
+    }
+
+    public Uni<List<Job>> list(String type, String state, Integer limit) {
+        int n = limit == null ? 50 : limit;
+        if (n < 1 || n > 1000) {
+            throw Problem.invalid("limit", "'limit' must be between 1 and 1000.");
+        }
+        String wanted = state == null || state.isEmpty() ? null : state.toUpperCase();
+        if (wanted != null && Arrays.stream(JobState.values()).noneMatch(s -> s.name().equals(wanted))) {
+            throw Problem.invalid("state", "'state' must be one of " + Arrays.stream(JobState.values())
+                    .map(Enum::name).collect(Collectors.joining(", ")) + ".");
+        }
+        Uni<List<String>> types;
+        if (type == null || type.isEmpty()) {
+            types = store.types();
+        } else {
+            PoolService.checkType(type);
+            types = Uni.createFrom().item(List.of(type));
+        }
+        return types.flatMap(ts -> ts.isEmpty() ? Uni.createFrom().item(List.<Job>of())
+                : Uni.join().all(ts.stream().map(t -> store.jobs(t, wanted, n)).toList()).andFailFast()
+                        .map(all -> all.stream().flatMap(List::stream)
+                                .sorted(Comparator.comparing(Job::submittedAt, Comparator.nullsLast(Comparator.reverseOrder()))
+                                        .thenComparing(Job::id, Comparator.reverseOrder()))
+                                .limit(n).toList()));
+    }
+
+    public Uni<Job> cancel(String id) {
+        String type = typeOf(id);
+        return store.cancel(type, id, "cancelled by request", config.jobs().retention().toSeconds()).flatMap(reply -> {
+            String status = Replies.string(reply.get(0));
+            if ("NOJOB".equals(status)) {
+                throw noJob(id);
+            }
+            if ("ENDED".equals(status)) {
+                throw Problem.conflict("job-ended", "Job " + id + " has already ended (" + reply.get(1)
+                        + "); there is nothing to cancel.").with("state", reply.get(1));
+            }
+            return get(id);
+        });
+    }
+
+    private static String typeOf(String id) {
+        return Optional.ofNullable(Names.typeOfJob(id)).orElseThrow(() -> noJob(id));
+    }
+
+    private static Problem noJob(String id) {
+        return Problem.notFound("job-not-found", "There is no job '" + PoolService.shown(id)
+                + "'; it may never have existed, or it ended longer ago than the retention period.");
+    }
+}

@@ -1,0 +1,98 @@
+package dev.warmpool.service;
+
+import dev.warmpool.api.PoolRequest;
+import dev.warmpool.api.PoolView;
+import dev.warmpool.api.Problem;
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.Names;
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.store.PoolStore;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.validation.Validator;
+import java.util.List;
+
+/** Pools: create, read, drain. Every answer reads Redis afresh; the manager keeps no state. */
+@ApplicationScoped
+public class PoolService {
+    private final PoolStore store;
+    private final Reconciler reconciler;
+    private final Validator validator;
+    private final WarmpoolConfig config;
+
+    public PoolService(PoolStore store, Reconciler reconciler, Validator validator, WarmpoolConfig config) {
+        this.store = store;
+        this.reconciler = reconciler;
+        this.validator = validator;
+        this.config = config;
+    }
+
+    /** The result of a PUT: whether it created the pool, and the pool. */
+    public record Put(boolean created, PoolView pool) {
+    }
+
+    public Uni<Put> put(String type, PoolRequest request) {
+        PoolSpec spec = check(type, request);
+        return store.putPool(type, spec)
+                .invoke(created -> reconciler.nudge())
+                .flatMap(created -> get(type).map(view -> new Put(created, view)));
+    }
+
+    public Uni<PoolView> get(String type) {
+        return store.snapshot(type).flatMap(s -> s.isPresent()
+                ? Uni.createFrom().item(PoolView.of(s.get()))
+                : unknownType(type));
+    }
+
+    public Uni<List<PoolView>> list() {
+        return store.types().flatMap(types -> types.isEmpty()
+                ? Uni.createFrom().item(List.<PoolView>of())
+                : Uni.join().all(types.stream().map(store::snapshot).toList()).andFailFast()
+                        .map(all -> all.stream().flatMap(java.util.Optional::stream).map(PoolView::of).toList()));
+    }
+
+    public Uni<PoolView> delete(String type) {
+        return store.deletePool(type, "pool " + type + " was deleted", config.jobs().retention().toSeconds())
+                .flatMap(done -> done.isEmpty() ? unknownType(type) : Uni.createFrom().voidItem()
+                        .invoke(reconciler::nudge)
+                        .flatMap(x -> get(type)));
+    }
+
+    /** A 404 that names the types there are. */
+    public <T> Uni<T> unknownType(String type) {
+        return store.types().map(types -> {
+            throw Problem.notFound("unknown-type", "There is no pool for job type '" + shown(type) + "'; "
+                    + (types.isEmpty() ? "there are no pools yet" : "known types: " + String.join(", ", types))
+                    + ". Create it with PUT /pools/" + (Names.validType(type) ? type : "{type}") + ".")
+                    .with("knownTypes", types);
+        });
+    }
+
+    /** The request as a complete, valid spec, or a problem naming the field. */
+    PoolSpec check(String type, PoolRequest request) {
+        checkType(type);
+        if (request == null) {
+            throw Problem.invalid("command", "The request needs a JSON body with at least 'command', e.g. "
+                    + "{\"command\": [\"python3\", \"train.py\"]}.");
+        }
+        PoolSpec spec = Checks.valid(validator, request.toSpec(), "the pool");
+        if (spec.minIdle() > spec.maxSize()) {
+            throw Problem.invalid("minIdle", "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' ("
+                    + spec.maxSize() + ").");
+        }
+        return spec;
+    }
+
+    /** User input as it may be quoted back: at most 64 characters. */
+    static String shown(String s) {
+        return s == null ? "" : s.length() > 64 ? s.substring(0, 64) + "..." : s;
+    }
+
+    static void checkType(String type) {
+        if (!Names.validType(type)) {
+            throw Problem.invalid("type", "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
+                    + "digits and '-', at most 40 characters, starting and ending with a letter or digit.");
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package dev.warmpool.store;
+
+/**
+ * The one place that names Redis keys (the Lua scripts build the per-pool ones from {@link #prefix}).
+ *
+ * <p>Every key of a pool carries the hash tag {@code {<type>}}, so each script touches one hash
+ * slot and runs unchanged on Redis Cluster:
+ * <pre>
+ * wp:pools                    SET   the job types that have a pool
+ * wp:{type}:pool              HASH  spec (JSON), state ACTIVE|DRAINING, minIdle, maxSize, ...
+ * wp:{type}:procs             SET   processor ids of the pool
+ * wp:{type}:proc:{id}         HASH  state, job, token, since, hb (heartbeat), pid, host
+ * wp:{type}:inbox:{id}        LIST  messages to the agent: "job ID TOKEN", "cancel ID TOKEN", "retire"
+ * wp:{type}:idle              ZSET  idle processor ids, scored by idle-since (ms)
+ * wp:{type}:queue             ZSET  queued job ids, scored by priority, then submission order
+ * wp:{type}:jobs              ZSET  every job id of the pool, scored by submission time (listing)
+ * wp:{type}:job:{jobId}       HASH  the job; it expires a retention period after it ends
+ * wp:{type}:seq               STRING the submission counter behind the queue order
+ * wp:lock:reconcile           STRING the reconciler lock (the holder's id, with an expiry)
+ * </pre>
+ */
+public final class KeySchema {
+    public static final String POOLS = "wp:pools";
+    public static final String RECONCILE_LOCK = "wp:lock:reconcile";
+
+    private KeySchema() {
+    }
+
+    /** Prefix of every key of the pool of {@code type}, hash tag included. */
+    public static String prefix(String type) {
+        return "wp:{" + type + "}:";
+    }
+
+    public static String pool(String type) {
+        return prefix(type) + "pool";
+    }
+
+    public static String job(String type, String jobId) {
+        return prefix(type) + "job:" + jobId;
+    }
+
+    public static String inbox(String type, String processorId) {
+        return prefix(type) + "inbox:" + processorId;
+    }
+
+    public static String processor(String type, String processorId) {
+        return prefix(type) + "proc:" + processorId;
+    }
+
+    public static String queue(String type) {
+        return prefix(type) + "queue";
+    }
+}

@@ -1,0 +1,158 @@
+package dev.warmpool.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.pool.Job;
+import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Processor;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.RedisAPI;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The manager's view of Redis: every change is one script (see {@link Script}), every read one
+ * round trip. Knows the key layout through {@link KeySchema} only.
+ */
+@ApplicationScoped
+public class PoolStore {
+    private final ScriptRunner scripts;
+    private final RedisAPI redis;
+    private final ObjectMapper json;
+
+    public PoolStore(ScriptRunner scripts, RedisAPI redis, ObjectMapper json) {
+        this.scripts = scripts;
+        this.redis = redis;
+        this.json = json;
+    }
+
+    /** Creates or updates a pool; true when it was created. */
+    public Uni<Boolean> putPool(String type, PoolSpec spec) {
+        // the type joins the set first: a crash before the script leaves a name without a pool,
+        // which the reconciler drops; the other order could leave a pool nobody reconciles
+        return redis.sadd(List.of(KeySchema.POOLS, type))
+                .flatMap(x -> scripts.run(Script.POOL_PUT, type, List.of(write(spec),
+                        spec.minIdle().toString(), spec.maxSize().toString(),
+                        Long.toString(spec.idleTimeoutSeconds() * 1000L), write(spec.command()), write(spec.env()))))
+                .map(reply -> "created".equals(Replies.status(reply)));
+    }
+
+    /** Drains a pool; empty when there is no such pool. */
+    public Uni<Optional<List<Object>>> deletePool(String type, String reason, long retentionSeconds) {
+        return scripts.run(Script.POOL_DELETE, type, List.of(reason, Long.toString(retentionSeconds)))
+                .map(reply -> "NOPOOL".equals(Replies.status(reply)) ? Optional.empty() : Optional.of(Replies.list(reply)));
+    }
+
+    /** Removes a drained pool whose processors are all gone; true when it did. */
+    public Uni<Boolean> collectPool(String type, long retentionSeconds) {
+        return scripts.run(Script.POOL_GC, type, List.of(Long.toString(retentionSeconds)))
+                .flatMap(reply -> "1".equals(Replies.string(reply)) ? forget(type).replaceWith(true) : Uni.createFrom().item(false));
+    }
+
+    /** Drops a type from the set of pools. */
+    public Uni<Void> forget(String type) {
+        return redis.srem(List.of(KeySchema.POOLS, type)).replaceWithVoid();
+    }
+
+    public Uni<List<String>> types() {
+        return redis.smembers(KeySchema.POOLS).map(r -> Replies.list(ScriptRunner.plain(r)).stream()
+                .map(Replies::string).sorted().toList());
+    }
+
+    public Uni<Optional<PoolSnapshot>> snapshot(String type) {
+        return scripts.run(Script.SNAPSHOT, type, List.of()).map(reply -> {
+            if ("NOPOOL".equals(Replies.status(reply))) {
+                return Optional.empty();
+            }
+            List<Object> parts = Replies.list(reply);
+            Map<String, String> pool = Replies.hash(parts.get(0));
+            List<Processor> procs = new ArrayList<>();
+            for (Object p : parts.subList(3, parts.size())) {
+                procs.add(Processor.from(Replies.hash(p)));
+            }
+            return Optional.of(new PoolSnapshot(type, read(pool.get("spec"), PoolSpec.class),
+                    !"ACTIVE".equals(pool.get("state")), Integer.parseInt(Replies.string(parts.get(1))),
+                    Long.parseLong(Replies.string(parts.get(2))), procs));
+        });
+    }
+
+    /** Stores a job and assigns or queues it: {status, processor or queue length, now}, or a refusal word. */
+    public Uni<List<Object>> submit(String type, String jobId, int priority, Map<String, String> fields) {
+        List<String> args = new ArrayList<>(fields.size() * 2 + 2);
+        args.add(jobId);
+        args.add(Integer.toString(priority));
+        fields.forEach((k, v) -> {
+            args.add(k);
+            args.add(v);
+        });
+        return scripts.run(Script.SUBMIT, type, args)
+                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+    }
+
+    /** Cancels a job: {CANCELLED, previous state}, {ENDED, state} or {NOJOB}. */
+    public Uni<List<Object>> cancel(String type, String jobId, String reason, long retentionSeconds) {
+        return scripts.run(Script.CANCEL, type, List.of(jobId, reason, Long.toString(retentionSeconds)))
+                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+    }
+
+    public Uni<Optional<Job>> job(String type, String jobId) {
+        return redis.hgetall(KeySchema.job(type, jobId)).map(r -> {
+            Map<String, String> h = Replies.hash(ScriptRunner.plain(r));
+            return h.isEmpty() ? Optional.<Job>empty() : Optional.of(Job.from(h, json));
+        });
+    }
+
+    public Uni<List<Job>> jobs(String type, String state, int limit) {
+        return scripts.run(Script.LIST_JOBS, type, List.of(state == null ? "" : state, Integer.toString(limit), "10000"))
+                .map(reply -> Replies.list(reply).stream().map(h -> Job.from(Replies.hash(h), json)).toList());
+    }
+
+    /** Records a processor about to be started; false when the pool is full or draining. */
+    public Uni<Boolean> spawn(String type, String processorId) {
+        return scripts.run(Script.SPAWN, type, List.of(processorId)).map(reply -> "1".equals(Replies.string(reply)));
+    }
+
+    public Uni<Boolean> retire(String type, String processorId, long idleSinceAtMost) {
+        return scripts.run(Script.RETIRE, type, List.of(processorId, Long.toString(idleSinceAtMost)))
+                .map(reply -> "1".equals(Replies.string(reply)));
+    }
+
+    /** Removes a lost processor and requeues its job; the reply names the job and its new state. */
+    public Uni<List<Object>> lost(String type, String processorId, long heartbeatDeadline, String reason,
+            long retentionSeconds) {
+        return scripts.run(Script.LOST, type, List.of(processorId, Long.toString(heartbeatDeadline), reason,
+                Long.toString(retentionSeconds))).map(Replies::list);
+    }
+
+    /** Takes the reconciler lock for {@code ttlMillis}; true when this holder has it. */
+    public Uni<Boolean> tryLock(String holder, long ttlMillis) {
+        return redis.set(List.of(KeySchema.RECONCILE_LOCK, holder, "NX", "PX", Long.toString(ttlMillis)))
+                .map(r -> r != null && "OK".equals(r.toString()));
+    }
+
+    /** Releases the lock if this holder still has it (one key, so a plain compare-and-delete). */
+    public Uni<Void> unlock(String holder) {
+        String cad = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+        return redis.eval(List.of(cad, "1", KeySchema.RECONCILE_LOCK, holder)).replaceWithVoid();
+    }
+
+    public String write(Object value) {
+        try {
+            return json.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    private <T> T read(String text, Class<T> type) {
+        try {
+            return json.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored pool spec is not JSON: " + text, e);
+        }
+    }
+}

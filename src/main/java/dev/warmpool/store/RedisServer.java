@@ -1,0 +1,168 @@
+package dev.warmpool.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Starts a redis-server of warmpool's own: the one on PATH, else the binary that
+ * {@code com.github.codemonstur:embedded-redis} ships. Used by the run command when no Redis is
+ * configured, and by the tests, which each run get a fresh one on a free port.
+ */
+public final class RedisServer {
+    private final Process process;
+    private final int port;
+
+    private RedisServer(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    public Optional<Process> process() {
+        return Optional.ofNullable(process);
+    }
+
+    /** A throw-away server on a free port: nothing on disk, stopped with {@link #stop()}. */
+    public static RedisServer ephemeral() {
+        int port = freePort();
+        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"));
+        return launch(cmd, port, null);
+    }
+
+    /**
+     * The server of a local installation: on {@code port}, with its data (AOF on) in {@code dir}, in
+     * its own session so that it outlives the manager, as the agents do. Reused when it already runs.
+     */
+    public static RedisServer persistent(int port, Path dir) {
+        if (ping(port)) {
+            return new RedisServer(null, port);
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+            cmd.add("/usr/bin/setsid");
+        }
+        cmd.addAll(List.of(binary().toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--dir", dir.toAbsolutePath().toString(), "--appendonly", "yes", "--save", "",
+                "--logfile", dir.toAbsolutePath().resolve("redis.log").toString(), "--daemonize", "no"));
+        return launch(cmd, port, dir.resolve("redis.out"));
+    }
+
+    private static RedisServer launch(List<String> cmd, int port, Path out) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            if (out != null) {
+                pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
+            } else {
+                pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            }
+            Process p = pb.start();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!ping(port)) {
+                if (!p.isAlive() || System.nanoTime() > deadline) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException("redis-server did not start on port " + port + ": " + cmd);
+                }
+                Thread.onSpinWait();
+                p.waitFor(Duration.ofMillis(20).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+            return new RedisServer(p, port);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start redis-server: " + cmd, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public void stop() {
+        if (process != null) {
+            process.destroy();
+            try {
+                if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** True when a Redis answers PING on 127.0.0.1:port. */
+    public static boolean ping(int port) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(1000);
+            s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] buf = new byte[7];
+            int n = s.getInputStream().read(buf);
+            return n >= 5 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** redis-server from PATH, else the one embedded-redis ships for this platform, unpacked once. */
+    static Path binary() {
+        Optional<Path> onPath = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .filter(d -> !d.isEmpty())
+                .map(d -> Path.of(d, "redis-server")).filter(Files::isExecutable).findFirst();
+        return onPath.orElseGet(RedisServer::unpackEmbedded);
+    }
+
+    private static Path unpackEmbedded() {
+        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+        String name = os.contains("mac") ? (arch.contains("aarch64") ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64")
+                : arch.contains("aarch64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
+        Path target = Path.of(System.getProperty("java.io.tmpdir"), "warmpool-" + name);
+        if (Files.isExecutable(target)) {
+            return target;
+        }
+        try (InputStream in = RedisServer.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("no redis-server on PATH and none embedded for " + os + "/" + arch
+                        + "; install redis-server or set quarkus.redis.hosts");
+            }
+            Path tmp = Files.createTempFile(target.getParent(), "warmpool-redis", ".tmp");
+            Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            tmp.toFile().setExecutable(true);
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

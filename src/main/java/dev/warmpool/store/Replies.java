@@ -1,0 +1,35 @@
+package dev.warmpool.store;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reading script replies in their plain-Java form (String, List, null). */
+public final class Replies {
+    private Replies() {
+    }
+
+    @SuppressWarnings("unchecked")
+    public static List<Object> list(Object reply) {
+        return reply instanceof List<?> l ? (List<Object>) l : List.of();
+    }
+
+    public static String string(Object reply) {
+        return reply == null ? null : reply.toString();
+    }
+
+    /** A flat field/value list (HGETALL) as a map. */
+    public static Map<String, String> hash(Object reply) {
+        List<Object> flat = list(reply);
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            map.put(string(flat.get(i)), string(flat.get(i + 1)));
+        }
+        return map;
+    }
+
+    /** The first element of an array reply, or the reply itself when it is a status string. */
+    public static String status(Object reply) {
+        return reply instanceof List<?> l ? (l.isEmpty() ? null : string(l.get(0))) : string(reply);
+    }
+}

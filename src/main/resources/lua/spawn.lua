@@ -1,0 +1,11 @@
+-- spawn: records a processor the runtime is about to start, in state STARTING, unless the
+-- pool is draining or already at maxSize (so two managers cannot overshoot it).
+-- KEYS[1] pool hash.  ARGV: prefix, processor id
+-- Returns 1 when recorded, 0 when refused.
+if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then return 0 end
+if redis.call('SCARD', PROCS) >= tonumber(redis.call('HGET', POOL, 'maxSize')) then return 0 end
+local now = now_ms()
+redis.call('HSET', key('proc', ARGV[2]), 'id', ARGV[2], 'state', 'STARTING', 'job', '',
+  'since', now, 'startedAt', now, 'hb', now)
+redis.call('SADD', PROCS, ARGV[2])
+return 1

@@ -1,0 +1,33 @@
+package dev.warmpool.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class TailTests {
+    @Test
+    void keepsOnlyTheLastBytes() {
+        Tail t = new Tail(4);
+        t.readAll(new ByteArrayInputStream("abcdefghij".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("ghij", t.text());
+    }
+
+    @Test
+    void keepsEverythingWhenShort() {
+        Tail t = new Tail(16);
+        t.readAll(new ByteArrayInputStream("hi\n".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("hi\n", t.text());
+    }
+
+    @Test
+    void replacesACutMultiByteCharacter() {
+        Tail t = new Tail(3);
+        t.readAll(new ByteArrayInputStream("xé€".getBytes(StandardCharsets.UTF_8))); // € is 3 bytes
+        assertEquals("€", t.text());
+        Tail cut = new Tail(4);
+        cut.readAll(new ByteArrayInputStream("é€".getBytes(StandardCharsets.UTF_8))); // keeps half of é
+        assertEquals("\uFFFD€", cut.text());
+    }
+}

@@ -1,0 +1,131 @@
+package dev.warmpool.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Table tests of the sizing rules, pinned to a fixed instant. */
+class SizingPolicyTests {
+    static final long NOW = 1_800_000_000_000L;
+    static final SizingPolicy.Timing TIMING = new SizingPolicy.Timing(10_000, 60_000, 30_000);
+
+    static Processor proc(String id, ProcessorState state, long idleForMs) {
+        return new Processor(id, state, state == ProcessorState.BUSY ? "job" : null, NOW - idleForMs, NOW - 1000, NOW - 100_000);
+    }
+
+    static PoolSnapshot pool(int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining,
+            Processor... ps) {
+        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null);
+        return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
+    }
+
+    static Set<String> all(PoolSnapshot s) {
+        return s.processors().stream().map(Processor::id).collect(Collectors.toSet());
+    }
+
+    static SizingPolicy.Plan plan(PoolSnapshot s) {
+        return SizingPolicy.plan(s, TIMING, all(s));
+    }
+
+    @Test
+    void startsMinIdleInAnEmptyPool() {
+        assertEquals(2, plan(pool(2, 4, 300, 0, false)).start());
+    }
+
+    @Test
+    void startsOneProcessorPerQueuedJobUpToMaxSize() {
+        assertEquals(3, plan(pool(0, 4, 300, 3, false, proc("a", ProcessorState.BUSY, 0))).start());
+        assertEquals(3, plan(pool(1, 4, 300, 10, false, proc("a", ProcessorState.BUSY, 0))).start());
+    }
+
+    @Test
+    void countsStartingProcessorsAsComing() {
+        assertEquals(1, plan(pool(0, 4, 300, 2, false, proc("a", ProcessorState.STARTING, 0))).start());
+    }
+
+    @Test
+    void keepsMinIdleHeadroomAboveTheBusyOnes() {
+        assertEquals(1, plan(pool(1, 4, 300, 0, false, proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.BUSY, 0))).start());
+    }
+
+    @Test
+    void neverStartsAboveMaxSizeCountingDrainingOnes() {
+        assertEquals(0, plan(pool(1, 2, 300, 5, false, proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.DRAINING, 0))).start());
+    }
+
+    @Test
+    void startsNothingForADrainingPool() {
+        assertEquals(0, plan(pool(2, 4, 300, 0, true)).start());
+    }
+
+    @Test
+    void retiresIdleProcessorsPastTheTimeoutDownToMinIdleLongestIdleFirst() {
+        SizingPolicy.Plan p = plan(pool(1, 4, 60, 0, false,
+                proc("new", ProcessorState.IDLE, 1_000),
+                proc("old", ProcessorState.IDLE, 120_000),
+                proc("older", ProcessorState.IDLE, 180_000)));
+        assertEquals(List.of("older", "old"), p.retire().stream().map(SizingPolicy.Retire::id).toList());
+        assertEquals(NOW - 60_000, p.retire().get(0).idleSinceAtMost());
+    }
+
+    @Test
+    void keepsMinIdleEvenWhenAllAreExpired() {
+        SizingPolicy.Plan p = plan(pool(2, 4, 60, 0, false,
+                proc("a", ProcessorState.IDLE, 120_000), proc("b", ProcessorState.IDLE, 120_000)));
+        assertEquals(List.of(), p.retire());
+    }
+
+    @Test
+    void retiresIdleProcessorsAboveALoweredMaxSizeAtOnce() {
+        SizingPolicy.Plan p = plan(pool(0, 1, 300, 0, false,
+                proc("a", ProcessorState.IDLE, 10), proc("b", ProcessorState.IDLE, 20), proc("c", ProcessorState.BUSY, 0)));
+        assertEquals(2, p.retire().size());
+        assertEquals(Long.MAX_VALUE, p.retire().get(0).idleSinceAtMost());
+    }
+
+    @Test
+    void neverRetiresABusyProcessor() {
+        SizingPolicy.Plan p = plan(pool(0, 4, 1, 0, false, proc("a", ProcessorState.BUSY, 500_000)));
+        assertEquals(List.of(), p.retire());
+    }
+
+    @Test
+    void retiresEveryIdleProcessorOfADrainingPoolOnceExpiredOrNot() {
+        SizingPolicy.Plan p = plan(pool(2, 4, 60, 0, true, proc("a", ProcessorState.IDLE, 120_000)));
+        assertEquals(List.of("a"), p.retire().stream().map(SizingPolicy.Retire::id).toList());
+    }
+
+    @Test
+    void losesAProcessorWithAStaleHeartbeatAndReplacesIt() {
+        Processor stale = new Processor("s", ProcessorState.BUSY, "j", NOW - 50_000, NOW - 11_000, NOW - 100_000);
+        SizingPolicy.Plan p = plan(pool(1, 4, 300, 0, false, stale));
+        assertEquals(List.of("s"), p.lost().stream().map(SizingPolicy.Lost::id).toList());
+        assertEquals(NOW - 10_000, p.lost().get(0).heartbeatDeadline());
+        assertEquals(1, p.start());
+    }
+
+    @Test
+    void losesAProcessorWhoseProcessIsGoneWithoutWaitingForItsHeartbeat() {
+        PoolSnapshot s = pool(0, 4, 300, 0, false, proc("a", ProcessorState.IDLE, 0));
+        SizingPolicy.Plan p = SizingPolicy.plan(s, TIMING, Set.of());
+        assertEquals(List.of("a"), p.lost().stream().map(SizingPolicy.Lost::id).toList());
+    }
+
+    @Test
+    void givesAJustSpawnedProcessorTimeBeforeItsProcessShowsUp() {
+        Processor fresh = new Processor("f", ProcessorState.STARTING, null, NOW - 100, NOW - 100, NOW - 100);
+        assertEquals(List.of(), SizingPolicy.plan(pool(1, 4, 300, 0, false, fresh), TIMING, Set.of()).lost());
+    }
+
+    @Test
+    void replacesAProcessorThatNeverRegistered() {
+        Processor stuck = new Processor("x", ProcessorState.STARTING, null, NOW - 61_000, NOW - 61_000, NOW - 61_000);
+        SizingPolicy.Plan p = plan(pool(1, 4, 300, 0, false, stuck));
+        assertEquals(List.of("x"), p.lost().stream().map(SizingPolicy.Lost::id).toList());
+        assertEquals(1, p.start());
+    }
+}
