@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
@@ -30,6 +31,12 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     public Response badJson(JsonProcessingException e, UriInfo uri) {
+        return respond(fromJackson(e), uri);
+    }
+
+    /** Quarkus maps this one itself (as plain JSON): take it over. */
+    @ServerExceptionMapper(priority = 1)
+    public Response mismatched(MismatchedInputException e, UriInfo uri) {
         return respond(fromJackson(e), uri);
     }
 
@@ -78,7 +85,11 @@ public class ProblemMapper {
             return Problem.invalid(u.getPropertyName(), "Unknown field '" + u.getPropertyName() + "'; known fields are "
                     + u.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")) + ".");
         }
-        if (e instanceof JsonMappingException m && !(e instanceof JsonParseException) && !m.getPath().isEmpty()) {
+        if (causedBy(e, JsonParseException.class)) {
+            return new Problem(400, "malformed-json", "Malformed JSON",
+                    "The body is not valid JSON: " + rootMessage(e) + ".");
+        }
+        if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             String field = m.getPath().stream()
                     .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
                     .collect(Collectors.joining(".")).replace(".[", "[");
@@ -89,6 +100,23 @@ public class ProblemMapper {
         }
         return new Problem(400, "malformed-json", "Malformed JSON",
                 "The body is not valid JSON: " + e.getOriginalMessage() + ".");
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t instanceof JsonProcessingException j ? j.getOriginalMessage() : t.getMessage();
     }
 
     private Response respond(Problem p, UriInfo uri) {

@@ -1,0 +1,155 @@
+package dev.warmpool.api;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.warmpool.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.ValidatableResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every bad input gets a problem+json that names what is wrong, and stores nothing. */
+@QuarkusTest
+class BadInputTests {
+    static final String POOL = "bad-input";
+
+    @BeforeEach
+    void pool() {
+        Api.putPool(POOL, Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1));
+    }
+
+    static ValidatableResponse problem(ValidatableResponse r, int status) {
+        return r.statusCode(status)
+                .contentType(startsWith("application/problem+json"))
+                .body("status", equalTo(status))
+                .body("type", startsWith("https://warmpool.dev/problems/"))
+                .body("detail", org.hamcrest.Matchers.notNullValue());
+    }
+
+    static Stream<Arguments> badPools() {
+        return Stream.of(
+                Arguments.of("{\"command\": [\"true\"], \"minIdle\": -1}", "minIdle"),
+                Arguments.of("{\"command\": [\"true\"], \"minIdle\": 3, \"maxSize\": 2}", "minIdle"),
+                Arguments.of("{\"command\": [\"true\"], \"maxSize\": 0}", "maxSize"),
+                Arguments.of("{\"command\": [\"true\"], \"idleTimeoutSeconds\": 0}", "idleTimeoutSeconds"),
+                Arguments.of("{\"command\": []}", "command"),
+                Arguments.of("{\"minIdle\": 1}", "command"),
+                Arguments.of("{\"command\": [\"true\"], \"minIdel\": 1}", "minIdel"),
+                Arguments.of("{\"command\": \"true\"}", "command"),
+                Arguments.of("{\"command\": [\"true\"], \"maxSize\": \"four\"}", "maxSize"),
+                Arguments.of("{\"command\": [\"true\"], \"maxSize\": 99999999999}", "maxSize"),
+                Arguments.of("{\"command\": [\"true\"], \"env\": {\"A\": null}}", "env[A]"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badPools")
+    void refusesABadPoolNamingTheField(String body, String field) {
+        problem(given().contentType("application/json").body(body).put("/pools/bad-pool").then(), 400)
+                .body("field", equalTo(field));
+        given().get("/pools/bad-pool").then().statusCode(404);
+    }
+
+    @Test
+    void refusesAnInvalidTypeName() {
+        problem(given().contentType("application/json").body(Map.of("command", List.of("true")))
+                .put("/pools/Bad_Type").then(), 400).body("field", equalTo("type"));
+    }
+
+    @Test
+    void refusesMalformedJson() {
+        problem(given().contentType("application/json").body("{\"command\": [").put("/pools/bad-pool").then(), 400)
+                .body("type", equalTo("https://warmpool.dev/problems/malformed-json"));
+        problem(given().contentType("application/json").body("{\"type\": ").post("/jobs").then(), 400)
+                .body("type", equalTo("https://warmpool.dev/problems/malformed-json"));
+        problem(given().contentType("application/json").body("[1, 2]").post("/jobs").then(), 400);
+    }
+
+    @Test
+    void refusesAMissingBody() {
+        problem(given().contentType("application/json").post("/jobs").then(), 400);
+        problem(given().contentType("application/json").put("/pools/bad-pool").then(), 400);
+    }
+
+    @Test
+    void refusesAnotherMediaType() {
+        problem(given().contentType("text/plain").body("type=x").post("/jobs").then(), 415);
+    }
+
+    @Test
+    void refusesABodyOverOneMebibyte() {
+        String huge = "{\"type\": \"" + POOL + "\", \"args\": [\"" + "x".repeat(1024 * 1024 + 10) + "\"]}";
+        int before = jobsOfPool();
+        problem(given().contentType("application/json").body(huge).post("/jobs").then(), 413);
+        assertEquals(before, jobsOfPool());
+    }
+
+    @Test
+    void answersAnUnknownTypeWithTheKnownOnes() {
+        problem(given().contentType("application/json").body(Map.of("type", "no-such-type")).post("/jobs").then(), 404)
+                .body("type", equalTo("https://warmpool.dev/problems/unknown-type"))
+                .body("knownTypes", hasItem(POOL))
+                .body("detail", containsString(POOL));
+        problem(given().get("/pools/no-such-type").then(), 404).body("knownTypes", hasItem(POOL));
+        problem(given().delete("/pools/no-such-type").then(), 404);
+    }
+
+    static Stream<Arguments> badJobs() {
+        return Stream.of(
+                Arguments.of(Map.of("type", POOL, "timeoutSeconds", 0), "timeoutSeconds"),
+                Arguments.of(Map.of("type", POOL, "timeoutSeconds", -5), "timeoutSeconds"),
+                Arguments.of(Map.of("type", POOL, "config", List.of(1, 2)), "config"),
+                Arguments.of(Map.of("type", POOL, "config", "lr=0.1"), "config"),
+                Arguments.of(Map.of("type", POOL, "priority", 5000), "priority"),
+                Arguments.of(Map.of("type", POOL, "maxAttempts", 0), "maxAttempts"),
+                Arguments.of(Map.of("type", POOL, "args", "not-a-list"), "args"),
+                Arguments.of(Map.of("type", POOL, "args", List.of(Map.of("a", 1))), "args[0]"),
+                Arguments.of(Map.of("type", POOL, "colour", "blue"), "colour"),
+                Arguments.of(Map.of("args", List.of()), "type"),
+                Arguments.of(Map.of("type", "UPPER"), "type"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badJobs")
+    void refusesABadJobNamingTheFieldAndStoresNothing(Map<String, Object> body, String field) {
+        int before = jobsOfPool();
+        problem(given().contentType("application/json").body(body).post("/jobs").then(), 400).body("field", equalTo(field));
+        assertEquals(before, jobsOfPool());
+    }
+
+    @Test
+    void answersUnknownAndMalformedJobIdsWithNotFound() {
+        problem(given().get("/jobs/" + POOL + ".0000000000abcdefgh").then(), 404)
+                .body("type", equalTo("https://warmpool.dev/problems/job-not-found"));
+        problem(given().get("/jobs/..%2F..%2Fetc%2Fpasswd").then(), 404);
+        problem(given().urlEncodingEnabled(false).get("/jobs/wp:%7Bx%7D:job").then(), 404);
+        problem(given().delete("/jobs/nothing").then(), 404);
+    }
+
+    @Test
+    void refusesBadQueryParameters() {
+        problem(given().get("/jobs/" + POOL + ".0000000000abcdefgh?wait=soon").then(), 400).body("field", equalTo("wait"));
+        problem(given().get("/jobs?state=DONE").then(), 400).body("field", equalTo("state"));
+        problem(given().get("/jobs?limit=0").then(), 400).body("field", equalTo("limit"));
+        problem(given().get("/jobs?limit=x").then(), 400).body("field", equalTo("limit"));
+    }
+
+    @Test
+    void answersAnUnknownPathWithAProblem() {
+        problem(given().get("/nothing-here").then(), 404);
+    }
+
+    private static int jobsOfPool() {
+        return given().get("/jobs?type=" + POOL + "&limit=1000").then().statusCode(200).extract().jsonPath().getList("$").size();
+    }
+}
