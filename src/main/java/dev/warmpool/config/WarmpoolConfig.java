@@ -106,7 +106,7 @@ public interface WarmpoolConfig {
         Path stateDir();
 
         /** JVM options of each agent: small heap, serial GC, C1 only; the agent is a thin loop. */
-        @WithDefault("-Xmx32m,-Xss512k,-XX:+UseSerialGC,-XX:TieredStopAtLevel=1,-Xshare:auto")
+        @WithDefault("-Xmx32m,-Xss512k,-XX:+UseSerialGC,-XX:TieredStopAtLevel=1,-XX:ReservedCodeCacheSize=16m,-XX:MaxMetaspaceSize=64m,-Xshare:auto,-Dslf4j.internal.verbosity=ERROR")
         List<String> jvmOptions();
     }
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every bad input gets a problem+json that names what is wrong, and stores nothing. */
 @QuarkusTest
-class BadInputTests {
+public class BadInputTests {
     static final String POOL = "bad-input";
 
     @BeforeEach

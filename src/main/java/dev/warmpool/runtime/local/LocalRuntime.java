@@ -96,6 +96,11 @@ public class LocalRuntime implements ProcessorRuntime {
         return all.size();
     }
 
+    /** The process ids of the agents that serve the Redis at {@code redisUrl}. */
+    public static List<Long> agentPids(String redisUrl) {
+        return agents(redisUrl).map(ProcessHandle::pid).toList();
+    }
+
     static Stream<ProcessHandle> agents(String redisUrl) {
         String marker = REDIS + redisUrl;
         return ProcessHandle.allProcesses().filter(h -> h.isAlive() && arguments(h).contains(marker));
