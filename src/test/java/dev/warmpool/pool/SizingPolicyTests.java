@@ -14,7 +14,8 @@ class SizingPolicyTests {
     static final SizingPolicy.Timing TIMING = new SizingPolicy.Timing(10_000, 60_000, 30_000);
 
     static Processor proc(String id, ProcessorState state, long idleForMs) {
-        return new Processor(id, state, state == ProcessorState.BUSY ? "job" : null, NOW - idleForMs, NOW - 1000, NOW - 100_000);
+        long started = state == ProcessorState.STARTING ? NOW - 1000 : NOW - 100_000;
+        return new Processor(id, state, state == ProcessorState.BUSY ? "job" : null, NOW - idleForMs, NOW - 1000, started);
     }
 
     static PoolSnapshot pool(int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining,
