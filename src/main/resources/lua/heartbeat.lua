@@ -1,8 +1,11 @@
--- heartbeat: an agent says it is alive. Returns the processor's state, or 'UNKNOWN' when
--- Redis does not know it (the agent then registers again).
--- KEYS[1] pool hash.  ARGV: prefix, processor id
+-- heartbeat: an agent says it is alive, and which job (and token) it is running, if any.
+-- KEYS[1] pool hash.  ARGV: prefix, processor id, job id or '', token or ''
+-- Returns the processor's state; 'UNKNOWN' when Redis does not know the processor (the agent
+-- registers again); 'FENCED' when the job the agent runs is no longer its own (it was requeued
+-- after this processor was given up for lost): the agent stops it, and its report would be refused.
 local pkey = key('proc', ARGV[2])
-local state = redis.call('HGET', pkey, 'state')
-if not state then return 'UNKNOWN' end
+local s = redis.call('HMGET', pkey, 'state', 'job', 'token')
+if not s[1] then return 'UNKNOWN' end
 redis.call('HSET', pkey, 'hb', now_ms())
-return state
+if ARGV[3] ~= '' and (s[2] ~= ARGV[3] or s[3] ~= ARGV[4]) then return 'FENCED' end
+return s[1]

@@ -1,10 +1,11 @@
 -- pool_put: creates or updates a pool (idempotent); a draining pool becomes active again.
--- KEYS[1] pool hash.  ARGV: prefix, spec JSON, minIdle, maxSize, idleTimeoutMs, command JSON, env JSON
+-- KEYS[1] pool hash.  ARGV: prefix, spec JSON, minIdle, maxSize, idleTimeoutMs, command JSON, env JSON, maxQueued
 -- Returns 'created' or 'updated'.
 local now = now_ms()
 local created = redis.call('EXISTS', POOL) == 0
 redis.call('HSET', POOL, 'spec', ARGV[2], 'minIdle', ARGV[3], 'maxSize', ARGV[4],
-  'idleTimeoutMs', ARGV[5], 'command', ARGV[6], 'env', ARGV[7], 'state', 'ACTIVE', 'updatedAt', now)
+  'idleTimeoutMs', ARGV[5], 'command', ARGV[6], 'env', ARGV[7], 'maxQueued', ARGV[8], 'state', 'ACTIVE',
+  'updatedAt', now)
 if created then
   redis.call('HSET', POOL, 'createdAt', now)
   return 'created'

@@ -36,16 +36,21 @@ import java.util.concurrent.TimeUnit;
 public final class Agent {
     private static final Gson GSON = new Gson();
     private static final Object STOP = new Object();
-    private static final Object REREGISTER = new Object();
+
+    /** What a heartbeat learned: the processor's state as Redis has it. */
+    private record Beat(String status) {
+    }
 
     private final AgentConfig config;
     private final RedisLink redis;
     private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
     private final CountDownLatch done = new CountDownLatch(1);
     private final Path resultFile;
-    private JobRun current;
+    private volatile JobRun current;
     private boolean retiring;
     private boolean stopping;
+    private boolean unknown;
+    private long orphanSince;
     private long stopDeadline;
     private volatile boolean running = true;
 
@@ -65,7 +70,7 @@ public final class Agent {
     }
 
     int run(long jvmStartMillis) {
-        Object reg = redis.run(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host());
+        Object reg = register();
         if ("NOPOOL".equals(Replies.status(reg))) {
             log("pool %s does not exist; exiting", config.pool());
             done.countDown();
@@ -120,12 +125,59 @@ public final class Agent {
                     return;
                 }
                 log("stopping: letting job %s finish within %d s", current.jobId, config.stopGraceSeconds());
-            } else if (ev == REREGISTER) {
-                redis.run(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host());
-                log("registered again (Redis did not know this processor)");
+            } else if (ev instanceof Beat beat) {
+                if (onBeat(beat.status())) {
+                    return;
+                }
             }
             watch();
         }
+    }
+
+    /**
+     * Acts on what the heartbeat learned. FENCED: the job was given to another processor, so this
+     * copy stops. UNKNOWN (Redis lost the processor: it was declared lost, or Redis lost its
+     * data): stop a job that is no longer ours, then register again; a pool that is gone is
+     * waited for (the reconciler re-creates pools from config) for a while, then the agent exits.
+     * Returns true when the agent is done.
+     */
+    private boolean onBeat(String status) {
+        if ("FENCED".equals(status) && current != null) {
+            log("job %s was handed to another processor; stopping this copy", current.jobId);
+            current.kill(JobRun.Forced.FENCED);
+        } else if ("UNKNOWN".equals(status)) {
+            unknown = true;
+            if (current != null) {
+                log("Redis no longer knows this processor; stopping job %s", current.jobId);
+                current.kill(JobRun.Forced.FENCED);
+            } else {
+                return registerAgain();
+            }
+        }
+        return false;
+    }
+
+    /** Registers after Redis forgot this processor; returns true when the agent should give up. */
+    private boolean registerAgain() {
+        Object reg = register();
+        if ("NOPOOL".equals(Replies.status(reg))) {
+            if (orphanSince == 0) {
+                orphanSince = System.nanoTime();
+            }
+            if (System.nanoTime() - orphanSince > config.orphanSeconds() * 1_000_000_000L) {
+                log("pool %s has been gone for %d s; exiting", config.pool(), config.orphanSeconds());
+                return true;
+            }
+            return false;
+        }
+        unknown = false;
+        orphanSince = 0;
+        log("registered again (Redis did not know this processor): %s", Replies.list(reg).get(1));
+        return false;
+    }
+
+    private Object register() {
+        return redis.runReliably(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host());
     }
 
     /** Checks the job thread: its timeout, a kill that did not take, the stop grace period. */
@@ -170,7 +222,7 @@ public final class Agent {
     }
 
     private void start(String jobId, String token) {
-        List<Object> r = Replies.list(redis.run(Script.START, config.processorId(), jobId, token));
+        List<Object> r = Replies.list(redis.runReliably(Script.START, config.processorId(), jobId, token));
         if (!"RUN".equals(Replies.string(r.get(0)))) {
             log("not running job %s: %s", jobId, r.size() > 1 ? r.get(1) : "");
             return;
@@ -201,8 +253,12 @@ public final class Agent {
             deregister("the processor stopped before the job ended");
             return true;
         }
+        if (o.run().forced() == JobRun.Forced.FENCED) {
+            // the assignment moved on: nothing to report; a forgotten processor registers again
+            return unknown && registerAgain();
+        }
         boolean last = stopping || retiring;
-        List<Object> r = Replies.list(redis.run(Script.FINISH, config.processorId(), o.run().jobId, o.run().token,
+        List<Object> r = Replies.list(redis.runReliably(Script.FINISH, config.processorId(), o.run().jobId, o.run().token,
                 o.state(), Integer.toString(o.exitCode()), o.metrics(), o.logTail(), o.error() == null ? "" : o.error(),
                 Long.toString(config.retentionSeconds()), last ? "1" : "0"));
         log("job %s %s (exit %d)%s", o.run().jobId, o.state(), o.exitCode(),
@@ -215,7 +271,7 @@ public final class Agent {
     }
 
     private void deregister(String reason) {
-        redis.run(Script.DEREGISTER, config.processorId(), reason, Long.toString(config.retentionSeconds()));
+        redis.runReliably(Script.DEREGISTER, config.processorId(), reason, Long.toString(config.retentionSeconds()));
         log("processor %s deregistered: %s", config.processorId(), reason);
     }
 
@@ -233,9 +289,12 @@ public final class Agent {
     }
 
     private void heartbeat() {
+        JobRun run = current;
         try {
-            if ("UNKNOWN".equals(Replies.string(redis.run(Script.HEARTBEAT, config.processorId())))) {
-                events.add(REREGISTER);
+            String status = Replies.string(redis.run(Script.HEARTBEAT, config.processorId(),
+                    run == null ? "" : run.jobId, run == null ? "" : run.token));
+            if ("UNKNOWN".equals(status) || "FENCED".equals(status)) {
+                events.add(new Beat(status));
             }
         } catch (RuntimeException e) {
             log("heartbeat failed: %s", e.getMessage());
@@ -271,7 +330,7 @@ public final class Agent {
         }
     }
 
-    private static void log(String format, Object... args) {
+    static void log(String format, Object... args) {
         System.out.println(Instant.now() + " " + String.format(format, args));
     }
 }

@@ -4,7 +4,7 @@ import java.util.Map;
 
 /** The agent's settings, from the environment its runtime gives it. */
 record AgentConfig(String redisUrl, String pool, String processorId, long heartbeatMillis, long retentionSeconds,
-        long stopGraceSeconds) {
+        long stopGraceSeconds, long orphanSeconds) {
 
     static AgentConfig fromEnv(Map<String, String> env) {
         return new AgentConfig(
@@ -13,7 +13,9 @@ record AgentConfig(String redisUrl, String pool, String processorId, long heartb
                 required(env, "WARMPOOL_PROCESSOR_ID"),
                 Long.parseLong(env.getOrDefault("WARMPOOL_HEARTBEAT_INTERVAL_MS", "2000")),
                 Long.parseLong(env.getOrDefault("WARMPOOL_RETENTION_SECONDS", "604800")),
-                Long.parseLong(env.getOrDefault("WARMPOOL_STOP_GRACE_SECONDS", "20")));
+                Long.parseLong(env.getOrDefault("WARMPOOL_STOP_GRACE_SECONDS", "20")),
+                // how long a processor whose pool is gone from Redis waits for it to come back
+                Long.parseLong(env.getOrDefault("WARMPOOL_ORPHAN_SECONDS", "60")));
     }
 
     private static String required(Map<String, String> env, String name) {

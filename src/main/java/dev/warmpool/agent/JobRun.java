@@ -19,7 +19,7 @@ final class JobRun implements Runnable {
     static final int LOG_TAIL_BYTES = 16 * 1024;
 
     /** Why the agent ended a job before its process did. */
-    enum Forced { NONE, CANCELLED, TIMED_OUT, HANDED_BACK }
+    enum Forced { NONE, CANCELLED, TIMED_OUT, HANDED_BACK, FENCED }
 
     /** How the job ended. */
     record Outcome(JobRun run, String state, int exitCode, String metrics, String logTail, String error) {
@@ -102,6 +102,7 @@ final class JobRun implements Runnable {
             case TIMED_OUT -> new Outcome(this, "TIMED_OUT", exit, metrics, tail,
                     "timed out after " + timeoutMillis / 1000 + " s");
             case HANDED_BACK -> new Outcome(this, "HANDED_BACK", exit, metrics, tail, "the processor stopped");
+            case FENCED -> new Outcome(this, "FENCED", exit, metrics, tail, "the job was given to another processor");
             case NONE -> exit == 0 && error == null
                     ? new Outcome(this, "SUCCEEDED", 0, metrics, tail, null)
                     : new Outcome(this, "FAILED", exit, metrics, tail, error != null ? error : "exit code " + exit);

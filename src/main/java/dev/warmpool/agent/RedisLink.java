@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.KeyValue;
 
@@ -22,7 +23,34 @@ final class RedisLink implements AutoCloseable {
         this.inbox = KeySchema.inbox(type, processorId);
     }
 
-    /** Runs a script on the agent's pool; the reply as plain Java (String, List, null). */
+    /**
+     * Runs a script, retrying with backoff (0.1 s doubling to 5 s) while Redis is unreachable or
+     * loading: a result must survive an outage, so the agent waits for Redis rather than drop it.
+     */
+    Object runReliably(Script script, String... args) {
+        long pause = 100;
+        while (true) {
+            try {
+                return run(script, args);
+            } catch (JedisConnectionException e) {
+                Agent.log("redis unreachable (%s); %s retried in %d ms", e.getMessage(), script, pause);
+            } catch (JedisDataException e) {
+                if (e.getMessage() == null || !e.getMessage().startsWith("LOADING")) {
+                    throw e;
+                }
+                Agent.log("redis is loading its data; %s retried in %d ms", script, pause);
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for redis", ie);
+            }
+            pause = Math.min(pause * 2, 5000);
+        }
+    }
+
+    /** Runs a script on the agent's pool once; the reply as plain Java (String, List, null). */
     Object run(Script script, String... args) {
         List<String> keys = List.of(KeySchema.pool(type));
         List<String> argv = new ArrayList<>(args.length + 1);

@@ -6,6 +6,7 @@ import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -26,11 +27,14 @@ public class JobResource {
         this.jobs = jobs;
     }
 
-    /** Accepts a job (202): it is running on a warm processor already, or queued for the next free one. */
+    /**
+     * Accepts a job (202): it is running on a warm processor already, or queued for the next free
+     * one. A repeated {@code Idempotency-Key} (within 24 h) answers with the job it created first.
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Uni<Response> submit(JobRequest body, UriInfo uri) {
-        return jobs.submit(body).map(job -> Response.accepted(job)
+    public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey, UriInfo uri) {
+        return jobs.submit(body, idempotencyKey).map(job -> Response.accepted(job)
                 .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
     }
 

@@ -14,6 +14,7 @@ public class Problem extends RuntimeException {
     private final String slug;
     private final String title;
     private final Map<String, Object> extensions = new LinkedHashMap<>();
+    private Integer retryAfterSeconds;
 
     public Problem(int status, String slug, String title, String detail) {
         super(detail, null, false, false);
@@ -37,6 +38,16 @@ public class Problem extends RuntimeException {
     public Problem with(String name, Object value) {
         extensions.put(name, value);
         return this;
+    }
+
+    /** Adds a Retry-After header: when the client should try again. */
+    public Problem retryAfter(int seconds) {
+        this.retryAfterSeconds = seconds;
+        return this;
+    }
+
+    public Integer retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public int status() {

@@ -71,9 +71,8 @@ public class ProblemMapper {
     @ServerExceptionMapper
     public Response unexpected(Exception e, UriInfo uri) {
         if (RedisDown.is(e)) {
-            return Response.fromResponse(respond(new Problem(503, "redis-unavailable", "Service unavailable",
-                    "warmpool cannot reach Redis just now; retry in a few seconds."), uri))
-                    .header("Retry-After", "5").build();
+            return respond(new Problem(503, "redis-unavailable", "Service unavailable",
+                    "warmpool cannot reach Redis just now; retry in a few seconds.").retryAfter(5), uri);
         }
         LOG.errorf(e, "request to %s failed", uri.getPath());
         return respond(new Problem(500, "internal-error", "Internal error",
@@ -121,8 +120,12 @@ public class ProblemMapper {
 
     private Response respond(Problem p, UriInfo uri) {
         try {
-            return Response.status(p.status()).type(PROBLEM_JSON)
-                    .entity(json.writeValueAsString(p.body(uri == null ? null : uri.getPath()))).build();
+            Response.ResponseBuilder r = Response.status(p.status()).type(PROBLEM_JSON)
+                    .entity(json.writeValueAsString(p.body(uri == null ? null : uri.getPath())));
+            if (p.retryAfterSeconds() != null) {
+                r.header("Retry-After", p.retryAfterSeconds());
+            }
+            return r.build();
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -21,11 +21,10 @@ public class Startup {
         if (!problems.isEmpty()) {
             throw new IllegalStateException("warmpool cannot start:\n  - " + String.join("\n  - ", problems));
         }
-        config.pools().forEach((type, p) -> {
-            PoolRequest request = new PoolRequest(p.command(), p.minIdle(), p.maxSize(), p.idleTimeoutSeconds(),
-                    p.env(), p.workingDir().orElse(null));
+        ConfigPools.requests(config).forEach((type, request) -> {
             pools.put(type, request).await().atMost(Duration.ofSeconds(30));
-            LOG.infof("pool %s from config: %s (minIdle %d, maxSize %d)", type, p.command(), p.minIdle(), p.maxSize());
+            LOG.infof("pool %s from config: %s (minIdle %d, maxSize %d)", type, request.command(), request.minIdle(),
+                    request.maxSize());
         });
         reconciler.nudge();
     }

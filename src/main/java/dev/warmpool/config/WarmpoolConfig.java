@@ -45,6 +45,10 @@ public interface WarmpoolConfig {
 
         /** Working directory of the job processes; the manager's when unset. */
         Optional<String> workingDir();
+
+        /** Most queued jobs; past it a submit is answered 429. */
+        @WithDefault("10000")
+        int maxQueued();
     }
 
     interface Reconcile {
@@ -84,6 +88,17 @@ public interface WarmpoolConfig {
         @WithDefault("3")
         int defaultMaxAttempts();
 
+        /**
+         * Most queued jobs over all pools, checked against the total the last reconcile pass
+         * counted (a soft bound: each pool's own {@code maxQueued} is the exact one).
+         */
+        @WithDefault("100000")
+        long maxQueued();
+
+        /** How long an Idempotency-Key returns the job it created: a day, as the big APIs do. */
+        @WithDefault("24h")
+        Duration idempotencyRetention();
+
         /** The longest {@code GET /jobs/{id}?wait=} honoured; clients wait again after it. */
         @WithDefault("300s")
         Duration maxWait();
@@ -100,6 +115,10 @@ public interface WarmpoolConfig {
     interface Local {
         /** The agent jar; by default target/warmpool-agent.jar, else the manager's own class path. */
         Optional<Path> agentJar();
+
+        /** Run agents from the manager's class path even when there is an agent jar (the unit tests do). */
+        @WithDefault("false")
+        boolean agentFromClassPath();
 
         /** Where agent logs go. */
         @WithDefault(".warmpool")

@@ -26,11 +26,15 @@ public record PoolSpec(
         Integer idleTimeoutSeconds,
         @NotNull @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty String, @NotNull(message = "must not be null") String> env,
-        String workingDir) {
+        String workingDir,
+        @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000, message = "must be at most 1000000")
+        Integer maxQueued) {
 
     public static final int DEFAULT_MIN_IDLE = 1;
     public static final int DEFAULT_MAX_SIZE = 4;
     public static final int DEFAULT_IDLE_TIMEOUT_SECONDS = 300;
+    /** Enough for a large sweep; past it a submit is refused (429) instead of queueing without bound. */
+    public static final int DEFAULT_MAX_QUEUED = 10_000;
 
     /** The spec with the defaults filled in where the request left a field out. */
     public PoolSpec withDefaults() {
@@ -39,6 +43,7 @@ public record PoolSpec(
                 maxSize == null ? Math.max(DEFAULT_MAX_SIZE, minIdle == null ? 0 : minIdle) : maxSize,
                 idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,
                 env == null ? Map.of() : env,
-                workingDir == null || workingDir.isBlank() ? null : workingDir);
+                workingDir == null || workingDir.isBlank() ? null : workingDir,
+                maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued);
     }
 }

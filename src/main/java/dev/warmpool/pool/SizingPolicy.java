@@ -47,14 +47,28 @@ public final class SizingPolicy {
      * waiting for its heartbeat to go stale.
      */
     public static Plan plan(PoolSnapshot s, Timing t, Set<String> running) {
-        List<Lost> lost = lost(s, t, running);
+        return plan(s, t, running, 0);
+    }
+
+    /**
+     * As above; heartbeats older than {@code heartbeatsSince} (Redis time) do not count as
+     * missed: right after Redis restarts, or after the manager could not reach it, agents have
+     * had no chance to heartbeat, and a stale timestamp says nothing about them.
+     */
+    public static Plan plan(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
+        List<Lost> lost = lost(s, t, running, heartbeatsSince);
         List<Processor> alive = s.processors().stream()
                 .filter(p -> lost.stream().noneMatch(l -> l.id().equals(p.id())))
                 .toList();
-        return new Plan(toStart(s, alive), toRetire(s, alive), lost);
+        // a process the runtime runs that Redis does not know yet (an agent registering again
+        // after Redis lost its data) is on its way back: count it as starting, not start another
+        Set<String> known = new java.util.HashSet<>();
+        s.processors().forEach(p -> known.add(p.id()));
+        int returning = (int) running.stream().filter(id -> !known.contains(id)).count();
+        return new Plan(Math.max(0, toStart(s, alive) - returning), toRetire(s, alive), lost);
     }
 
-    static List<Lost> lost(PoolSnapshot s, Timing t, Set<String> running) {
+    static List<Lost> lost(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
         List<Lost> lost = new ArrayList<>();
         for (Processor p : s.processors()) {
             if (!running.contains(p.id()) && p.startedMillis() < s.now() - t.heartbeatTimeout()) {
@@ -67,7 +81,8 @@ public final class SizingPolicy {
             } else if (p.state() == ProcessorState.DRAINING && p.sinceMillis() < s.now() - t.drainTimeout()) {
                 lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " did not stop within "
                         + t.drainTimeout() / 1000 + " s"));
-            } else if (p.heartbeatMillis() < s.now() - t.heartbeatTimeout()) {
+            } else if (p.heartbeatMillis() < s.now() - t.heartbeatTimeout()
+                    && heartbeatsSince < s.now() - t.heartbeatTimeout()) {
                 lost.add(new Lost(p.id(), s.now() - t.heartbeatTimeout(), "processor " + p.id()
                         + " was lost (no heartbeat for " + t.heartbeatTimeout() / 1000 + " s)"));
             }

@@ -1,6 +1,8 @@
 package dev.warmpool.reconcile;
 
+import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.SizingPolicy;
@@ -11,7 +13,9 @@ import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -50,6 +54,12 @@ public class Reconciler {
         return t;
     });
     private final AtomicBoolean pending = new AtomicBoolean();
+    /** When a pass last failed (manager clock): heartbeats missed around then do not count. */
+    private volatile long lastFailure;
+    /** Processes the runtime has and Redis does not, and since when (manager clock). */
+    private final Map<String, Long> unknownSince = new HashMap<>();
+    /** Jobs queued over all pools at the last pass (the soft global bound on submits). */
+    private volatile long queuedJobs;
 
     public Reconciler(PoolStore store, ProcessorRuntime runtime, WarmpoolConfig config) {
         this.store = store;
@@ -73,7 +83,8 @@ public class Reconciler {
                     reconcileOnce();
                 } catch (RuntimeException e) {
                     // the next pass starts from what is there, so it retries whatever failed
-                    LOG.warnf(e, "reconcile pass failed: %s", e.getMessage());
+                    lastFailure = System.currentTimeMillis();
+                    LOG.warnf("reconcile pass failed: %s", e.getMessage());
                 }
             });
         }
@@ -96,16 +107,19 @@ public class Reconciler {
         List<ProcessorRuntime.Running> running = runtime.list();
         Set<String> known = new HashSet<>();
         int started = 0, retired = 0, lost = 0, removed = 0;
-        for (String type : store.types().await().atMost(CALL)) {
+        long heartbeatsSince = heartbeatsSince();
+        long queued = 0;
+        for (String type : typesWithConfigPools()) {
             Optional<PoolSnapshot> snapshot = store.snapshot(type).await().atMost(CALL);
             if (snapshot.isEmpty()) {
                 store.forget(type).await().atMost(CALL);
                 continue;
             }
             PoolSnapshot s = snapshot.get();
+            queued += s.queued();
             Set<String> ofPool = running.stream().filter(r -> r.type().equals(type))
                     .map(ProcessorRuntime.Running::processorId).collect(Collectors.toSet());
-            SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, ofPool);
+            SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, ofPool, heartbeatsSince);
             s.processors().forEach(p -> known.add(type + "/" + p.id()));
             lost += applyLost(type, plan);
             retired += applyRetire(type, plan);
@@ -115,6 +129,7 @@ public class Reconciler {
                 removed++;
             }
         }
+        queuedJobs = queued;
         int orphans = stopOrphans(running, known);
         return new Report(true, started, retired, lost, orphans, removed);
     }
@@ -160,22 +175,57 @@ public class Reconciler {
         return n;
     }
 
-    /** Stops processes that Redis does not know, once they are older than a heartbeat timeout. */
+    /**
+     * Stops processes that Redis has not known for a heartbeat timeout: long enough for an agent
+     * to register again after Redis lost its data, short enough that a leak does not last.
+     */
     private int stopOrphans(List<ProcessorRuntime.Running> running, Set<String> known) {
-        long grace = System.currentTimeMillis() - timing.heartbeatTimeout();
+        long now = System.currentTimeMillis();
+        Set<String> seen = new HashSet<>();
         int n = 0;
         for (ProcessorRuntime.Running r : running) {
-            if (!known.contains(r.type() + "/" + r.processorId()) && r.startedMillis() < grace) {
+            String name = r.type() + "/" + r.processorId();
+            if (known.contains(name)) {
+                continue;
+            }
+            seen.add(name);
+            long since = unknownSince.computeIfAbsent(name, x -> now);
+            if (now - since > timing.heartbeatTimeout() && now - r.startedMillis() > timing.heartbeatTimeout()) {
                 LOG.infof("stopping orphan processor %s of pool %s", r.processorId(), r.type());
                 runtime.stop(r.type(), r.processorId());
                 n++;
             }
         }
+        unknownSince.keySet().retainAll(seen);
         return n;
+    }
+
+    /** Redis time since which heartbeats count: not before Redis started, nor before our last failure. */
+    private long heartbeatsSince() {
+        PoolStore.Clock clock = store.clock().await().atMost(CALL);
+        long sinceFailure = clock.now() - (System.currentTimeMillis() - lastFailure);
+        return Math.max(clock.startedAt(), lastFailure == 0 ? 0 : sinceFailure);
+    }
+
+    /** The pools in Redis, after re-creating any pool declared in config that Redis has lost. */
+    private List<String> typesWithConfigPools() {
+        List<String> types = store.types().await().atMost(CALL);
+        for (Map.Entry<String, PoolSpec> e : ConfigPools.specs(config).entrySet()) {
+            if (!types.contains(e.getKey())) {
+                LOG.warnf("pool %s from config is missing in Redis; creating it again", e.getKey());
+                store.putPool(e.getKey(), e.getValue()).await().atMost(CALL);
+            }
+        }
+        return store.types().await().atMost(CALL);
     }
 
     private long retentionSeconds() {
         return config.jobs().retention().toSeconds();
+    }
+
+    /** Jobs queued over all pools, as the last pass counted them. */
+    public long queuedJobs() {
+        return queuedJobs;
     }
 
     void onStop(@Observes ShutdownEvent ev) {

@@ -44,9 +44,14 @@ public class JobService {
         this.config = config;
     }
 
-    public Uni<Job> submit(JobRequest request) {
+    public Uni<Job> submit(JobRequest request, String idempotencyKey) {
         JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
+        PoolStore.Idempotency idem = idempotency(idempotencyKey, r);
+        if (reconciler.queuedJobs() >= config.jobs().maxQueued()) {
+            throw new Problem(429, "too-many-jobs", "Too many requests", "warmpool holds " + reconciler.queuedJobs()
+                    + " queued jobs, its limit (warmpool.jobs.max-queued); retry when some have run.").retryAfter(10);
+        }
         if (r.config() != null && !r.config().isObject() && !r.config().isNull()) {
             throw Problem.invalid("config", "'config' must be a JSON object, e.g. {\"lr\": 0.01}.");
         }
@@ -66,10 +71,14 @@ public class JobService {
         fields.put("args", store.write(args));
         fields.put("config", cfg == null ? "{}" : store.write(cfg));
         fields.put("env", store.write(env));
-        return store.submit(r.type(), id, priority, fields).flatMap(reply -> {
+        return store.submit(r.type(), id, priority, idem, fields).flatMap(reply -> {
             String status = Replies.string(reply.get(0));
             return switch (status) {
                 case "NOPOOL" -> pools.unknownType(r.type());
+                case "DUPLICATE" -> replay(idempotencyKey, idem, Replies.string(reply.get(1)), Replies.string(reply.get(2)));
+                case "FULL" -> Uni.createFrom().failure(new Problem(429, "queue-full", "Too many requests", "The queue of pool '"
+                        + r.type() + "' is full (" + reply.get(1) + " jobs, its maxQueued); retry when some have run, "
+                        + "or raise maxQueued with PUT /pools/" + r.type() + ".").retryAfter(5));
                 case "DRAINING" -> Uni.createFrom().failure(Problem.conflict("pool-draining", "The pool for job type '"
                         + r.type() + "' is being deleted and takes no new jobs; create it again with PUT /pools/" + r.type() + "."));
                 default -> {
@@ -85,6 +94,37 @@ public class JobService {
                 }
             };
         });
+    }
+
+    /** The job a repeated Idempotency-Key created, if the request is the same one. */
+    private Uni<Job> replay(String key, PoolStore.Idempotency idem, String jobId, String fingerprint) {
+        if (!idem.fingerprint().equals(fingerprint)) {
+            return Uni.createFrom().failure(new Problem(422, "idempotency-key-reused", "Unprocessable content",
+                    "The Idempotency-Key '" + PoolService.shown(key) + "' was used for a different request in the last "
+                            + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new job.")
+                    .with("job", jobId));
+        }
+        return get(jobId);
+    }
+
+    private PoolStore.Idempotency idempotency(String key, JobRequest r) {
+        if (key == null) {
+            return PoolStore.Idempotency.NONE;
+        }
+        if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+            throw Problem.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
+                    + "characters, e.g. a UUID.");
+        }
+        return new PoolStore.Idempotency(sha256(key), sha256(store.write(r)), config.jobs().idempotencyRetention().toSeconds());
+    }
+
+    private static String sha256(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public Uni<Job> get(String id) {

@@ -16,6 +16,7 @@ package dev.warmpool.store;
  * wp:{type}:jobs              ZSET  every job id of the pool, scored by submission time (listing)
  * wp:{type}:job:{jobId}       HASH  the job; it expires a retention period after it ends
  * wp:{type}:seq               STRING the submission counter behind the queue order
+ * wp:{type}:idem:{sha256}     HASH  job and request fingerprint of an Idempotency-Key (expires after 24 h)
  * wp:lock:reconcile           STRING the reconciler lock (the holder's id, with an expiry)
  * </pre>
  */

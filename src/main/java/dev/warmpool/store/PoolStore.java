@@ -37,7 +37,8 @@ public class PoolStore {
         return redis.sadd(List.of(KeySchema.POOLS, type))
                 .flatMap(x -> scripts.run(Script.POOL_PUT, type, List.of(write(spec),
                         spec.minIdle().toString(), spec.maxSize().toString(),
-                        Long.toString(spec.idleTimeoutSeconds() * 1000L), write(spec.command()), write(spec.env()))))
+                        Long.toString(spec.idleTimeoutSeconds() * 1000L), write(spec.command()), write(spec.env()),
+                        spec.maxQueued().toString())))
                 .map(reply -> "created".equals(Replies.status(reply)));
     }
 
@@ -80,11 +81,19 @@ public class PoolStore {
         });
     }
 
-    /** Stores a job and assigns or queues it: {status, processor or queue length, now}, or a refusal word. */
-    public Uni<List<Object>> submit(String type, String jobId, int priority, Map<String, String> fields) {
-        List<String> args = new ArrayList<>(fields.size() * 2 + 2);
+    /** An Idempotency-Key (hashed, so any string makes a short, safe key) and the request it came with. */
+    public record Idempotency(String keyHash, String fingerprint, long ttlSeconds) {
+        public static final Idempotency NONE = new Idempotency("", "", 0);
+    }
+
+    /** Stores a job and assigns or queues it (see submit.lua for the replies). */
+    public Uni<List<Object>> submit(String type, String jobId, int priority, Idempotency idem, Map<String, String> fields) {
+        List<String> args = new ArrayList<>(fields.size() * 2 + 5);
         args.add(jobId);
         args.add(Integer.toString(priority));
+        args.add(idem.keyHash());
+        args.add(idem.fingerprint());
+        args.add(Long.toString(idem.ttlSeconds()));
         fields.forEach((k, v) -> {
             args.add(k);
             args.add(v);
@@ -126,6 +135,23 @@ public class PoolStore {
             long retentionSeconds) {
         return scripts.run(Script.LOST, type, List.of(processorId, Long.toString(heartbeatDeadline), reason,
                 Long.toString(retentionSeconds))).map(Replies::list);
+    }
+
+    /** Redis's clock and when the server started, both in its epoch milliseconds. */
+    public record Clock(long now, long startedAt) {
+    }
+
+    public Uni<Clock> clock() {
+        return Uni.combine().all().unis(redis.time(), redis.info(List.of("server"))).asTuple().map(t -> {
+            long now = Long.parseLong(t.getItem1().get(0).toString()) * 1000 + Long.parseLong(t.getItem1().get(1).toString()) / 1000;
+            long uptime = 0;
+            for (String line : t.getItem2().toString().split("\r?\n")) {
+                if (line.startsWith("uptime_in_seconds:")) {
+                    uptime = Long.parseLong(line.substring("uptime_in_seconds:".length()).trim());
+                }
+            }
+            return new Clock(now, now - uptime * 1000);
+        });
     }
 
     /** Takes the reconciler lock for {@code ttlMillis}; true when this holder has it. */

@@ -20,7 +20,7 @@ class SizingPolicyTests {
 
     static PoolSnapshot pool(int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining,
             Processor... ps) {
-        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null);
+        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100);
         return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
     }
 
@@ -128,5 +128,21 @@ class SizingPolicyTests {
         SizingPolicy.Plan p = plan(pool(1, 4, 300, 0, false, stuck));
         assertEquals(List.of("x"), p.lost().stream().map(SizingPolicy.Lost::id).toList());
         assertEquals(1, p.start());
+    }
+
+    @Test
+    void doesNotLoseProcessorsRightAfterRedisComesBack() {
+        Processor stale = new Processor("s", ProcessorState.BUSY, "j", NOW - 50_000, NOW - 30_000, NOW - 100_000);
+        PoolSnapshot s = pool(0, 4, 300, 0, false, stale);
+        assertEquals(List.of(), SizingPolicy.plan(s, TIMING, all(s), NOW - 5_000).lost());
+        assertEquals(List.of("s"), SizingPolicy.plan(s, TIMING, all(s), NOW - 11_000).lost().stream()
+                .map(SizingPolicy.Lost::id).toList());
+    }
+
+    @Test
+    void countsAProcessTheRuntimeRunsButRedisForgotAsComingBack() {
+        PoolSnapshot s = pool(1, 4, 300, 0, false);
+        assertEquals(0, SizingPolicy.plan(s, TIMING, Set.of("returning")).start());
+        assertEquals(1, SizingPolicy.plan(s, TIMING, Set.of()).start());
     }
 }

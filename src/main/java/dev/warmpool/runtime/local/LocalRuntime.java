@@ -96,6 +96,12 @@ public class LocalRuntime implements ProcessorRuntime {
         return all.size();
     }
 
+    /** The process id of processor {@code processorId}'s agent, if it runs. */
+    public static Optional<Long> pidOf(String redisUrl, String processorId) {
+        return agents(redisUrl).filter(h -> arg(h, PROCESSOR).filter(processorId::equals).isPresent())
+                .map(ProcessHandle::pid).findFirst();
+    }
+
     /** The process ids of the agents that serve the Redis at {@code redisUrl}. */
     public static List<Long> agentPids(String redisUrl) {
         return agents(redisUrl).map(ProcessHandle::pid).toList();
@@ -147,7 +153,7 @@ public class LocalRuntime implements ProcessorRuntime {
             throw new IllegalStateException("warmpool.runtime.local.agent-jar=" + local.agentJar().get()
                     + " is not a file: build it with ./mvnw package, or leave the setting out");
         }
-        Optional<Path> jar = local.agentJar().or(LocalRuntime::defaultAgentJar);
+        Optional<Path> jar = local.agentFromClassPath() ? Optional.empty() : local.agentJar().or(LocalRuntime::defaultAgentJar);
         if (jar.isPresent()) {
             cmd.add("-jar");
             cmd.add(jar.get().toAbsolutePath().toString());
