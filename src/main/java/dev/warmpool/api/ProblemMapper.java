@@ -69,7 +69,7 @@ public class ProblemMapper {
     }
 
     @ServerExceptionMapper
-    public Response unexpected(Exception e, UriInfo uri) {
+    public Response unexpected(Throwable e, UriInfo uri) {
         if (RedisDown.is(e)) {
             return respond(new Problem(503, "redis-unavailable", "Service unavailable",
                     "warmpool cannot reach Redis just now; retry in a few seconds.").retryAfter(5), uri);
