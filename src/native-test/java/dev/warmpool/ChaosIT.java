@@ -89,7 +89,8 @@ class ChaosIT {
             String body = String.format("{\"type\": \"%s\", \"args\": [\"%.3f\"], \"maxAttempts\": 5}", POOL,
                     0.010 + random.nextInt(190) / 1000.0);
             String key = "chaos-" + i;
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> trySubmit(body, key));
+            await().atMost(Duration.ofSeconds(120)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                    .until(() -> trySubmit(body, key));
         }
     }
 

@@ -6,19 +6,25 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
+import java.util.Set;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.KeyValue;
 
 /** The agent's Redis: the shared scripts (EVALSHA, EVAL on NOSCRIPT) and its blocking inbox read. */
 final class RedisLink implements AutoCloseable {
-    private final JedisPooled redis;
+    private final UnifiedJedis redis;
     private final String type;
     private final String inbox;
 
     RedisLink(String url, String type, String processorId) {
-        this.redis = new JedisPooled(URI.create(url));
+        // several addresses (redis://a:1,redis://b:2) name the nodes of a Redis Cluster
+        this.redis = url.contains(",") ? new JedisCluster(nodes(url)) : new JedisPooled(URI.create(url));
         this.type = type;
         this.inbox = KeySchema.inbox(type, processorId);
     }
@@ -70,6 +76,15 @@ final class RedisLink implements AutoCloseable {
     String next(double timeoutSeconds) {
         KeyValue<String, String> kv = redis.blpop(timeoutSeconds, inbox);
         return kv == null ? null : kv.getValue();
+    }
+
+    static Set<HostAndPort> nodes(String urls) {
+        Set<HostAndPort> nodes = new HashSet<>();
+        for (String u : urls.split(",")) {
+            URI uri = URI.create(u.trim());
+            nodes.add(new HostAndPort(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort()));
+        }
+        return nodes;
     }
 
     static Object plain(Object o) {

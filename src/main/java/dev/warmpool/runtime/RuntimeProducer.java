@@ -13,7 +13,7 @@ public class RuntimeProducer {
     @ApplicationScoped
     ProcessorRuntime runtime(WarmpoolConfig config, @ConfigProperty(name = "quarkus.redis.hosts") String redisHosts) {
         return switch (config.runtime().type()) {
-            case "local" -> new LocalRuntime(redisHosts.split(",")[0].trim(), config);
+            case "local" -> new LocalRuntime(redisHosts.replace(" ", ""), config);
             default -> throw new IllegalStateException("warmpool.runtime.type=" + config.runtime().type()
                     + " is not supported; use local");
         };

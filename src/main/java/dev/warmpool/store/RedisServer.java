@@ -135,7 +135,7 @@ public final class RedisServer {
     }
 
     /** redis-server from PATH, else the one embedded-redis ships for this platform, unpacked once. */
-    static Path binary() {
+    public static Path binary() {
         Optional<Path> onPath = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
                 .filter(d -> !d.isEmpty())
                 .map(d -> Path.of(d, "redis-server")).filter(Files::isExecutable).findFirst();

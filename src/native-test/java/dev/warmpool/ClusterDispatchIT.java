@@ -1,0 +1,49 @@
+package dev.warmpool;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.store.KeySchema;
+import io.restassured.RestAssured;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dispatch scenarios against a real 3-master Redis Cluster: every script touches one hash
+ * slot (the pool's {@code {type}} tag), so the same code runs there, manager and agents alike.
+ */
+class ClusterDispatchIT extends DispatchScenarios {
+    static RedisCluster cluster;
+    static ManagerProcess manager;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = RedisCluster.start(3);
+        manager = ManagerProcess.start(cluster.hosts(), "cluster-dispatch-it", "-Dquarkus.redis.client-type=cluster");
+        RestAssured.baseURI = "http://127.0.0.1";
+        RestAssured.port = manager.port;
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        RestAssured.reset();
+        if (manager != null) {
+            manager.kill();
+        }
+        if (cluster != null) {
+            LocalRuntime.killAll(cluster.hosts());
+            cluster.close();
+        }
+    }
+
+    @Test
+    public void poolsOfTheScenariosLiveOnDifferentMasters() {
+        Set<Integer> owners = Stream.of("reuse", "sep-a", "sep-b", "io", "fails", "prio", "cq", "cr", "slow", "burst", "gone")
+                .map(t -> cluster.ownerOf(KeySchema.pool(t))).collect(Collectors.toSet());
+        assertTrue(owners.size() == 3, "the scenario pools use " + owners.size() + " of 3 masters");
+    }
+}
