@@ -30,7 +30,13 @@ public class Soak {
                 "-jar", "target/quarkus-app/quarkus-run.jar")
                 .redirectErrorStream(true).redirectOutput(Path.of("target", "soak-manager.log").toFile()).start();
         try (Jedis j = new Jedis(URI.create(redis.url()))) {
-            await(() -> call("GET", "/q/health/ready", null).statusCode() == 200);
+            await(() -> {
+                try {
+                    return HTTP.send(request("GET", "/q/health/ready", null), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+                } catch (java.io.IOException e) {
+                    return false; // not listening yet
+                }
+            });
             call("PUT", "/pools/soak", "{\"command\": [\"true\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
             await(() -> call("GET", "/pools/soak", null).body().contains("\"idle\":4"));
             long before = memory(j);

@@ -74,6 +74,11 @@ public class ProblemMapper {
             return respond(new Problem(503, "redis-unavailable", "Service unavailable",
                     "warmpool cannot reach Redis just now; retry in a few seconds.").retryAfter(5), uri);
         }
+        if (causedBy(e, io.vertx.core.http.ConnectionPoolTooBusyException.class)) {
+            return respond(new Problem(503, "overloaded", "Service unavailable",
+                    "warmpool has more requests in flight than Redis connections to serve them; retry in a moment.")
+                    .retryAfter(1), uri);
+        }
         LOG.errorf(e, "request to %s failed", uri.getPath());
         return respond(new Problem(500, "internal-error", "Internal error",
                 "warmpool failed to handle this request; the manager's log has the cause."), uri);
