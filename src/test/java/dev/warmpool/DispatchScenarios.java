@@ -61,6 +61,8 @@ public abstract class DispatchScenarios {
         putPool("sep-b", spec(sh("echo b"), 1, 2, 300));
         awaitIdle("sep-a", 1);
         awaitIdle("sep-b", 1);
+        assertTrue(java.time.Instant.parse(pool("sep-a").getString("processors[0].since")).isBefore(java.time.Instant.now().plusSeconds(1)));
+        assertEquals("IDLE", pool("sep-a").getString("processors[0].state"));
         for (int i = 0; i < 3; i++) {
             for (String type : List.of("sep-a", "sep-b")) {
                 JsonPath j = awaitEnd(submit(Map.of("type", type)));

@@ -2,8 +2,9 @@ package dev.warmpool;
 
 import io.quarkus.test.common.QuarkusTestResource;
 
-/** Every @QuarkusTest of the run shares one application and one redis-server. */
+/** Every @QuarkusTest of the run shares one application, one redis-server and one event sink. */
 @QuarkusTestResource(RedisTestResource.class)
+@QuarkusTestResource(EventSinkResource.class)
 public final class TestRedis {
     private TestRedis() {
     }

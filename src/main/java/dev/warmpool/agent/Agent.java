@@ -46,6 +46,7 @@ public final class Agent {
     private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
     private final CountDownLatch done = new CountDownLatch(1);
     private final Path resultFile;
+    private final EventSink sink;
     private volatile JobRun current;
     private boolean retiring;
     private boolean stopping;
@@ -58,6 +59,7 @@ public final class Agent {
         this.config = config;
         this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
         this.resultFile = Files.createTempDirectory("warmpool-" + config.processorId()).resolve("result.json");
+        this.sink = EventSink.fromEnv(config.pool(), config.processorId());
     }
 
     public static void main(String[] args) throws Exception {
@@ -261,8 +263,12 @@ public final class Agent {
         List<Object> r = Replies.list(redis.runReliably(Script.FINISH, config.processorId(), o.run().jobId, o.run().token,
                 o.state(), Integer.toString(o.exitCode()), o.metrics(), o.logTail(), o.error() == null ? "" : o.error(),
                 Long.toString(config.retentionSeconds()), last ? "1" : "0"));
+        boolean stale = "STALE".equals(r.get(0));
         log("job %s %s (exit %d)%s", o.run().jobId, o.state(), o.exitCode(),
-                "STALE".equals(r.get(0)) ? ", but the assignment had moved on: " + r.get(1) : "");
+                stale ? ", but the assignment had moved on: " + r.get(1) : "");
+        if (!stale && sink != null) {
+            sink.finished(o.run().jobId, o.run().token, config.pool(), o.state(), o.exitCode(), o.metrics(), o.error());
+        }
         if (last) {
             deregister("the processor stopped");
             return true;

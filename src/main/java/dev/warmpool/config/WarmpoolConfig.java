@@ -23,6 +23,13 @@ public interface WarmpoolConfig {
 
     Runtime runtime();
 
+    Events events();
+
+    interface Events {
+        /** Where agents send dev.warmpool.job.finished; K_SINK (a SinkBinding's) when unset; none when neither is. */
+        Optional<String> sink();
+    }
+
     /** A pool declared in config: the same fields as {@code PUT /pools/{type}}. */
     interface PoolConfig {
         /** The program each job runs; the job's args are appended. */

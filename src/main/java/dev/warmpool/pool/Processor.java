@@ -2,6 +2,7 @@ package dev.warmpool.pool;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Map;
 
 /** One warm processor as Redis knows it; times are epoch milliseconds (Redis server time). */
@@ -17,6 +18,7 @@ public record Processor(String id, ProcessorState state, String job,
     }
 
     /** When it entered its current state, ISO-8601 UTC. */
+    @JsonProperty("since")
     public String since() {
         return Times.iso(sinceMillis);
     }

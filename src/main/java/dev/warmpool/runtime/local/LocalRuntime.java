@@ -63,6 +63,8 @@ public class LocalRuntime implements ProcessorRuntime {
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
             env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(config.heartbeat().interval().toMillis()));
             env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(config.jobs().retention().toSeconds()));
+            config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK")))
+                    .ifPresent(sink -> env.put("K_SINK", sink));
             Process p = pb.start();
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {

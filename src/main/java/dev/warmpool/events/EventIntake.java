@@ -1,0 +1,120 @@
+package dev.warmpool.events;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.api.JobRequest;
+import dev.warmpool.api.Problem;
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.service.JobService;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.http.restful.ws.impl.RestfulWSMessageFactory;
+import io.cloudevents.rw.CloudEventRWException;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.UUID;
+
+/**
+ * CloudEvents at the Knative sink ({@code POST /}), binary or structured mode, read with the
+ * CloudEvents SDK. Knative delivers at least once, so a submit is idempotent on the event's
+ * {@code source} and {@code id}: a redelivery answers with the job the first delivery created.
+ */
+@ApplicationScoped
+public class EventIntake {
+    static final String SOURCE = "/warmpool";
+
+    private final JobService jobs;
+    private final Reconciler reconciler;
+    private final ObjectMapper json;
+
+    public EventIntake(JobService jobs, Reconciler reconciler, ObjectMapper json) {
+        this.jobs = jobs;
+        this.reconciler = reconciler;
+        this.json = json;
+    }
+
+    public Uni<Response> receive(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body) {
+        CloudEvent event = read(mediaType, headers, body);
+        return switch (event.getType()) {
+            case EventTypes.JOB_SUBMIT -> submit(event);
+            case EventTypes.PING -> Uni.createFrom().item(reconciler::reconcileOnce)
+                    .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
+                    .map(report -> Response.ok(report).build());
+            default -> throw new Problem(400, "unknown-event-type", "Unknown event type", "warmpool does not take events of "
+                    + "type '" + shorten(event.getType()) + "'; it takes " + String.join(" and ", EventTypes.ACCEPTED) + ".")
+                    .with("acceptedTypes", EventTypes.ACCEPTED);
+        };
+    }
+
+    private static CloudEvent read(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body) {
+        try {
+            return RestfulWSMessageFactory.create(mediaType, headers, body).toEvent();
+        } catch (CloudEventRWException | IllegalArgumentException | IllegalStateException e) {
+            throw new Problem(400, "invalid-cloudevent", "Invalid CloudEvent", "The request is not a CloudEvent 1.0 in binary "
+                    + "mode (ce-specversion, ce-id, ce-source and ce-type headers) or structured mode "
+                    + "(application/cloudevents+json): " + shorten(e.getMessage()) + ".");
+        }
+    }
+
+    private Uni<Response> submit(CloudEvent event) {
+        JobRequest request = request(event);
+        String key = "ce-" + sha256(event.getSource() + "\n" + event.getId());
+        return Uni.createFrom().deferred(() -> jobs.submit(request, key))
+                .onFailure(Problem.class).transform(p -> ((Problem) p).status() == 400 ? asInvalidData((Problem) p) : p)
+                .map(job -> {
+                    try {
+                        return Response.accepted(json.writeValueAsBytes(job)).type(MediaType.APPLICATION_JSON)
+                                .header("ce-specversion", "1.0").header("ce-id", UUID.randomUUID().toString())
+                                .header("ce-source", SOURCE).header("ce-type", EventTypes.JOB_ACCEPTED)
+                                .header("ce-subject", job.id()).build();
+                    } catch (JsonProcessingException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+    }
+
+    private JobRequest request(CloudEvent event) {
+        if (event.getData() == null) {
+            throw new Problem(422, "invalid-event-data", "Invalid event data", "A " + EventTypes.JOB_SUBMIT
+                    + " event needs data: the POST /jobs body, e.g. {\"type\": \"pytorch-cpu\"}.");
+        }
+        try {
+            return json.readValue(event.getData().toBytes(), JobRequest.class);
+        } catch (JsonProcessingException e) {
+            throw new Problem(422, "invalid-event-data", "Invalid event data", "The event's data is not a valid POST /jobs "
+                    + "body: " + shorten(e.getOriginalMessage()) + ".");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** A validation failure of the event's data: the event was well formed, its content was not. */
+    private static Problem asInvalidData(Problem p) {
+        Problem out = new Problem(422, "invalid-event-data", "Invalid event data", p.getMessage());
+        p.body(null).forEach((k, v) -> {
+            if (!java.util.Set.of("type", "title", "status", "detail", "instance").contains(k)) {
+                out.with(k, v);
+            }
+        });
+        return out;
+    }
+
+    private static String shorten(String s) {
+        return s == null ? "" : s.length() > 200 ? s.substring(0, 200) + "..." : s;
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
