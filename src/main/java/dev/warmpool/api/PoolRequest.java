@@ -6,9 +6,9 @@ import java.util.Map;
 
 /** The body of {@code PUT /pools/{type}}: a {@link PoolSpec} whose sizing fields may be left out. */
 public record PoolRequest(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds,
-        Map<String, String> env, String workingDir, Integer maxQueued) {
+        Map<String, String> env, String workingDir, Integer maxQueued, dev.warmpool.pool.PodTemplate template) {
 
     public PoolSpec toSpec() {
-        return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued).withDefaults();
+        return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued, template).withDefaults();
     }
 }

@@ -13,7 +13,7 @@ public final class ConfigPools {
     public static Map<String, PoolRequest> requests(WarmpoolConfig config) {
         Map<String, PoolRequest> out = new TreeMap<>();
         config.pools().forEach((type, p) -> out.put(type, new PoolRequest(p.command(), p.minIdle(), p.maxSize(),
-                p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued())));
+                p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued(), null)));
         return out;
     }
 

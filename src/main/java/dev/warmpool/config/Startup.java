@@ -31,8 +31,8 @@ public class Startup {
 
     static List<String> check(WarmpoolConfig c) {
         List<String> problems = new ArrayList<>();
-        if (!c.runtime().type().equals("local")) {
-            problems.add("warmpool.runtime.type=" + c.runtime().type() + " is not supported: use local");
+        if (!List.of("local", "kubernetes").contains(c.runtime().type())) {
+            problems.add("warmpool.runtime.type=" + c.runtime().type() + " is not supported: use local or kubernetes");
         }
         positive(problems, "warmpool.reconcile.interval", c.reconcile().interval());
         positive(problems, "warmpool.heartbeat.interval", c.heartbeat().interval());

@@ -67,6 +67,13 @@ public interface WarmpoolConfig {
         @WithDefault("60s")
         Duration startTimeout();
 
+        /**
+         * How long a process Redis does not know may run before it is stopped, and how long a
+         * processor Redis knows may lack its process before it is removed: the heartbeat timeout
+         * when unset (an agent re-registers within a heartbeat after Redis lost its data).
+         */
+        Optional<Duration> orphanGrace();
+
         /** A retired processor that has not gone away this long after is killed. */
         @WithDefault("30s")
         Duration drainTimeout();
@@ -112,11 +119,29 @@ public interface WarmpoolConfig {
     }
 
     interface Runtime {
-        /** Where processors live: {@code local} (child processes on this machine). */
+        /** Where processors live: {@code local} (child processes on this machine) or {@code kubernetes} (pods). */
         @WithDefault("local")
         String type();
 
         Local local();
+
+        Kubernetes kubernetes();
+    }
+
+    interface Kubernetes {
+        /** The namespace of the processor pods; the client's (the manager's own) when unset. */
+        Optional<String> namespace();
+
+        /** The image whose /warmpool the init container copies into each pod: a jlink runtime and the agent jar. */
+        @WithDefault("ghcr.io/warmpool/warmpool-agent:0.1.0")
+        String agentImage();
+
+        /** The Redis address pods use; the manager's (quarkus.redis.hosts) when unset. */
+        Optional<String> redisUrl();
+
+        /** The Lease that elects the one reconciling manager. */
+        @WithDefault("warmpool-reconciler")
+        String leaseName();
     }
 
     interface Local {

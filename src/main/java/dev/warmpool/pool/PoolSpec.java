@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * What a pool runs and how big it may be. {@code command} is run for every job, with the job's
- * {@code args} appended.
+ * {@code args} appended; {@code template} says how a processor runs on Kubernetes.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSpec(
@@ -28,7 +28,8 @@ public record PoolSpec(
         Map<@NotEmpty String, @NotNull(message = "must not be null") String> env,
         String workingDir,
         @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000, message = "must be at most 1000000")
-        Integer maxQueued) {
+        Integer maxQueued,
+        @jakarta.validation.Valid PodTemplate template) {
 
     public static final int DEFAULT_MIN_IDLE = 1;
     public static final int DEFAULT_MAX_SIZE = 4;
@@ -44,6 +45,6 @@ public record PoolSpec(
                 idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,
                 env == null ? Map.of() : env,
                 workingDir == null || workingDir.isBlank() ? null : workingDir,
-                maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued);
+                maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued, template);
     }
 }

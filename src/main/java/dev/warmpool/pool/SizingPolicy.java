@@ -20,7 +20,10 @@ import java.util.Set;
 public final class SizingPolicy {
 
     /** Time limits of a processor's life, in milliseconds. */
-    public record Timing(long heartbeatTimeout, long startTimeout, long drainTimeout) {
+    public record Timing(long heartbeatTimeout, long startTimeout, long drainTimeout, long orphanGrace) {
+        public Timing(long heartbeatTimeout, long startTimeout, long drainTimeout) {
+            this(heartbeatTimeout, startTimeout, drainTimeout, heartbeatTimeout);
+        }
     }
 
     /** Give back an idle processor, provided it has been idle since at most {@code idleSinceAtMost}. */
@@ -71,7 +74,7 @@ public final class SizingPolicy {
     static List<Lost> lost(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
         List<Lost> lost = new ArrayList<>();
         for (Processor p : s.processors()) {
-            if (!running.contains(p.id()) && p.startedMillis() < s.now() - t.heartbeatTimeout()) {
+            if (!running.contains(p.id()) && p.startedMillis() < s.now() - t.orphanGrace()) {
                 lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " was lost (its process is gone)"));
             } else if (p.state() == ProcessorState.STARTING) {
                 if (p.startedMillis() < s.now() - t.startTimeout()) {

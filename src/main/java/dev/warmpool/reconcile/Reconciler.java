@@ -66,7 +66,9 @@ public class Reconciler {
         this.runtime = runtime;
         this.config = config;
         this.timing = new SizingPolicy.Timing(config.heartbeat().timeout().toMillis(),
-                config.reconcile().startTimeout().toMillis(), config.reconcile().drainTimeout().toMillis());
+                config.reconcile().startTimeout().toMillis(), config.reconcile().drainTimeout().toMillis(),
+                config.reconcile().orphanGrace().orElse(config.heartbeat().timeout()).toMillis());
+        runtime.onChange(this::nudge);
     }
 
     @Scheduled(every = "${warmpool.reconcile.interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
@@ -93,7 +95,7 @@ public class Reconciler {
     /** One pass, on the calling thread (it blocks: never call it from the event loop). */
     public synchronized Report reconcileOnce() {
         long ttl = Math.max(3 * config.reconcile().interval().toMillis(), 15_000);
-        if (!store.tryLock(holder, ttl).await().atMost(CALL)) {
+        if (!runtime.leads() || !store.tryLock(holder, ttl).await().atMost(CALL)) {
             return Report.skipped();
         }
         try {
@@ -123,9 +125,10 @@ public class Reconciler {
             s.processors().forEach(p -> known.add(type + "/" + p.id()));
             lost += applyLost(type, plan);
             retired += applyRetire(type, plan);
-            started += applyStart(type, plan, known);
+            started += applyStart(s, plan, known);
             if (s.draining() && store.collectPool(type, retentionSeconds()).await().atMost(CALL)) {
                 LOG.infof("pool %s drained and removed", type);
+                runtime.poolRemoved(type);
                 removed++;
             }
         }
@@ -155,7 +158,8 @@ public class Reconciler {
         return n;
     }
 
-    private int applyStart(String type, SizingPolicy.Plan plan, Set<String> known) {
+    private int applyStart(PoolSnapshot s, SizingPolicy.Plan plan, Set<String> known) {
+        String type = s.type();
         int n = 0;
         for (int i = 0; i < plan.start(); i++) {
             String id = Names.newProcessorId();
@@ -164,7 +168,7 @@ public class Reconciler {
             }
             known.add(type + "/" + id);
             try {
-                runtime.start(type, id);
+                runtime.start(type, id, s.spec());
                 n++;
             } catch (RuntimeException e) {
                 LOG.errorf(e, "could not start a processor for pool %s", type);
@@ -190,7 +194,7 @@ public class Reconciler {
             }
             seen.add(name);
             long since = unknownSince.computeIfAbsent(name, x -> now);
-            if (now - since > timing.heartbeatTimeout() && now - r.startedMillis() > timing.heartbeatTimeout()) {
+            if (now - since >= timing.orphanGrace() && now - r.startedMillis() >= timing.orphanGrace()) {
                 LOG.infof("stopping orphan processor %s of pool %s", r.processorId(), r.type());
                 runtime.stop(r.type(), r.processorId());
                 n++;

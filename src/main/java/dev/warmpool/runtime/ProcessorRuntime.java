@@ -13,11 +13,24 @@ public interface ProcessorRuntime {
     }
 
     /** Starts the agent of processor {@code processorId} in the pool of {@code type}. */
-    void start(String type, String processorId);
+    void start(String type, String processorId, dev.warmpool.pool.PoolSpec spec);
 
     /** Stops it: a polite signal first (the agent hands back its job), a kill after a grace period. */
     void stop(String type, String processorId);
 
     /** Every processor of this warmpool that the runtime has. */
     List<Running> list();
+
+    /** The pool is gone from Redis: remove what the runtime keeps for it. */
+    default void poolRemoved(String type) {
+    }
+
+    /** Calls {@code changed} when the runtime sees a processor go (so the reconciler need not wait for its tick). */
+    default void onChange(Runnable changed) {
+    }
+
+    /** Whether this manager may reconcile (the runtime may elect a leader among managers). */
+    default boolean leads() {
+        return true;
+    }
 }

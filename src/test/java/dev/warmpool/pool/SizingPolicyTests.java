@@ -20,7 +20,7 @@ class SizingPolicyTests {
 
     static PoolSnapshot pool(int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining,
             Processor... ps) {
-        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100);
+        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100, null);
         return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
     }
 

@@ -40,7 +40,7 @@ public class LocalRuntime implements ProcessorRuntime {
     }
 
     @Override
-    public void start(String type, String processorId) {
+    public void start(String type, String processorId, dev.warmpool.pool.PoolSpec spec) {
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             cmd.add("/usr/bin/setsid");

@@ -1,0 +1,43 @@
+package dev.warmpool.pool;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.Pattern;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How a processor of the pool runs on Kubernetes: the training image and what the pod needs.
+ * The Kubernetes types are fabric8's, so they read and mean exactly what they do in a pod spec.
+ *
+ * <p>{@code agent}: {@code init-container} (the default) copies a self-contained agent into a
+ * shared volume and starts the main container under it, so any image works;
+ * {@code built-in} starts {@code warmpool-agent} from the image's PATH.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record PodTemplate(
+        @NotEmpty(message = "must name the container image, e.g. \"pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime\"")
+        String image,
+        @Pattern(regexp = "init-container|built-in", message = "must be init-container or built-in")
+        String agent,
+        Map<String, String> env,
+        ResourceRequirements resources,
+        Map<String, String> nodeSelector,
+        List<Toleration> tolerations,
+        String serviceAccountName,
+        List<Volume> volumes,
+        List<VolumeMount> volumeMounts,
+        SecurityContext securityContext) {
+
+    public static final String INIT_CONTAINER = "init-container";
+    public static final String BUILT_IN = "built-in";
+
+    public String agentMode() {
+        return agent == null ? INIT_CONTAINER : agent;
+    }
+}

@@ -1,0 +1,168 @@
+package dev.warmpool.runtime.kubernetes;
+
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.ProcessorRuntime;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.jboss.logging.Logger;
+
+/**
+ * Processors as pods, created from the pool's template (see {@link PodFactory}). Actual state
+ * is the pods that carry warmpool's label; an informer calls the reconciler as soon as one goes
+ * or fails, and the periodic pass repairs anything the watch missed. Among several managers, a
+ * Lease elects the one that reconciles.
+ */
+public class KubernetesRuntime implements ProcessorRuntime {
+    private static final Logger LOG = Logger.getLogger(KubernetesRuntime.class);
+
+    private final KubernetesClient client;
+    private final KubernetesCalls calls;
+    private final String namespace;
+    private final PodFactory.Settings settings;
+    private final com.fasterxml.jackson.databind.ObjectMapper json;
+    private volatile boolean leader;
+    private SharedIndexInformer<Pod> informer;
+
+    public KubernetesRuntime(KubernetesClient client, KubernetesCalls calls, String namespace, PodFactory.Settings settings,
+            com.fasterxml.jackson.databind.ObjectMapper json) {
+        this.client = client;
+        this.calls = calls;
+        this.namespace = namespace;
+        this.settings = settings;
+        this.json = json;
+    }
+
+    @Override
+    public void start(String type, String processorId, PoolSpec spec) {
+        ConfigMap owner = owner(type, spec);
+        Pod pod = PodFactory.pod(type, processorId, spec, owner, settings);
+        calls.call("create pod " + pod.getMetadata().getName(), () -> {
+            try {
+                return client.pods().inNamespace(namespace).resource(pod).create();
+            } catch (KubernetesClientException e) {
+                if (e.getCode() == 409) {
+                    return pod; // the name is the processor's: it exists already, from an earlier try
+                }
+                throw e;
+            }
+        });
+    }
+
+    /** The pool's owner ConfigMap, created on first use; it carries the uid the pods point to. */
+    private ConfigMap owner(String type, PoolSpec spec) {
+        return calls.call("get or create configmap " + PodFactory.ownerName(type), () -> {
+            ConfigMap existing = client.configMaps().inNamespace(namespace).withName(PodFactory.ownerName(type)).get();
+            if (existing != null) {
+                return existing;
+            }
+            try {
+                return client.configMaps().inNamespace(namespace).resource(PodFactory.owner(type, json.writeValueAsString(spec)))
+                        .create();
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Override
+    public void stop(String type, String processorId) {
+        calls.call("delete pod " + PodFactory.podName(type, processorId), () ->
+                client.pods().inNamespace(namespace).withName(PodFactory.podName(type, processorId))
+                        .withGracePeriod(30).delete());
+    }
+
+    @Override
+    public List<Running> list() {
+        List<Pod> pods = calls.call("list pods", () ->
+                client.pods().inNamespace(namespace).withLabel(PodFactory.MANAGED_BY, "warmpool").list().getItems());
+        return pods.stream().filter(KubernetesRuntime::live).map(p -> {
+            Map<String, String> labels = p.getMetadata().getLabels();
+            return new Running(labels.get(PodFactory.POOL), labels.get(PodFactory.PROCESSOR), created(p));
+        }).toList();
+    }
+
+    /** A pod that ended (Succeeded, Failed) or is being deleted no longer holds a processor. */
+    static boolean live(Pod p) {
+        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+        return p.getMetadata().getDeletionTimestamp() == null && !"Succeeded".equals(phase) && !"Failed".equals(phase)
+                && p.getMetadata().getLabels() != null && p.getMetadata().getLabels().containsKey(PodFactory.PROCESSOR);
+    }
+
+    private static long created(Pod p) {
+        String ts = p.getMetadata().getCreationTimestamp();
+        return ts == null ? System.currentTimeMillis() : Instant.parse(ts).toEpochMilli();
+    }
+
+    @Override
+    public void poolRemoved(String type) {
+        // the pods are owned by the ConfigMap: Kubernetes collects them with it
+        calls.call("delete configmap " + PodFactory.ownerName(type), () ->
+                client.configMaps().inNamespace(namespace).withName(PodFactory.ownerName(type)).delete());
+    }
+
+    @Override
+    public void onChange(Runnable changed) {
+        informer = client.pods().inNamespace(namespace).withLabel(PodFactory.MANAGED_BY, "warmpool")
+                .inform(new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(Pod pod) {
+                    }
+
+                    @Override
+                    public void onUpdate(Pod before, Pod after) {
+                        if (live(before) && !live(after)) {
+                            changed.run();
+                        }
+                    }
+
+                    @Override
+                    public void onDelete(Pod pod, boolean finalStateUnknown) {
+                        changed.run();
+                    }
+                }, 0);
+    }
+
+    /** Joins the election on the Lease {@code leaseName}; only the holder reconciles. */
+    public void elect(String leaseName, String identity) {
+        client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+                .withName("warmpool")
+                .withLock(new LeaseLock(namespace, leaseName, identity))
+                .withLeaseDuration(Duration.ofSeconds(15))
+                .withRenewDeadline(Duration.ofSeconds(10))
+                .withRetryPeriod(Duration.ofSeconds(2))
+                .withLeaderCallbacks(new LeaderCallbacks(
+                        () -> {
+                            leader = true;
+                            LOG.infof("%s leads the reconciler", identity);
+                        },
+                        () -> {
+                            leader = false;
+                            LOG.infof("%s no longer leads the reconciler", identity);
+                        },
+                        newLeader -> LOG.debugf("reconciler leader: %s", newLeader)))
+                .withReleaseOnCancel(true)
+                .build()).build().start();
+    }
+
+    @Override
+    public boolean leads() {
+        return leader;
+    }
+
+    public void close() {
+        if (informer != null) {
+            informer.close();
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.warmpool.runtime.kubernetes;
+
+import dev.warmpool.pool.PodTemplate;
+import dev.warmpool.pool.PoolSpec;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pod of a processor, as a pure function of the pool, the processor id and the settings:
+ * names are deterministic (so a repeated create is a no-op), labels say whose pod it is, and the
+ * owner is the pool's ConfigMap, so deleting the pool lets Kubernetes collect its pods.
+ */
+public final class PodFactory {
+    public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+    public static final String POOL = "warmpool.dev/pool";
+    public static final String PROCESSOR = "warmpool.dev/processor";
+    /** Where the init container puts the agent, and the launcher the main container starts. */
+    public static final String AGENT_DIR = "/opt/warmpool";
+    public static final String AGENT_LAUNCHER = AGENT_DIR + "/bin/warmpool-agent";
+    /** What the agent image holds: AGENT_IMAGE_DIR is copied to AGENT_DIR. */
+    public static final String AGENT_IMAGE_DIR = "/warmpool";
+    static final String AGENT_VOLUME = "warmpool-agent";
+
+    /** What every pod shares: where Redis is, how often to heartbeat, where events go. */
+    public record Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink) {
+    }
+
+    private PodFactory() {
+    }
+
+    public static String podName(String type, String processorId) {
+        return "wp-" + type + "-" + processorId;
+    }
+
+    public static String ownerName(String type) {
+        return "wp-pool-" + type;
+    }
+
+    /** The pool's owner object: a ConfigMap that shows operators the spec, and owns the pods. */
+    public static ConfigMap owner(String type, String specJson) {
+        return new ConfigMapBuilder().withNewMetadata().withName(ownerName(type))
+                .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type).endMetadata()
+                .addToData("spec.json", specJson).build();
+    }
+
+    public static Pod pod(String type, String processorId, PoolSpec spec, ConfigMap owner, Settings s) {
+        PodTemplate t = spec.template();
+        if (t == null) {
+            throw new IllegalArgumentException("pool " + type + " has no template: PUT it with a \"template\" "
+                    + "(at least an \"image\") to run it on Kubernetes");
+        }
+        boolean init = PodTemplate.INIT_CONTAINER.equals(t.agentMode());
+        List<VolumeMount> mounts = new ArrayList<>(t.volumeMounts() == null ? List.of() : t.volumeMounts());
+        List<Volume> volumes = new ArrayList<>(t.volumes() == null ? List.of() : t.volumes());
+        if (init) {
+            volumes.add(new VolumeBuilder().withName(AGENT_VOLUME).withNewEmptyDir().endEmptyDir().build());
+            mounts.add(new VolumeMountBuilder().withName(AGENT_VOLUME).withMountPath(AGENT_DIR).withReadOnly(true).build());
+        }
+        ContainerBuilder main = new ContainerBuilder().withName("processor").withImage(t.image())
+                .withCommand(init ? AGENT_LAUNCHER : "warmpool-agent")
+                .withEnv(env(type, processorId, t, s))
+                .withResources(t.resources())
+                .withVolumeMounts(mounts)
+                .withSecurityContext(t.securityContext() != null ? t.securityContext() : strict());
+        PodBuilder pod = new PodBuilder().withNewMetadata()
+                .withName(podName(type, processorId))
+                .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type).addToLabels(PROCESSOR, processorId)
+                .addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap").withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(true).endOwnerReference()
+                .endMetadata()
+                .withNewSpec()
+                // a processor that dies is replaced by the reconciler, not restarted in place
+                .withRestartPolicy("Never")
+                .withServiceAccountName(t.serviceAccountName())
+                .withAutomountServiceAccountToken(t.serviceAccountName() != null)
+                .withNodeSelector(t.nodeSelector())
+                .withTolerations(t.tolerations())
+                .withVolumes(volumes)
+                .withNewSecurityContext().withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+                .withContainers(main.build())
+                .endSpec();
+        if (init) {
+            pod.editSpec().addNewInitContainer().withName("warmpool-agent").withImage(s.agentImage())
+                    .withCommand("cp", "-R", AGENT_IMAGE_DIR + "/.", AGENT_DIR + "/")
+                    .addNewVolumeMount().withName(AGENT_VOLUME).withMountPath(AGENT_DIR).endVolumeMount()
+                    .withSecurityContext(strict())
+                    .endInitContainer().endSpec();
+        }
+        return pod.build();
+    }
+
+    /** The restricted Pod Security profile's container settings; a template may relax them. */
+    static SecurityContext strict() {
+        return new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withRunAsNonRoot(true)
+                .withNewCapabilities().addToDrop("ALL").endCapabilities()
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().build();
+    }
+
+    private static List<EnvVar> env(String type, String processorId, PodTemplate t, Settings s) {
+        Map<String, String> env = new LinkedHashMap<>();
+        if (t.env() != null) {
+            env.putAll(t.env());
+        }
+        env.put("WARMPOOL_REDIS_URL", s.redisUrl());
+        env.put("WARMPOOL_POOL", type);
+        env.put("WARMPOOL_PROCESSOR_ID", processorId);
+        env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
+        env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
+        if (s.sink() != null) {
+            env.put("K_SINK", s.sink());
+        }
+        List<EnvVar> out = new ArrayList<>();
+        env.forEach((k, v) -> out.add(new EnvVar(k, v, null)));
+        return out;
+    }
+}

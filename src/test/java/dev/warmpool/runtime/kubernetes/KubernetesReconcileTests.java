@@ -1,0 +1,207 @@
+package dev.warmpool.runtime.kubernetes;
+
+import static dev.warmpool.Api.job;
+import static dev.warmpool.Api.pool;
+import static dev.warmpool.Api.putPool;
+import static dev.warmpool.Api.submit;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.store.KeySchema;
+import dev.warmpool.store.Script;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The reconciler against fabric8's mock API server in CRUD mode. No pod runs here, so the tests
+ * play the agents' part in Redis (register, finish) with the very scripts the agent runs.
+ */
+@QuarkusTest
+@TestProfile(KubernetesReconcileTests.OnKubernetes.class)
+@WithKubernetesTestServer(crud = true)
+class KubernetesReconcileTests {
+    static final String NS = "warmpool-test";
+
+    public static class OnKubernetes implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("warmpool.runtime.type", "kubernetes",
+                    "warmpool.runtime.kubernetes.namespace", NS,
+                    // the tests drive the passes; nothing heartbeats here, so silence is no loss
+                    "warmpool.reconcile.interval", "1h",
+                    "warmpool.heartbeat.timeout", "1h",
+                    "warmpool.reconcile.orphan-grace", "0s",
+                    "warmpool.reconcile.drain-timeout", "1s");
+        }
+    }
+
+    @Inject
+    Reconciler reconciler;
+    @Inject
+    KubernetesClient client;
+    @Inject
+    ProcessorRuntime runtime;
+    @Inject
+    KubernetesCalls calls;
+    @ConfigProperty(name = "quarkus.redis.hosts")
+    String redisUrl;
+
+    static Map<String, Object> spec(int minIdle, int maxSize, int idleTimeoutSeconds) {
+        return Map.of("command", List.of("python3", "train.py"), "minIdle", minIdle, "maxSize", maxSize,
+                "idleTimeoutSeconds", idleTimeoutSeconds, "template", Map.of("image", "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
+                        "resources", Map.of("limits", Map.of("nvidia.com/gpu", "1"))));
+    }
+
+    List<Pod> pods(String type) {
+        return client.pods().inNamespace(NS).withLabel(PodFactory.POOL, type).list().getItems();
+    }
+
+    String processorOf(Pod p) {
+        return p.getMetadata().getLabels().get(PodFactory.PROCESSOR);
+    }
+
+    Reconciler.Report pass() {
+        await().atMost(Duration.ofSeconds(30)).until(runtime::leads);
+        return reconciler.reconcileOnce();
+    }
+
+    /** What the agent in a pod does when it starts. */
+    void register(String type, String processor) {
+        try (Jedis j = new Jedis(URI.create(redisUrl))) {
+            j.eval(Script.REGISTER.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type), processor, "1", "pod"));
+        }
+    }
+
+    /** What the agent does when its job ends. */
+    void finish(String type, String processor, String jobId) {
+        try (Jedis j = new Jedis(URI.create(redisUrl))) {
+            j.eval(Script.FINISH.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type), processor, jobId,
+                    j.hget(KeySchema.job(type, jobId), "attempts"), "SUCCEEDED", "0", "{}", "", "", "600", "0"));
+        }
+    }
+
+    @Test
+    void createsPodsFromThePoolTemplateOwnedByThePool() {
+        putPool("k-a", spec(1, 2, 300));
+        pass();
+        List<Pod> pods = pods("k-a");
+        assertEquals(1, pods.size());
+        Pod pod = pods.get(0);
+        String processor = processorOf(pod);
+        assertEquals("wp-k-a-" + processor, pod.getMetadata().getName());
+        assertEquals("warmpool", pod.getMetadata().getLabels().get(PodFactory.MANAGED_BY));
+        assertEquals("1", pod.getSpec().getContainers().get(0).getResources().getLimits().get("nvidia.com/gpu").toString());
+        assertEquals("wp-pool-k-a", pod.getMetadata().getOwnerReferences().get(0).getName());
+        assertNotNull(client.configMaps().inNamespace(NS).withName("wp-pool-k-a").get());
+        assertEquals(List.of(processor), pool("k-a").getList("processors.id"));
+        assertEquals("STARTING", pool("k-a").getString("processors[0].state"));
+        pass();
+        assertEquals(1, pods("k-a").size(), "a second pass changes nothing");
+    }
+
+    @Test
+    void marksTheProcessorOfADeletedPodLostAndRequeuesItsJob() {
+        putPool("k-b", spec(1, 2, 300));
+        pass();
+        String first = processorOf(pods("k-b").get(0));
+        register("k-b", first);
+        String id = submit(Map.of("type", "k-b"));
+        assertEquals(first, job(id).getString("processor"));
+        client.pods().inNamespace(NS).withName(PodFactory.podName("k-b", first)).delete();
+        // the informer sees the pod go and asks for a pass at once; this one makes sure
+        pass();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "QUEUED".equals(job(id).getString("state")));
+        assertTrue(job(id).getString("error").contains("lost"));
+        assertFalse(pool("k-b").getList("processors.id").contains(first));
+        List<String> now = pods("k-b").stream().map(this::processorOf).toList();
+        assertEquals(2, now.size(), "one pod for the queued job, one for minIdle: " + now);
+        assertFalse(now.contains(first));
+    }
+
+    @Test
+    void scaleDownRetiresIdleProcessorsAndDeletesTheirPodsNeverABusyOne() {
+        putPool("k-c", spec(0, 2, 1));
+        String a = submit(Map.of("type", "k-c"));
+        String b = submit(Map.of("type", "k-c"));
+        pass();
+        List<String> processors = pods("k-c").stream().map(this::processorOf).toList();
+        assertEquals(2, processors.size());
+        processors.forEach(p -> register("k-c", p));
+        String idle = job(a).getString("processor");
+        String busy = job(b).getString("processor");
+        finish("k-c", idle, a);
+        await().atMost(Duration.ofSeconds(10)).until(() -> pool("k-c").getList("processors").stream()
+                .anyMatch(p -> idle.equals(((Map<?, ?>) p).get("id")) && "IDLE".equals(((Map<?, ?>) p).get("state"))
+                        && Instant.parse((String) ((Map<?, ?>) p).get("since")).isBefore(Instant.now().minusMillis(1200))));
+        pass(); // retires the idle one: DRAINING, told to stop
+        assertEquals("DRAINING", pool("k-c").getString("processors.find { it.id == '" + idle + "' }.state"));
+        // it does not stop (no agent here): past the drain timeout a pass deletes its pod
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            pass();
+            return pods("k-c").stream().map(this::processorOf).toList().equals(List.of(busy));
+        });
+        assertEquals("BUSY", pool("k-c").getString("processors.find { it.id == '" + busy + "' }.state"));
+    }
+
+    @Test
+    void cleansOrphansOnEitherSide() {
+        putPool("k-d", spec(0, 2, 300));
+        pass();
+        client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("wp-k-d-ghost")
+                .addToLabels(PodFactory.MANAGED_BY, "warmpool").addToLabels(PodFactory.POOL, "k-d")
+                .addToLabels(PodFactory.PROCESSOR, "ghost").endMetadata()
+                .withNewSpec().addNewContainer().withName("processor").withImage("img").endContainer().endSpec().build()).create();
+        register("k-d", "phantom"); // Redis knows it; no pod runs it
+        pass();
+        pass();
+        await().atMost(Duration.ofSeconds(10)).until(() -> pods("k-d").isEmpty());
+        assertFalse(pool("k-d").getList("processors.id").contains("phantom"));
+    }
+
+    @Test
+    void retriesTransientApiErrorsAndFailsFastOnOthers() {
+        AtomicInteger tries = new AtomicInteger();
+        assertEquals("ok", calls.call("flaky", () -> {
+            if (tries.incrementAndGet() < 3) {
+                throw new KubernetesClientException("busy", 503, null);
+            }
+            return "ok";
+        }));
+        assertEquals(3, tries.get());
+        AtomicInteger forbidden = new AtomicInteger();
+        assertThrows(KubernetesClientException.class, () -> calls.call("forbidden", () -> {
+            forbidden.incrementAndGet();
+            throw new KubernetesClientException("no", 403, null);
+        }));
+        assertEquals(1, forbidden.get());
+    }
+
+    @Test
+    void holdsTheReconcilerLeaseWhileItLeads() {
+        await().atMost(Duration.ofSeconds(30)).until(runtime::leads);
+        var lease = client.leases().inNamespace(NS).withName("warmpool-reconciler").get();
+        assertNotNull(lease.getSpec().getHolderIdentity());
+    }
+}

@@ -1,0 +1,118 @@
+package dev.warmpool.runtime.kubernetes;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.pool.PodTemplate;
+import dev.warmpool.pool.PoolSpec;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class PodFactoryTests {
+    static final PodFactory.Settings SETTINGS = new PodFactory.Settings("redis://warmpool-redis:6379",
+            "ghcr.io/warmpool/warmpool-agent:0.1.0", 2000, 604800, "http://broker-ingress/default");
+
+    static ConfigMap owner() {
+        ConfigMap owner = PodFactory.owner("gpu-train", "{}");
+        owner.getMetadata().setUid("uid-123");
+        return owner;
+    }
+
+    static PoolSpec spec(PodTemplate t) {
+        return new PoolSpec(List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t);
+    }
+
+    static PodTemplate gpuTemplate(String agent) {
+        return new PodTemplate("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", agent, Map.of("NCCL_DEBUG", "WARN"),
+                new ResourceRequirementsBuilder().addToRequests("cpu", new Quantity("2")).addToLimits("nvidia.com/gpu", new Quantity("1")).build(),
+                Map.of("cloud.google.com/gke-accelerator", "nvidia-l4"),
+                List.of(new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null)), "trainer", null, null, null);
+    }
+
+    static Map<String, String> env(Container c) {
+        return c.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+    }
+
+    @Test
+    void namesLabelsAndOwnsThePodDeterministically() {
+        Pod pod = PodFactory.pod("gpu-train", "p123456789", spec(gpuTemplate(null)), owner(), SETTINGS);
+        assertEquals("wp-gpu-train-p123456789", pod.getMetadata().getName());
+        assertEquals(Map.of("app.kubernetes.io/managed-by", "warmpool", "warmpool.dev/pool", "gpu-train",
+                "warmpool.dev/processor", "p123456789"), pod.getMetadata().getLabels());
+        var ref = pod.getMetadata().getOwnerReferences().get(0);
+        assertEquals("ConfigMap", ref.getKind());
+        assertEquals("wp-pool-gpu-train", ref.getName());
+        assertEquals("uid-123", ref.getUid());
+        assertEquals(pod, PodFactory.pod("gpu-train", "p123456789", spec(gpuTemplate(null)), owner(), SETTINGS));
+        assertEquals("Never", pod.getSpec().getRestartPolicy());
+    }
+
+    @Test
+    void requestsTheTemplatesResourcesGpusIncludedAndItsPlacement() {
+        Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), SETTINGS);
+        Container c = pod.getSpec().getContainers().get(0);
+        assertEquals("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", c.getImage());
+        assertEquals(new Quantity("1"), c.getResources().getLimits().get("nvidia.com/gpu"));
+        assertEquals(new Quantity("2"), c.getResources().getRequests().get("cpu"));
+        assertEquals("nvidia-l4", pod.getSpec().getNodeSelector().get("cloud.google.com/gke-accelerator"));
+        assertEquals("nvidia.com/gpu", pod.getSpec().getTolerations().get(0).getKey());
+        assertEquals("trainer", pod.getSpec().getServiceAccountName());
+    }
+
+    @Test
+    void wiresTheAgentThroughAnInitContainerByDefault() {
+        Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), SETTINGS);
+        Container init = pod.getSpec().getInitContainers().get(0);
+        assertEquals(SETTINGS.agentImage(), init.getImage());
+        assertEquals(List.of("cp", "-R", "/warmpool/.", "/opt/warmpool/"), init.getCommand());
+        Container main = pod.getSpec().getContainers().get(0);
+        assertEquals(List.of(PodFactory.AGENT_LAUNCHER), main.getCommand());
+        assertTrue(main.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/opt/warmpool") && m.getReadOnly()));
+        assertTrue(pod.getSpec().getVolumes().stream().anyMatch(v -> v.getEmptyDir() != null && v.getName().equals("warmpool-agent")));
+        Map<String, String> env = env(main);
+        assertEquals("redis://warmpool-redis:6379", env.get("WARMPOOL_REDIS_URL"));
+        assertEquals("gpu-train", env.get("WARMPOOL_POOL"));
+        assertEquals("p1", env.get("WARMPOOL_PROCESSOR_ID"));
+        assertEquals("http://broker-ingress/default", env.get("K_SINK"));
+        assertEquals("WARN", env.get("NCCL_DEBUG"));
+    }
+
+    @Test
+    void startsABuiltInAgentFromTheImage() {
+        Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate("built-in")), owner(), SETTINGS);
+        assertTrue(pod.getSpec().getInitContainers().isEmpty());
+        assertEquals(List.of("warmpool-agent"), pod.getSpec().getContainers().get(0).getCommand());
+    }
+
+    @Test
+    void givesProcessorsTheRestrictedSecuritySettingsUnlessTheTemplateRelaxesThem() {
+        Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), SETTINGS);
+        var sc = pod.getSpec().getContainers().get(0).getSecurityContext();
+        assertFalse(sc.getAllowPrivilegeEscalation());
+        assertTrue(sc.getRunAsNonRoot());
+        assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
+        assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
+        assertEquals("RuntimeDefault", pod.getSpec().getSecurityContext().getSeccompProfile().getType());
+        assertTrue(pod.getSpec().getAutomountServiceAccountToken(), "a named service account keeps its token");
+        PodTemplate noSa = new PodTemplate("img", null, null, null, null, null, null, null, null, null);
+        assertFalse(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS).getSpec().getAutomountServiceAccountToken());
+        assertNull(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS).getSpec().getServiceAccountName());
+    }
+
+    @Test
+    void refusesAPoolWithoutATemplate() {
+        assertThrows(IllegalArgumentException.class, () -> PodFactory.pod("t", "p1", spec(null), owner(), SETTINGS));
+    }
+}
