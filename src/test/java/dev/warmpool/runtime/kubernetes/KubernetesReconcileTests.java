@@ -22,6 +22,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -57,6 +59,8 @@ class KubernetesReconcileTests {
         }
     }
 
+    @KubernetesTestServer
+    KubernetesServer server;
     @Inject
     Reconciler reconciler;
     @Inject
@@ -196,6 +200,16 @@ class KubernetesReconcileTests {
             throw new KubernetesClientException("no", 403, null);
         }));
         assertEquals(1, forbidden.get());
+    }
+
+    @Test
+    void aReconcilePassRidesOutApiServerErrors() {
+        putPool("k-e", spec(1, 1, 300));
+        server.expect().get().withPath("/api/v1/namespaces/" + NS + "/pods?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dwarmpool")
+                .andReturn(503, "{\"kind\":\"Status\",\"code\":503,\"message\":\"etcd is busy\"}").times(2);
+        Reconciler.Report report = pass();
+        assertTrue(report.ran());
+        assertEquals(1, pods("k-e").size(), "the pass went on after two failed listings");
     }
 
     @Test
