@@ -37,8 +37,7 @@ local jkey = key('job', jid)
 local seq = redis.call('INCR', key('seq'))
 local score = (1000 - tonumber(ARGV[3])) * 1e12 + seq
 redis.call('HSET', jkey, 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'submittedAt', now,
-  'score', string.format('%.0f', score))
-for i = 7, #ARGV, 2 do redis.call('HSET', jkey, ARGV[i], ARGV[i + 1]) end
+  'score', string.format('%.0f', score), unpack(ARGV, 7))
 redis.call('ZADD', JOBS, now, jid)
 if idem ~= '' then
   redis.call('HSET', key('idem', idem), 'job', jid, 'fingerprint', ARGV[5])

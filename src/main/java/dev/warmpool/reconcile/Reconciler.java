@@ -19,8 +19,9 @@ import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
@@ -48,7 +49,14 @@ public class Reconciler {
     private final WarmpoolConfig config;
     private final SizingPolicy.Timing timing;
     private final String holder = "manager-" + Names.newProcessorId();
-    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+    /**
+     * Least time between the end of one pass and the start of the next. A burst of submits that
+     * find no idle processor asks for a pass each; one pass per 200 ms serves them all, where a
+     * pass per submit would spend a core reading the runtime again and again.
+     */
+    static final long MIN_GAP_MILLIS = 200;
+
+    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "warmpool-reconciler");
         t.setDaemon(true);
         return t;
@@ -56,6 +64,7 @@ public class Reconciler {
     private final AtomicBoolean pending = new AtomicBoolean();
     /** When a pass last failed (manager clock): heartbeats missed around then do not count. */
     private volatile long lastFailure;
+    private volatile long lastPassEnd;
     /** Processes the runtime has and Redis does not, and since when (manager clock). */
     private final Map<String, Long> unknownSince = new HashMap<>();
     /** Jobs queued over all pools at the last pass (the soft global bound on submits). */
@@ -79,7 +88,8 @@ public class Reconciler {
     /** Asks for a pass soon, off the caller's thread; nudges that come while one waits are merged. */
     public void nudge() {
         if (pending.compareAndSet(false, true)) {
-            worker.execute(() -> {
+            long wait = Math.max(0, lastPassEnd + MIN_GAP_MILLIS - System.currentTimeMillis());
+            worker.schedule(() -> {
                 pending.set(false);
                 try {
                     reconcileOnce();
@@ -87,8 +97,10 @@ public class Reconciler {
                     // the next pass starts from what is there, so it retries whatever failed
                     lastFailure = System.currentTimeMillis();
                     LOG.warnf("reconcile pass failed: %s", e.getMessage());
+                } finally {
+                    lastPassEnd = System.currentTimeMillis();
                 }
-            });
+            }, wait, TimeUnit.MILLISECONDS);
         }
     }
 

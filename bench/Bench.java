@@ -1,0 +1,422 @@
+// The benchmark suite: warm and cold dispatch, a burst, Redis cost, scale, footprint, in one run,
+// figures side by side. Not a test: it prints (and writes target/bench.json) and never fails on time.
+//
+//   ./mvnw -q package -DskipTests && java -cp target/classes:target/warmpool-agent.jar bench/Bench.java [--quick]
+//
+// It starts its own redis-server (from PATH or the embedded-redis jar) and the packaged manager.
+// --quick is the small version CI runs to prove the benchmark still works.
+import dev.warmpool.store.KeySchema;
+import dev.warmpool.store.RedisServer;
+import dev.warmpool.store.Script;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.function.BooleanSupplier;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+
+public class Bench {
+    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    static final Map<String, Object> RESULTS = new LinkedHashMap<>();
+    static boolean quick;
+
+    record Manager(Process process, String base, double readyMs) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        quick = List.of(args).contains("--quick");
+        RedisServer redis = RedisServer.ephemeral();
+        try (Jedis j = new Jedis(URI.create(redis.url()))) {
+            Manager m = manager(redis.url(), "bench-manager");
+            long rssStart = rssKb(m.process().pid());
+            put("manager.readyMs", m.readyMs());
+            put("manager.rssStartMb", rssStart / 1024);
+            try {
+                idle(m, quick ? 50 : 200);
+                cold(m, quick ? 3 : 10);
+                burst(m, j, "true", List.of("true"), quick ? 200 : 2000);
+                burst(m, j, "noop", List.of("warmpool:noop"), quick ? 200 : 2000);
+                memoryPerProcessor(m, j, quick ? 100 : 1000);
+                agentFootprint(j, redis.url());
+                put("manager.rssAfterBurstMb", rssKb(m.process().pid()) / 1024);
+            } finally {
+                stop(m);
+            }
+            scale(redis.url(), j, quick ? new int[] {1, 2} : new int[] {1, 10, 100});
+            cds(redis.url());
+        } finally {
+            killAgents(redis.url());
+            redis.stop();
+        }
+        report();
+    }
+
+    // ---- 1, 2: one job after another, on a warm processor and on a cold one
+
+    static void idle(Manager m, int n) throws Exception {
+        send(m, "PUT", "/pools/b-idle", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
+        await(() -> contains(m, "/pools/b-idle", "\"idle\":1"));
+        List<Double> running = new ArrayList<>(), finished = new ArrayList<>(), client = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long c0 = System.nanoTime();
+            String id = field(send(m, "POST", "/jobs", "{\"type\": \"b-idle\"}"), "id");
+            String job = send(m, "GET", "/jobs/" + id + "?wait=30", null);
+            client.add((System.nanoTime() - c0) / 1e6);
+            running.add(millis(job, "startedAt") - millis(job, "submittedAt"));
+            finished.add(millis(job, "finishedAt") - millis(job, "submittedAt"));
+        }
+        percentiles("warm", running, finished, client);
+    }
+
+    static void cold(Manager m, int n) throws Exception {
+        List<Double> running = new ArrayList<>(), finished = new ArrayList<>(), client = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            send(m, "PUT", "/pools/b-cold-" + i, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 1}");
+            long c0 = System.nanoTime();
+            String id = field(send(m, "POST", "/jobs", "{\"type\": \"b-cold-" + i + "\"}"), "id");
+            String job = send(m, "GET", "/jobs/" + id + "?wait=60", null);
+            client.add((System.nanoTime() - c0) / 1e6);
+            running.add(millis(job, "startedAt") - millis(job, "submittedAt"));
+            finished.add(millis(job, "finishedAt") - millis(job, "submittedAt"));
+            send(m, "DELETE", "/pools/b-cold-" + i, null);
+        }
+        percentiles("cold", running, finished, client);
+    }
+
+    static void percentiles(String path, List<Double> running, List<Double> finished, List<Double> client) {
+        put(path + ".jobs", running.size());
+        put(path + ".submitToRunning.p50", p(running, 50));
+        put(path + ".submitToRunning.p99", p(running, 99));
+        put(path + ".submitToFinished.p50", p(finished, 50));
+        put(path + ".submitToFinished.p99", p(finished, 99));
+        put(path + ".clientSubmitToFinished.p50", p(client, 50));
+        put(path + ".clientSubmitToFinished.p99", p(client, 99));
+    }
+
+    // ---- 3, 4: a burst on 4 warm processors, and what it costs Redis
+
+    static void burst(Manager m, Jedis j, String label, List<String> command, int n) throws Exception {
+        String type = "b-burst-" + label;
+        send(m, "PUT", "/pools/" + type, "{\"command\": [\"" + String.join("\", \"", command)
+                + "\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
+        await(() -> contains(m, "/pools/" + type, "\"idle\":4"));
+        long memBefore = usedMemory(j);
+        j.configResetStat();
+        List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+        Semaphore inFlight = new Semaphore(64);
+        for (int i = 0; i < n; i++) {
+            inFlight.acquire();
+            sent.add(HTTP.sendAsync(request(m, "POST", "/jobs", "{\"type\": \"" + type + "\"}"), HttpResponse.BodyHandlers.ofString())
+                    .whenComplete((r, e) -> inFlight.release()));
+        }
+        List<String> ids = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> f : sent) {
+            ids.add(field(f.get().body(), "id"));
+        }
+        await(() -> j.zcard(KeySchema.queue(type)) == 0 && contains(m, "/pools/" + type, "\"busy\":0"));
+        Map<String, Long> stats = commandStats(j);
+        List<Double> wait = new ArrayList<>();
+        long first = Long.MAX_VALUE, last = 0;
+        for (String id : ids) {
+            List<String> t = j.hmget(KeySchema.job(type, id), "submittedAt", "startedAt", "finishedAt");
+            long submitted = Long.parseLong(t.get(0)), started = Long.parseLong(t.get(1)), done = Long.parseLong(t.get(2));
+            wait.add((double) (started - submitted));
+            first = Math.min(first, submitted);
+            last = Math.max(last, done);
+        }
+        String k = "burst." + label;
+        put(k + ".jobs", n);
+        put(k + ".jobsPerSecond", n * 1000.0 / Math.max(1, last - first));
+        put(k + ".queueWait.p50", p(wait, 50));
+        put(k + ".queueWait.p99", p(wait, 99));
+        if (label.equals("true")) {
+            // commands the clients sent (each one round trip) and those the scripts ran inside Redis
+            long topLevel = stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L) + stats.getOrDefault("blpop", 0L)
+                    + stats.getOrDefault("hgetall", 0L);
+            long all = stats.values().stream().mapToLong(Long::longValue).sum();
+            put("redis.roundTripsPerJob", (double) topLevel / n);
+            put("redis.commandsPerJob", (double) all / n);
+            put("redis.commandstats", stats);
+            put("redis.bytesPerRetainedJob", (usedMemory(j) - memBefore) / n);
+        }
+    }
+
+    static void memoryPerProcessor(Manager m, Jedis j, int n) throws Exception {
+        send(m, "PUT", "/pools/b-mem", "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": " + (n + 10) + "}");
+        long before = usedMemory(j);
+        register(j, "b-mem", n);
+        put("redis.bytesPerIdleProcessor", (usedMemory(j) - before) / n);
+        send(m, "DELETE", "/pools/b-mem", null);
+    }
+
+    /** Fake idle processors, registered with the agent's own script (no process behind them). */
+    static void register(Jedis j, String type, int n) {
+        Pipeline p = j.pipelined();
+        for (int i = 0; i < n; i++) {
+            p.eval(Script.REGISTER.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type), "sim" + i, "0", "sim"));
+        }
+        p.sync();
+    }
+
+    static void agentFootprint(Jedis j, String redisUrl) {
+        List<Long> pids = agentPids(redisUrl);
+        put("agent.rssMb", pids.stream().mapToLong(Bench::rssKb).max().orElse(0) / 1024);
+        List<Double> starts = new ArrayList<>();
+        for (String type : j.smembers(KeySchema.POOLS)) {
+            for (String id : j.smembers(KeySchema.prefix(type) + "procs")) {
+                List<String> t = j.hmget(KeySchema.processor(type, id), "startedAt", "registeredAt");
+                if (t.get(0) != null && t.get(1) != null && !id.startsWith("sim")) {
+                    starts.add((double) (Long.parseLong(t.get(1)) - Long.parseLong(t.get(0))));
+                }
+            }
+        }
+        put("agent.startToRegistered.p50", p(starts, 50));
+    }
+
+    // ---- 5: scale: simulated processors, 100 per pool, 10x and 100x
+
+    static void scale(String redisUrl, Jedis j, int[] poolCounts) throws Exception {
+        j.flushAll();
+        Manager m = manager(redisUrl, "bench-scale", "-Dwarmpool.reconcile.orphan-grace=1h",
+                "-Dwarmpool.heartbeat.timeout=1h", "-Dwarmpool.reconcile.interval=1h");
+        try {
+            int pools = 0;
+            for (int target : poolCounts) {
+                for (; pools < target; pools++) {
+                    send(m, "PUT", "/pools/s-" + pools, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 200}");
+                    register(j, "s-" + pools, 100);
+                }
+                List<Double> pass = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    long t0 = System.nanoTime();
+                    String report = send(m, "POST", "/", "{}", Map.of("ce-specversion", "1.0", "ce-id", "bench-" + target + "-" + i,
+                            "ce-source", "/bench", "ce-type", "dev.knative.sources.ping"));
+                    if (!report.contains("\"ran\":true")) {
+                        throw new IllegalStateException("no pass ran: " + report);
+                    }
+                    pass.add((System.nanoTime() - t0) / 1e6);
+                }
+                List<Double> dispatch = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    long t0 = System.nanoTime();
+                    send(m, "POST", "/jobs", "{\"type\": \"s-0\"}");
+                    dispatch.add((System.nanoTime() - t0) / 1e6);
+                }
+                String k = "scale." + (target * 100) + "processors";
+                put(k + ".pools", target);
+                put(k + ".reconcilePassMs.p50", p(pass, 50));
+                put(k + ".submitMs.p50", p(dispatch, 50));
+            }
+        } finally {
+            stop(m);
+        }
+        j.flushAll();
+    }
+
+    // ---- 6: manager footprint with a class-data cache
+
+    static void cds(String redisUrl) throws Exception {
+        Path jsa = Path.of("target", "quarkus-app", "app-cds.jsa");
+        if (!Files.exists(jsa)) {
+            put("manager.appcds", "not built (package with -Dquarkus.package.jar.appcds.enabled=true)");
+            return;
+        }
+        Manager m = manager(redisUrl, "bench-cds", "-XX:SharedArchiveFile=" + jsa.toAbsolutePath(), "-Xshare:auto");
+        put("manager.appcds.readyMs", m.readyMs());
+        put("manager.appcds.rssStartMb", rssKb(m.process().pid()) / 1024);
+        stop(m);
+    }
+
+    // ---- plumbing
+
+    static Manager manager(String redisUrl, String name, String... options) throws Exception {
+        int port = RedisServer.freePort();
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port, "-Dwarmpool.runtime.local.state-dir=target/bench"));
+        cmd.addAll(List.of(options));
+        cmd.addAll(List.of("-jar", "target/quarkus-app/quarkus-run.jar"));
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(Path.of("target", name + ".log").toFile()).start();
+        Manager m = new Manager(p, "http://127.0.0.1:" + port, 0);
+        await(() -> status(m, "/q/health/ready") == 200, 2);
+        return new Manager(p, m.base(), (System.nanoTime() - t0) / 1e6);
+    }
+
+    static void stop(Manager m) throws InterruptedException {
+        m.process().destroy();
+        m.process().waitFor();
+    }
+
+    static void put(String key, Object value) {
+        RESULTS.put(key, value);
+    }
+
+    static void report() throws Exception {
+        StringBuilder json = new StringBuilder("{\n");
+        int i = 0;
+        for (Map.Entry<String, Object> e : RESULTS.entrySet()) {
+            Object v = e.getValue();
+            String value = v instanceof Number || v instanceof Map ? String.valueOf(v).replace("=", "\": ").replace("{", "{\"").replace(", ", ", \"") : "\"" + v + "\"";
+            json.append("  \"").append(e.getKey()).append("\": ").append(value).append(++i < RESULTS.size() ? ",\n" : "\n");
+        }
+        Files.writeString(Path.of("target", "bench.json"), json.append("}\n").toString());
+        System.out.printf("%-34s %10s %10s %10s%n", "submit -> (ms)", "warm", "cold", "cold/warm");
+        for (String f : List.of("submitToRunning.p50", "submitToRunning.p99", "submitToFinished.p50", "submitToFinished.p99",
+                "clientSubmitToFinished.p50", "clientSubmitToFinished.p99")) {
+            double w = (double) RESULTS.get("warm." + f), c = (double) RESULTS.get("cold." + f);
+            System.out.printf("%-34s %10.1f %10.1f %10.0f%n", f, w, c, c / Math.max(w, 0.5));
+        }
+        System.out.printf("%n%-34s %10s %10s%n", "burst on 4 processors", "true", "no-op");
+        for (String f : List.of("jobs", "jobsPerSecond", "queueWait.p50", "queueWait.p99")) {
+            System.out.printf("%-34s %10.1f %10.1f%n", f, ((Number) RESULTS.get("burst.true." + f)).doubleValue(),
+                    ((Number) RESULTS.get("burst.noop." + f)).doubleValue());
+        }
+        System.out.println();
+        RESULTS.forEach((k, v) -> {
+            if (!k.startsWith("warm.") && !k.startsWith("cold.") && !k.startsWith("burst.") && !k.equals("redis.commandstats")) {
+                System.out.printf("%-44s %s%n", k, v instanceof Double d ? String.format("%.2f", d) : v);
+            }
+        });
+        System.out.println("redis.commandstats (burst of true)          " + RESULTS.get("redis.commandstats"));
+        System.out.println("(all figures also in target/bench.json)");
+    }
+
+    static Map<String, Long> commandStats(Jedis j) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (String line : j.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String name = line.substring(8, line.indexOf(':'));
+                String calls = line.substring(line.indexOf("calls=") + 6, line.indexOf(',', line.indexOf("calls=")));
+                out.put(name, Long.parseLong(calls));
+            }
+        }
+        return out;
+    }
+
+    static long usedMemory(Jedis j) {
+        for (String line : j.info("memory").split("\r?\n")) {
+            if (line.startsWith("used_memory:")) {
+                return Long.parseLong(line.substring(12).trim());
+            }
+        }
+        return -1;
+    }
+
+    static double p(List<Double> xs, int pct) {
+        if (xs.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> s = new ArrayList<>(xs);
+        Collections.sort(s);
+        return s.get(Math.min(s.size() - 1, (int) Math.ceil(pct / 100.0 * s.size()) - 1));
+    }
+
+    static String field(String json, String name) {
+        var m = java.util.regex.Pattern.compile("\"" + name + "\":\"([^\"]*)\"").matcher(json);
+        if (!m.find()) {
+            throw new IllegalStateException("no " + name + " in " + json);
+        }
+        return m.group(1);
+    }
+
+    static double millis(String json, String name) {
+        return Instant.parse(field(json, name)).toEpochMilli();
+    }
+
+    static HttpRequest request(Manager m, String method, String path, String body) {
+        return HttpRequest.newBuilder(URI.create(m.base() + path)).timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+
+    static String send(Manager m, String method, String path, String body) throws Exception {
+        return send(m, method, path, body, Map.of());
+    }
+
+    static String send(Manager m, String method, String path, String body, Map<String, String> headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(m.base() + path)).timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        headers.forEach(b::header);
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() >= 300) {
+            throw new IllegalStateException(method + " " + path + ": " + r.statusCode() + " " + r.body());
+        }
+        return r.body();
+    }
+
+    static boolean contains(Manager m, String path, String text) {
+        try {
+            return send(m, "GET", path, null).contains(text);
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    static int status(Manager m, String path) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(m.base() + path)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    static void await(BooleanSupplier condition) throws InterruptedException {
+        await(condition, 20);
+    }
+
+    /** Polls (every {@code everyMs}) until the condition holds or 10 minutes pass; the bench's own wait. */
+    static void await(BooleanSupplier condition, long everyMs) throws InterruptedException {
+        long deadline = System.nanoTime() + 600_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out");
+            }
+            Thread.sleep(everyMs);
+        }
+    }
+
+    static long rssKb(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (Exception e) {
+            return 0;
+        }
+        return 0;
+    }
+
+    static List<Long> agentPids(String redisUrl) {
+        List<Long> pids = new ArrayList<>();
+        ProcessHandle.allProcesses().forEach(h -> {
+            try {
+                String cmd = Files.readString(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+                if (cmd.contains("-Dwarmpool.redis=" + redisUrl + "\0")) {
+                    pids.add(h.pid());
+                }
+            } catch (Exception e) {
+                // gone, or not ours to read
+            }
+        });
+        return pids;
+    }
+
+    static void killAgents(String redisUrl) {
+        agentPids(redisUrl).forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+    }
+}
