@@ -18,7 +18,9 @@ public class WarmpoolMain {
     private static final Logger LOG = Logger.getLogger(WarmpoolMain.class);
 
     public static void main(String... args) {
-        if (System.getProperty("quarkus.redis.hosts") == null && System.getenv("QUARKUS_REDIS_HOSTS") == null) {
+        // an AppCDS build runs main only to record the classes it loads: no Redis for that
+        boolean recordingClasses = Boolean.getBoolean("quarkus.appcds.generate");
+        if (!recordingClasses && System.getProperty("quarkus.redis.hosts") == null && System.getenv("QUARKUS_REDIS_HOSTS") == null) {
             int port = Integer.parseInt(setting("warmpool.redis.embedded-port", "WARMPOOL_REDIS_EMBEDDED_PORT", "6380"));
             Path dir = Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
             RedisServer redis = RedisServer.persistent(port, dir);
