@@ -2,6 +2,7 @@
 // figures side by side. Not a test: it prints (and writes target/bench.json) and never fails on time.
 //
 //   ./mvnw -q package -DskipTests && java -cp target/classes:target/warmpool-agent.jar bench/Bench.java [--quick]
+//   ... bench/Bench.java --soak [jobs] [retention seconds]    Redis memory over a soak (default 20000 jobs, 20 s)
 //
 // It starts its own redis-server (from PATH or the embedded-redis jar) and the packaged manager.
 // --quick is the small version CI runs to prove the benchmark still works.
@@ -37,6 +38,10 @@ public class Bench {
 
     public static void main(String[] args) throws Exception {
         quick = List.of(args).contains("--quick");
+        if (List.of(args).contains("--soak")) {
+            soak(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 20);
+            return;
+        }
         RedisServer redis = RedisServer.ephemeral();
         try (Jedis j = new Jedis(URI.create(redis.url()))) {
             Manager m = manager(redis.url(), "bench-manager");
@@ -237,6 +242,48 @@ public class Bench {
         put("manager.appcds.readyMs", m.readyMs());
         put("manager.appcds.rssStartMb", rssKb(m.process().pid()) / 1024);
         stop(m);
+    }
+
+    // ---- soak: memory follows the retained jobs, not the jobs ever run
+
+    static void soak(int jobs, int retentionSeconds) throws Exception {
+        RedisServer redis = RedisServer.ephemeral();
+        Manager m = manager(redis.url(), "bench-soak", "-Dwarmpool.jobs.retention=" + retentionSeconds + "s");
+        try (Jedis j = new Jedis(URI.create(redis.url()))) {
+            send(m, "PUT", "/pools/soak", "{\"command\": [\"true\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
+            await(() -> contains(m, "/pools/soak", "\"idle\":4"));
+            long before = usedMemory(j), peak = before;
+            long t0 = System.nanoTime();
+            for (int sent = 0; sent < jobs; ) {
+                List<CompletableFuture<HttpResponse<String>>> batch = new ArrayList<>();
+                for (int i = 0; i < 500 && sent < jobs; i++, sent++) {
+                    batch.add(HTTP.sendAsync(request(m, "POST", "/jobs", "{\"type\": \"soak\"}"), HttpResponse.BodyHandlers.ofString()));
+                }
+                for (CompletableFuture<HttpResponse<String>> f : batch) {
+                    if (f.get().statusCode() != 202) {
+                        throw new IllegalStateException(f.get().body());
+                    }
+                }
+                await(() -> j.zcard(KeySchema.queue("soak")) < 200);
+                peak = Math.max(peak, usedMemory(j));
+            }
+            await(() -> j.zcard(KeySchema.queue("soak")) == 0 && contains(m, "/pools/soak", "\"busy\":0"));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            long atEnd = usedMemory(j), keysAtEnd = j.dbSize();
+            long expired = System.currentTimeMillis() + (retentionSeconds + 2) * 1000L;
+            await(() -> System.currentTimeMillis() > expired, 500); // let the retention period pass
+            send(m, "POST", "/jobs", "{\"type\": \"soak\"}"); // one more end trims the job index
+            await(() -> j.dbSize() < 40);
+            System.out.printf("soak: %d jobs of `true` on 4 processors in %.0f s (%.0f jobs/s), retention %d s%n",
+                    jobs, seconds, jobs / seconds, retentionSeconds);
+            System.out.printf("redis used_memory: before %d KB, peak %d KB, at the end %d KB (%d keys), "
+                    + "after retention %d KB (%d keys)%n", before / 1024, peak / 1024, atEnd / 1024, keysAtEnd,
+                    usedMemory(j) / 1024, j.dbSize());
+        } finally {
+            stop(m);
+            killAgents(redis.url());
+            redis.stop();
+        }
     }
 
     // ---- plumbing

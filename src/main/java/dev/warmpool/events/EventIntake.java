@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.api.JobRequest;
 import dev.warmpool.api.Problem;
+import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.service.JobService;
 import io.cloudevents.CloudEvent;
@@ -15,10 +16,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.UUID;
 
 /**
@@ -65,7 +62,7 @@ public class EventIntake {
 
     private Uni<Response> submit(CloudEvent event) {
         JobRequest request = request(event);
-        String key = "ce-" + sha256(event.getSource() + "\n" + event.getId());
+        String key = "ce-" + Fingerprint.sha256(event.getSource() + "\n" + event.getId());
         return Uni.createFrom().deferred(() -> jobs.submit(request, key))
                 .onFailure(Problem.class).transform(p -> ((Problem) p).status() == 400 ? asInvalidData((Problem) p) : p)
                 .map(job -> {
@@ -108,13 +105,5 @@ public class EventIntake {
 
     private static String shorten(String s) {
         return s == null ? "" : s.length() > 200 ? s.substring(0, 200) + "..." : s;
-    }
-
-    private static String sha256(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

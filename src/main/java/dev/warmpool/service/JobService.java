@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.api.JobRequest;
 import dev.warmpool.api.Problem;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.JobState;
 import dev.warmpool.pool.Names;
@@ -115,16 +116,8 @@ public class JobService {
             throw Problem.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
                     + "characters, e.g. a UUID.");
         }
-        return new PoolStore.Idempotency(sha256(key), sha256(store.write(r)), config.jobs().idempotencyRetention().toSeconds());
-    }
-
-    private static String sha256(String text) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return new PoolStore.Idempotency(Fingerprint.sha256(key), Fingerprint.sha256(store.write(r)),
+                config.jobs().idempotencyRetention().toSeconds());
     }
 
     public Uni<Job> get(String id) {
