@@ -238,7 +238,8 @@ public class Bench {
             put("manager.appcds", "not built (package with -Dquarkus.package.jar.appcds.enabled=true)");
             return;
         }
-        Manager m = manager(redisUrl, "bench-cds", "-XX:SharedArchiveFile=" + jsa.toAbsolutePath(), "-Xshare:auto");
+        // the archive records the class path as the build ran it: start from target/quarkus-app, as it did
+        Manager m = manager(redisUrl, "bench-cds", jsa.getParent(), "-XX:SharedArchiveFile=app-cds.jsa");
         put("manager.appcds.readyMs", m.readyMs());
         put("manager.appcds.rssStartMb", rssKb(m.process().pid()) / 1024);
         stop(m);
@@ -289,13 +290,21 @@ public class Bench {
     // ---- plumbing
 
     static Manager manager(String redisUrl, String name, String... options) throws Exception {
+        return manager(redisUrl, name, Path.of("."), options);
+    }
+
+    static Manager manager(String redisUrl, String name, Path dir, String... options) throws Exception {
         int port = RedisServer.freePort();
+        Path app = Path.of("target", "quarkus-app").toAbsolutePath();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port, "-Dwarmpool.runtime.local.state-dir=target/bench"));
+                "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port,
+                "-Dwarmpool.runtime.local.state-dir=" + Path.of("target", "bench").toAbsolutePath(),
+                "-Dwarmpool.runtime.local.agent-jar=" + Path.of("target", "warmpool-agent.jar").toAbsolutePath()));
         cmd.addAll(List.of(options));
-        cmd.addAll(List.of("-jar", "target/quarkus-app/quarkus-run.jar"));
+        cmd.addAll(List.of("-jar", dir.toAbsolutePath().normalize().equals(app) ? "quarkus-run.jar" : app.resolve("quarkus-run.jar").toString()));
         long t0 = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(Path.of("target", name + ".log").toFile()).start();
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectOutput(Path.of("target", name + ".log").toAbsolutePath().toFile()).start();
         Manager m = new Manager(p, "http://127.0.0.1:" + port, 0);
         await(() -> status(m, "/q/health/ready") == 200, 2);
         return new Manager(p, m.base(), (System.nanoTime() - t0) / 1e6);
