@@ -65,6 +65,9 @@ public class Reconciler {
     /** When a pass last failed (manager clock): heartbeats missed around then do not count. */
     private volatile long lastFailure;
     private volatile long lastPassEnd;
+    private volatile long passStartedAt;
+    private volatile Thread passThread;
+    private static final long STUCK_MILLIS = 30_000;
     /** Processes the runtime has and Redis does not, and since when (manager clock). */
     private final Map<String, Long> unknownSince = new HashMap<>();
     /** Jobs queued over all pools at the last pass (the soft global bound on submits). */
@@ -82,6 +85,15 @@ public class Reconciler {
 
     @Scheduled(every = "${warmpool.reconcile.interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void everyInterval() {
+        Thread t = passThread;
+        long started = passStartedAt;
+        if (t != null && started > 0 && System.currentTimeMillis() - started > STUCK_MILLIS) {
+            // a pass should take milliseconds; say where one hangs, so it can be found and fixed
+            RuntimeException where = new RuntimeException("reconcile pass running for "
+                    + (System.currentTimeMillis() - started) / 1000 + " s");
+            where.setStackTrace(t.getStackTrace());
+            LOG.warn(where.getMessage(), where);
+        }
         nudge();
     }
 
@@ -91,13 +103,16 @@ public class Reconciler {
             long wait = Math.max(0, lastPassEnd + MIN_GAP_MILLIS - System.currentTimeMillis());
             worker.schedule(() -> {
                 pending.set(false);
+                passThread = Thread.currentThread();
+                passStartedAt = System.currentTimeMillis();
                 try {
                     reconcileOnce();
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
                     // the next pass starts from what is there, so it retries whatever failed
                     lastFailure = System.currentTimeMillis();
                     LOG.warnf("reconcile pass failed: %s", e.getMessage());
                 } finally {
+                    passStartedAt = 0;
                     lastPassEnd = System.currentTimeMillis();
                 }
             }, wait, TimeUnit.MILLISECONDS);
