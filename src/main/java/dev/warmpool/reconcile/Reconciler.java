@@ -94,7 +94,9 @@ public class Reconciler {
             where.setStackTrace(t.getStackTrace());
             LOG.warn(where.getMessage(), where);
         }
-        nudge();
+        // the periodic pass runs on the scheduler's own (blocking) thread, so it does not depend on
+        // the nudge executor: whatever becomes of a nudge, the next tick reconciles
+        runPass();
     }
 
     /** Asks for a pass soon, off the caller's thread; nudges that come while one waits are merged. */
@@ -103,19 +105,26 @@ public class Reconciler {
             long wait = Math.max(0, lastPassEnd + MIN_GAP_MILLIS - System.currentTimeMillis());
             worker.schedule(() -> {
                 pending.set(false);
-                passThread = Thread.currentThread();
-                passStartedAt = System.currentTimeMillis();
-                try {
-                    reconcileOnce();
-                } catch (RuntimeException | Error e) {
-                    // the next pass starts from what is there, so it retries whatever failed
-                    lastFailure = System.currentTimeMillis();
-                    LOG.warnf("reconcile pass failed: %s", e.getMessage());
-                } finally {
-                    passStartedAt = 0;
-                    lastPassEnd = System.currentTimeMillis();
-                }
+                runPass();
             }, wait, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void runPass() {
+        passThread = Thread.currentThread();
+        passStartedAt = System.currentTimeMillis();
+        try {
+            Report report = reconcileOnce();
+            if (report.ran() && (report.started() + report.retired() + report.lost() + report.orphansStopped() > 0)) {
+                LOG.debugf("reconcile pass: %s", report);
+            }
+        } catch (RuntimeException | Error e) {
+            // the next pass starts from what is there, so it retries whatever failed
+            lastFailure = System.currentTimeMillis();
+            LOG.warnf("reconcile pass failed: %s", e.getMessage());
+        } finally {
+            passStartedAt = 0;
+            lastPassEnd = System.currentTimeMillis();
         }
     }
 
