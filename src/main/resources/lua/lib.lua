@@ -25,7 +25,6 @@ local function end_job(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
   redis.call('HSET', jkey, 'state', state, 'finishedAt', now)
   redis.call('HINCRBY', jkey, 'completions', 1) -- a job ends once: tests and the chaos run check it
-  redis.call('PUBLISH', key('ends'), jid) -- wakes whoever waits for it (GET /jobs/{id}?wait=)
   if reason and reason ~= '' then redis.call('HSET', jkey, 'error', reason) end
   redis.call('EXPIRE', jkey, retention_s)
 end

@@ -27,20 +27,17 @@ import java.util.stream.Collectors;
 /** Jobs: submit (one script: assign or queue), read, wait for the end, list, cancel. */
 @ApplicationScoped
 public class JobService {
-    /** Between looks while waiting for an end: the job-end message normally comes first. */
-    private static final Duration FIRST_POLL = Duration.ofMillis(100);
-    private static final Duration LAST_POLL = Duration.ofSeconds(1);
+    private static final Duration FIRST_POLL = Duration.ofMillis(5);
+    private static final Duration LAST_POLL = Duration.ofMillis(200);
 
     private final PoolStore store;
     private final PoolService pools;
     private final Reconciler reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
-    private final JobEnds ends;
 
     public JobService(PoolStore store, PoolService pools, Reconciler reconciler, Validator validator,
-            WarmpoolConfig config, JobEnds ends) {
-        this.ends = ends;
+            WarmpoolConfig config) {
         this.store = store;
         this.pools = pools;
         this.reconciler = reconciler;
@@ -139,17 +136,14 @@ public class JobService {
     }
 
     private Uni<Job> poll(String id, long deadline, Duration pause) {
-        long left = deadline - System.nanoTime();
-        // listen before looking: an end between the look and the listen is not missed
-        JobEnds.Listener listener = ends.listen(id);
-        return get(id).onFailure().invoke(listener::stop).flatMap(job -> {
-            if (job.ended() || deadline - System.nanoTime() <= 0) {
-                listener.stop();
+        return get(id).flatMap(job -> {
+            long left = deadline - System.nanoTime();
+            if (job.ended() || left <= 0) {
                 return Uni.createFrom().item(job);
             }
-            Duration wait = pause.toNanos() < left ? pause : Duration.ofNanos(Math.max(left, 1));
+            Duration wait = pause.toNanos() < left ? pause : Duration.ofNanos(left);
             Duration next = pause.multipliedBy(2).compareTo(LAST_POLL) > 0 ? LAST_POLL : pause.multipliedBy(2);
-            return listener.endOrPause(wait).flatMap(x -> poll(id, deadline, next));
+            return Uni.createFrom().voidItem().onItem().delayIt().by(wait).flatMap(x -> poll(id, deadline, next));
         });
     }
 

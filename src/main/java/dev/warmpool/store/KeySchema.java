@@ -18,14 +18,11 @@ package dev.warmpool.store;
  * wp:{type}:seq               STRING the submission counter behind the queue order
  * wp:{type}:idem:{sha256}     HASH  job and request fingerprint of an Idempotency-Key (expires after 24 h)
  * wp:lock:reconcile           STRING the reconciler lock (the holder's id, with an expiry)
- * wp:{type}:ends              CHANNEL the id of every job of the pool that ends (pub/sub, not a key)
  * </pre>
  */
 public final class KeySchema {
     public static final String POOLS = "wp:pools";
     public static final String RECONCILE_LOCK = "wp:lock:reconcile";
-    /** The pattern of the channels on which the scripts announce every job that ends. */
-    public static final String ENDS_PATTERN = "wp:*:ends";
 
     private KeySchema() {
     }
