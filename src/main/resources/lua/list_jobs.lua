@@ -1,18 +1,28 @@
--- list_jobs: the newest jobs of a pool, optionally of one state, newest first.
--- KEYS[1] pool hash.  ARGV: prefix, state or '', limit, most index entries to scan
+-- list_jobs: the newest jobs of a pool, optionally of one state, newest first; or, given a
+-- sweep id, the sweep's trials in trial order.
+-- KEYS[1] pool hash.  ARGV: prefix, state or '', limit, most index entries to scan, sweep id or ''
 -- Returns a list of job hashes, each a flat list.
-local want, limit, budget = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local want, limit, budget, sid = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] or ''
 local out = {}
+local function take(jid)
+  local h = redis.call('HGETALL', key('job', jid))
+  if #h > 0 and (want == '' or redis.call('HGET', key('job', jid), 'state') == want) then
+    table.insert(out, h)
+  end
+  return #out >= limit
+end
+if sid ~= '' then
+  for _, jid in ipairs(redis.call('LRANGE', key('sweep', sid, 'trials'), 0, budget - 1)) do
+    if take(jid) then break end
+  end
+  return out
+end
 local offset = 0
 while #out < limit and offset < budget do
   local ids = redis.call('ZREVRANGE', JOBS, offset, offset + 99)
   if #ids == 0 then break end
   for _, jid in ipairs(ids) do
-    local h = redis.call('HGETALL', key('job', jid))
-    if #h > 0 and (want == '' or redis.call('HGET', key('job', jid), 'state') == want) then
-      table.insert(out, h)
-      if #out >= limit then break end
-    end
+    if take(jid) then break end
   end
   offset = offset + 100
 end

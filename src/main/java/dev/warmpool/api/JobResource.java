@@ -47,8 +47,8 @@ public class JobResource {
 
     @GET
     public Uni<List<Job>> list(@QueryParam("type") String type, @QueryParam("state") String state,
-            @QueryParam("limit") String limit) {
-        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit));
+            @QueryParam("limit") String limit, @QueryParam("sweep") String sweep) {
+        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep);
     }
 
     @DELETE

@@ -13,7 +13,8 @@ public final class ConfigPools {
     public static Map<String, PoolRequest> requests(WarmpoolConfig config) {
         Map<String, PoolRequest> out = new TreeMap<>();
         config.pools().forEach((type, p) -> out.put(type, new PoolRequest(p.command(), p.minIdle(), p.maxSize(),
-                p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued(), null)));
+                p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued(), null,
+                p.worker(), p.maxJobsPerProcessor().orElse(null))));
         return out;
     }
 

@@ -56,6 +56,13 @@ public interface WarmpoolConfig {
         /** Most queued jobs; past it a submit is answered 429. */
         @WithDefault("10000")
         int maxQueued();
+
+        /** {@code process} (a new process per job) or {@code persistent} (one long-lived worker per processor). */
+        @WithDefault("process")
+        String worker();
+
+        /** A processor is given back after this many jobs; unlimited when unset. */
+        Optional<Integer> maxJobsPerProcessor();
     }
 
     interface Reconcile {

@@ -3,6 +3,12 @@ package dev.warmpool.events;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.api.JobRequest;
+import dev.warmpool.api.SweepRequest;
+import dev.warmpool.pool.Job;
+import dev.warmpool.service.SweepService;
+import dev.warmpool.sweep.Sweep;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import dev.warmpool.api.Problem;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.reconcile.Reconciler;
@@ -21,18 +27,20 @@ import java.util.UUID;
 /**
  * CloudEvents at the Knative sink ({@code POST /}), binary or structured mode, read with the
  * CloudEvents SDK. Knative delivers at least once, so a submit is idempotent on the event's
- * {@code source} and {@code id}: a redelivery answers with the job the first delivery created.
+ * {@code source} and {@code id}: a redelivery answers with the job (or sweep) the first delivery created.
  */
 @ApplicationScoped
 public class EventIntake {
     static final String SOURCE = "/warmpool";
 
     private final JobService jobs;
+    private final SweepService sweeps;
     private final Reconciler reconciler;
     private final ObjectMapper json;
 
-    public EventIntake(JobService jobs, Reconciler reconciler, ObjectMapper json) {
+    public EventIntake(JobService jobs, SweepService sweeps, Reconciler reconciler, ObjectMapper json) {
         this.jobs = jobs;
+        this.sweeps = sweeps;
         this.reconciler = reconciler;
         this.json = json;
     }
@@ -40,12 +48,15 @@ public class EventIntake {
     public Uni<Response> receive(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body) {
         CloudEvent event = read(mediaType, headers, body);
         return switch (event.getType()) {
-            case EventTypes.JOB_SUBMIT -> submit(event);
+            case EventTypes.JOB_SUBMIT -> submit(event, JobRequest.class, "{\"type\": \"pytorch-cpu\"}", jobs::submit,
+                    Job::id, EventTypes.JOB_ACCEPTED);
+            case EventTypes.SWEEP_SUBMIT -> submit(event, SweepRequest.class, "{\"type\": \"pytorch-cpu\", \"space\": "
+                    + "{\"lr\": {\"grid\": [0.01, 0.1]}}}", sweeps::submit, Sweep::id, EventTypes.SWEEP_ACCEPTED);
             case EventTypes.PING -> Uni.createFrom().item(reconciler::reconcileOnce)
                     .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                     .map(report -> Response.ok(report).build());
             default -> throw new Problem(400, "unknown-event-type", "Unknown event type", "warmpool does not take events of "
-                    + "type '" + shorten(event.getType()) + "'; it takes " + String.join(" and ", EventTypes.ACCEPTED) + ".")
+                    + "type '" + shorten(event.getType()) + "'; it takes " + String.join(", ", EventTypes.ACCEPTED) + ".")
                     .with("acceptedTypes", EventTypes.ACCEPTED);
         };
     }
@@ -60,33 +71,39 @@ public class EventIntake {
         }
     }
 
-    private Uni<Response> submit(CloudEvent event) {
-        JobRequest request = request(event);
+    /**
+     * A submit event: its data is the body of the matching POST, and the reply event carries what
+     * was accepted (its id as the subject). The event's source and id are the Idempotency-Key.
+     */
+    private <R, T> Uni<Response> submit(CloudEvent event, Class<R> bodyType, String example,
+            BiFunction<R, String, Uni<T>> submit, Function<T, String> id, String replyType) {
+        R request = request(event, bodyType, example);
         String key = "ce-" + Fingerprint.sha256(event.getSource() + "\n" + event.getId());
-        return Uni.createFrom().deferred(() -> jobs.submit(request, key))
+        return Uni.createFrom().deferred(() -> submit.apply(request, key))
                 .onFailure(Problem.class).transform(p -> ((Problem) p).status() == 400 ? asInvalidData((Problem) p) : p)
-                .map(job -> {
+                .map(accepted -> {
                     try {
-                        return Response.accepted(json.writeValueAsBytes(job)).type(MediaType.APPLICATION_JSON)
+                        return Response.accepted(json.writeValueAsBytes(accepted)).type(MediaType.APPLICATION_JSON)
                                 .header("ce-specversion", "1.0").header("ce-id", UUID.randomUUID().toString())
-                                .header("ce-source", SOURCE).header("ce-type", EventTypes.JOB_ACCEPTED)
-                                .header("ce-subject", job.id()).build();
+                                .header("ce-source", SOURCE).header("ce-type", replyType)
+                                .header("ce-subject", id.apply(accepted)).build();
                     } catch (JsonProcessingException e) {
                         throw new IllegalStateException(e);
                     }
                 });
     }
 
-    private JobRequest request(CloudEvent event) {
+    private <R> R request(CloudEvent event, Class<R> bodyType, String example) {
+        String post = bodyType == SweepRequest.class ? "POST /sweeps" : "POST /jobs";
         if (event.getData() == null) {
-            throw new Problem(422, "invalid-event-data", "Invalid event data", "A " + EventTypes.JOB_SUBMIT
-                    + " event needs data: the POST /jobs body, e.g. {\"type\": \"pytorch-cpu\"}.");
+            throw new Problem(422, "invalid-event-data", "Invalid event data", "A " + event.getType()
+                    + " event needs data: the " + post + " body, e.g. " + example + ".");
         }
         try {
-            return json.readValue(event.getData().toBytes(), JobRequest.class);
+            return json.readValue(event.getData().toBytes(), bodyType);
         } catch (JsonProcessingException e) {
-            throw new Problem(422, "invalid-event-data", "Invalid event data", "The event's data is not a valid POST /jobs "
-                    + "body: " + shorten(e.getOriginalMessage()) + ".");
+            throw new Problem(422, "invalid-event-data", "Invalid event data", "The event's data is not a valid " + post
+                    + " body: " + shorten(e.getOriginalMessage()) + ".");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

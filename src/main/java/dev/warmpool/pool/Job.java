@@ -12,7 +12,8 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Job(String id, String type, JobState state, Integer priority, Integer attempts, Integer maxAttempts,
         Integer timeoutSeconds, String processor, String submittedAt, String assignedAt, String startedAt,
-        String finishedAt, List<String> args, JsonNode config, Map<String, String> env, Result result, String error) {
+        String finishedAt, List<String> args, JsonNode config, Map<String, String> env, Result result, String error,
+        String sweep, Integer trial, JsonNode progress) {
 
     /** What the job's process left: exit code, the metrics from its result file, the end of its output. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -34,7 +35,8 @@ public record Job(String id, String type, JobState state, Integer priority, Inte
                 Times.iso(h.get("submittedAt")), Times.iso(h.get("assignedAt")), Times.iso(h.get("startedAt")),
                 Times.iso(h.get("finishedAt")), read(json, h.get("args"), new TypeReference<>() {
                 }), tree(json, h.get("config")), read(json, h.get("env"), new TypeReference<>() {
-                }), result, state == JobState.SUCCEEDED || error == null || error.isEmpty() ? null : error);
+                }), result, state == JobState.SUCCEEDED || error == null || error.isEmpty() ? null : error,
+                blankToNull(h.get("sweep")), integer(h.get("trial")), tree(json, h.get("progress")));
     }
 
     private static String blankToNull(String s) {

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  */
 public final class Names {
     public static final Pattern TYPE = Pattern.compile("[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?");
-    private static final Pattern JOB_ID = Pattern.compile("(" + TYPE.pattern() + ")\\.[0-9a-z]{10,32}");
+    private static final Pattern JOB_ID = Pattern.compile("(" + TYPE.pattern() + ")\\.[0-9a-z]{10,32}(-[0-9]{1,5})?");
     private static final String ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -30,7 +30,12 @@ public final class Names {
         return b.append(random(8)).toString();
     }
 
-    /** The type a job id belongs to, or null when it is not a job id at all. */
+    /** The id of a sweep's trial: the sweep's id and the trial's index. */
+    public static String trialId(String sweepId, int index) {
+        return sweepId + "-" + index;
+    }
+
+    /** The type a job id (or a sweep id, which has the same shape) belongs to, or null when it is not a job id at all. */
     public static String typeOfJob(String jobId) {
         if (jobId == null || jobId.length() > 80) {
             return null;

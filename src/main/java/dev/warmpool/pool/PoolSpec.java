@@ -12,6 +12,11 @@ import java.util.Map;
 /**
  * What a pool runs and how big it may be. {@code command} is run for every job, with the job's
  * {@code args} appended; {@code template} says how a processor runs on Kubernetes.
+ *
+ * <p>{@code worker: "persistent"} starts the command once per processor instead, and sends it
+ * each job as a JSON line on its stdin (see the README, "Persistent workers"), so the
+ * interpreter and whatever it loaded stay warm across jobs. {@code maxJobsPerProcessor} gives a
+ * processor back after that many jobs (1: a fresh processor per job, as Katib runs trials).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSpec(
@@ -29,7 +34,10 @@ public record PoolSpec(
         String workingDir,
         @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000, message = "must be at most 1000000")
         Integer maxQueued,
-        @jakarta.validation.Valid PodTemplate template) {
+        @jakarta.validation.Valid PodTemplate template,
+        @jakarta.validation.constraints.Pattern(regexp = "process|persistent", message = "must be \"process\" (a new process per job, the default) or \"persistent\" (one long-lived worker per processor)")
+        String worker,
+        @Min(value = 1, message = "must be 1 or more") Integer maxJobsPerProcessor) {
 
     public static final int DEFAULT_MIN_IDLE = 1;
     public static final int DEFAULT_MAX_SIZE = 4;
@@ -45,6 +53,11 @@ public record PoolSpec(
                 idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,
                 env == null ? Map.of() : env,
                 workingDir == null || workingDir.isBlank() ? null : workingDir,
-                maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued, template);
+                maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued, template,
+                worker == null || worker.isBlank() ? "process" : worker, maxJobsPerProcessor);
+    }
+
+    public boolean persistent() {
+        return "persistent".equals(worker);
     }
 }

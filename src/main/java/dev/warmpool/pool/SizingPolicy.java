@@ -16,6 +16,10 @@ import java.util.Set;
  * only after {@code idleTimeoutSeconds} without work: a burst that comes back within the
  * timeout finds its processors still warm. The one idle longest goes first (submit takes the
  * warmest), so retirement picks processors that the current load does not need.
+ *
+ * <p>A running sweep holds up to its parallelism of trials out at once; while it runs, the pool
+ * keeps that many processors (within {@code maxSize}) even in the instant between one trial's
+ * end and the next one's start, and gives them back by the idle timeout afterwards.
  */
 public final class SizingPolicy {
 
@@ -101,7 +105,7 @@ public final class SizingPolicy {
         int busy = count(alive, ProcessorState.BUSY);
         int starting = count(alive, ProcessorState.STARTING);
         int draining = count(alive, ProcessorState.DRAINING);
-        int wanted = busy + s.queued() + s.spec().minIdle();
+        int wanted = Math.max(busy + s.queued(), s.sweepDemand()) + s.spec().minIdle();
         // a draining processor still counts against maxSize until it is gone
         int room = s.spec().maxSize() - draining;
         return Math.max(0, Math.min(wanted, room) - (idle + busy + starting));
@@ -114,7 +118,8 @@ public final class SizingPolicy {
                 .toList();
         int live = (int) alive.stream().filter(p -> p.state() != ProcessorState.DRAINING).count();
         int overMax = Math.max(0, live - s.spec().maxSize());
-        int keep = s.draining() ? 0 : s.spec().minIdle();
+        int busy = count(alive, ProcessorState.BUSY);
+        int keep = s.draining() ? 0 : s.spec().minIdle() + Math.max(0, s.sweepDemand() - busy);
         long expiredBefore = s.now() - s.spec().idleTimeoutSeconds() * 1000L;
         List<Retire> retire = new ArrayList<>();
         for (Processor p : idle) {

@@ -48,7 +48,7 @@ public class JobService {
     public Uni<Job> submit(JobRequest request, String idempotencyKey) {
         JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
-        PoolStore.Idempotency idem = idempotency(idempotencyKey, r);
+        PoolStore.Idempotency idem = idempotency(store, config, idempotencyKey, r);
         if (reconciler.queuedJobs() >= config.jobs().maxQueued()) {
             throw new Problem(429, "too-many-jobs", "Too many requests", "warmpool holds " + reconciler.queuedJobs()
                     + " queued jobs, its limit (warmpool.jobs.max-queued); retry when some have run.").retryAfter(10);
@@ -91,7 +91,7 @@ public class JobService {
                     yield Uni.createFrom().item(new Job(id, r.type(), assigned ? JobState.ASSIGNED : JobState.QUEUED,
                             priority, assigned ? 1 : 0, maxAttempts, timeout, assigned ? Replies.string(reply.get(1)) : null,
                             now, assigned ? now : null, null, null, args, cfg == null ? null : cfg, env.isEmpty() ? null : env,
-                            null, null));
+                            null, null, null, null, null));
                 }
             };
         });
@@ -108,7 +108,8 @@ public class JobService {
         return get(jobId);
     }
 
-    private PoolStore.Idempotency idempotency(String key, JobRequest r) {
+    /** An Idempotency-Key header, checked, with the fingerprint of the request it came with. */
+    static PoolStore.Idempotency idempotency(PoolStore store, WarmpoolConfig config, String key, Object request) {
         if (key == null) {
             return PoolStore.Idempotency.NONE;
         }
@@ -116,7 +117,7 @@ public class JobService {
             throw Problem.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
                     + "characters, e.g. a UUID.");
         }
-        return new PoolStore.Idempotency(Fingerprint.sha256(key), Fingerprint.sha256(store.write(r)),
+        return new PoolStore.Idempotency(Fingerprint.sha256(key), Fingerprint.sha256(store.write(request)),
                 config.jobs().idempotencyRetention().toSeconds());
     }
 
@@ -148,6 +149,11 @@ public class JobService {
     }
 
     public Uni<List<Job>> list(String type, String state, Integer limit) {
+        return list(type, state, limit, null);
+    }
+
+    /** Jobs, newest first; with {@code sweep}, that sweep's trials in trial order. */
+    public Uni<List<Job>> list(String type, String state, Integer limit, String sweep) {
         int n = limit == null ? 50 : limit;
         if (n < 1 || n > 1000) {
             throw Problem.invalid("limit", "'limit' must be between 1 and 1000.");
@@ -156,6 +162,14 @@ public class JobService {
         if (wanted != null && Arrays.stream(JobState.values()).noneMatch(s -> s.name().equals(wanted))) {
             throw Problem.invalid("state", "'state' must be one of " + Arrays.stream(JobState.values())
                     .map(Enum::name).collect(Collectors.joining(", ")) + ".");
+        }
+        if (sweep != null && !sweep.isEmpty()) {
+            String sweepType = SweepService.typeOf(sweep);
+            if (type != null && !type.isEmpty() && !type.equals(sweepType)) {
+                throw Problem.invalid("type", "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '"
+                        + PoolService.shown(type) + "'; leave 'type' out or make them match.");
+            }
+            return store.jobs(sweepType, wanted, n, sweep);
         }
         Uni<List<String>> types;
         if (type == null || type.isEmpty()) {

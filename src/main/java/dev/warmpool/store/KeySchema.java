@@ -16,7 +16,14 @@ package dev.warmpool.store;
  * wp:{type}:jobs              ZSET  every job id of the pool, scored by submission time (listing)
  * wp:{type}:job:{jobId}       HASH  the job; it expires a retention period after it ends
  * wp:{type}:seq               STRING the submission counter behind the queue order
- * wp:{type}:idem:{sha256}     HASH  job and request fingerprint of an Idempotency-Key (expires after 24 h)
+ * wp:{type}:idem:{sha256}     HASH  job (or sweep) and request fingerprint of an Idempotency-Key (expires after 24 h)
+ * wp:{type}:sweeps            ZSET  sweep ids, scored by creation time (listing)
+ * wp:{type}:sweep:{id}        HASH  state, parallelism, active, done, total, counts, objective, best trial
+ * wp:{type}:sweep:{id}:trials LIST  the trials' job ids, in trial order
+ * wp:{type}:sweep:{id}:pending LIST trials not yet released to the queue (parallelism holds them back)
+ * wp:{type}:sweep:{id}:trial:{jobId} HASH step -> objective, a running trial's reported curve
+ * wp:{type}:sweep:{id}:at:{step} ZSET completed trials' objective at a step (the median rule)
+ * wp:{type}:sweep:{id}:steps  SET   the steps that have an at:{step} set
  * wp:lock:reconcile           STRING the reconciler lock (the holder's id, with an expiry)
  * </pre>
  */
@@ -38,6 +45,10 @@ public final class KeySchema {
 
     public static String job(String type, String jobId) {
         return prefix(type) + "job:" + jobId;
+    }
+
+    public static String sweep(String type, String sweepId) {
+        return prefix(type) + "sweep:" + sweepId;
     }
 
     public static String inbox(String type, String processorId) {

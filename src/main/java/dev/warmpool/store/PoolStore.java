@@ -77,7 +77,8 @@ public class PoolStore {
             }
             return Optional.of(new PoolSnapshot(type, read(pool.get("spec"), PoolSpec.class),
                     !"ACTIVE".equals(pool.get("state")), Integer.parseInt(Replies.string(parts.get(1))),
-                    Long.parseLong(Replies.string(parts.get(2))), procs));
+                    Long.parseLong(Replies.string(parts.get(2))), procs,
+                    Math.max(0, Integer.parseInt(pool.getOrDefault("sweepDemand", "0")))));
         });
     }
 
@@ -116,8 +117,59 @@ public class PoolStore {
     }
 
     public Uni<List<Job>> jobs(String type, String state, int limit) {
-        return scripts.run(Script.LIST_JOBS, type, List.of(state == null ? "" : state, Integer.toString(limit), "10000"))
+        return jobs(type, state, limit, "");
+    }
+
+    /** The jobs of a pool, newest first; or, with a sweep id, that sweep's trials in trial order. */
+    public Uni<List<Job>> jobs(String type, String state, int limit, String sweepId) {
+        return scripts.run(Script.LIST_JOBS, type, List.of(state == null ? "" : state, Integer.toString(limit), "10000", sweepId))
                 .map(reply -> Replies.list(reply).stream().map(h -> Job.from(Replies.hash(h), json)).toList());
+    }
+
+    /**
+     * Stores a sweep and its trials and releases the first of them (see sweep_put.lua): the
+     * sweep's fields, the fields every trial shares, and each trial's id and config JSON.
+     */
+    public Uni<List<Object>> putSweep(String type, String sweepId, Idempotency idem, int priority,
+            Map<String, String> sweep, Map<String, String> shared, Map<String, String> trials) {
+        List<String> args = new ArrayList<>(8 + 2 * (sweep.size() + shared.size() + trials.size()));
+        args.add(sweepId);
+        args.add(idem.keyHash());
+        args.add(idem.fingerprint());
+        args.add(Long.toString(idem.ttlSeconds()));
+        args.add(Integer.toString(priority));
+        for (Map<String, String> fields : List.of(sweep, shared)) {
+            args.add(Integer.toString(fields.size()));
+            fields.forEach((k, v) -> {
+                args.add(k);
+                args.add(v);
+            });
+        }
+        trials.forEach((id, config) -> {
+            args.add(id);
+            args.add(config);
+        });
+        return scripts.run(Script.SWEEP_PUT, type, args)
+                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+    }
+
+    /** A sweep's hash and its trials' fields, or empty. */
+    public Uni<Optional<List<Map<String, String>>>> sweep(String type, String sweepId) {
+        return scripts.run(Script.SWEEP_GET, type, List.of(sweepId)).map(reply -> "NOSWEEP".equals(Replies.status(reply))
+                ? Optional.empty()
+                : Optional.of(Replies.list(reply).stream().map(Replies::hash).toList()));
+    }
+
+    /** The newest sweeps of a pool, newest first, as hashes. */
+    public Uni<List<Map<String, String>>> sweeps(String type, int limit) {
+        return scripts.run(Script.SWEEP_LIST, type, List.of(Integer.toString(limit)))
+                .map(reply -> Replies.list(reply).stream().map(Replies::hash).toList());
+    }
+
+    /** Cancels a sweep: {CANCELLED}, {ENDED, state} or {NOSWEEP}. */
+    public Uni<List<Object>> cancelSweep(String type, String sweepId, String reason, long retentionSeconds) {
+        return scripts.run(Script.SWEEP_CANCEL, type, List.of(sweepId, reason, Long.toString(retentionSeconds)))
+                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
     }
 
     /** Records a processor about to be started; false when the pool is full or draining. */

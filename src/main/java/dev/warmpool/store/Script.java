@@ -16,7 +16,7 @@ import java.util.List;
  */
 public enum Script {
     POOL_PUT, POOL_DELETE, POOL_GC, SUBMIT, CANCEL, REGISTER, HEARTBEAT, START, FINISH, DEREGISTER,
-    SPAWN, RETIRE, LOST, SNAPSHOT, LIST_JOBS;
+    SPAWN, RETIRE, LOST, SNAPSHOT, LIST_JOBS, REPORT, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
 
     private final String source;
     private final String sha;

@@ -144,6 +144,63 @@ public class BadInputTests {
         problem(given().get("/jobs?limit=x").then(), 400).body("field", equalTo("limit"));
     }
 
+    static Stream<Arguments> badSweeps() {
+        Map<String, Object> grid = Map.of("x", Map.of("grid", List.of(1, 2)));
+        return Stream.of(
+                Arguments.of(Map.of("type", POOL), "space", "'space' is required"),
+                Arguments.of(Map.of("type", POOL, "space", List.of(1)), "space", "at least one parameter"),
+                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("normal", List.of(0, 1)))), "space",
+                        "unknown kind 'normal'"),
+                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(0, 1)))), "space",
+                        "use the random algorithm"),
+                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(1, 0))), "trials", 3), "space",
+                        "lo < hi"),
+                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("logUniform", List.of(0, 1))), "trials", 3), "space",
+                        "lo > 0"),
+                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("int", List.of(1, 1000)), "y",
+                        Map.of("int", List.of(1, 1000)))), "space", "more than 10000 configurations"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random"), "trials", "needs 'trials'"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "grid", "seed", 7), "seed", "random algorithm"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "bayes"), "algorithm", "\"grid\""),
+                Arguments.of(Map.of("type", POOL, "space", grid, "parallelism", 0), "parallelism", "1 or more"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "trials", 0, "algorithm", "random"), "trials", "1 or more"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("goal", "minimize")), "objective.metric",
+                        "must name a metric"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("metric", "loss", "goal", "lowest")),
+                        "objective.goal", "minimize"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "earlyStopping", Map.of("minSteps", 2)), "earlyStopping",
+                        "give an 'objective'"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("metric", "loss"),
+                        "earlyStopping", Map.of("rule", "hyperband")), "earlyStopping.rule", "median"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "maxFailedTrials", -1), "maxFailedTrials", "0 or more"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "colour", "blue"), "colour", "colour"),
+                Arguments.of(Map.of("space", grid), "type", "must name the job type"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badSweeps")
+    void refusesABadSweepNamingTheFieldAndStoresNothing(Map<String, Object> body, String field, String says) {
+        int before = jobsOfPool();
+        problem(given().contentType("application/json").body(body).post("/sweeps").then(), 400)
+                .body("field", equalTo(field)).body("detail", containsString(says));
+        assertEquals(before, jobsOfPool());
+        assertEquals(List.of(), given().get("/sweeps?type=" + POOL).then().statusCode(200).extract().jsonPath().getList("$"));
+    }
+
+    @Test
+    void answersUnknownSweepsAndTrialIdsWithNotFound() {
+        problem(given().contentType("application/json").body(Map.of("type", "no-such-type", "space",
+                Map.of("x", Map.of("grid", List.of(1))))).post("/sweeps").then(), 404).body("knownTypes", hasItem(POOL));
+        problem(given().get("/sweeps/" + POOL + ".0000000000abcdefgh").then(), 404)
+                .body("type", equalTo("https://warmpool.dev/problems/sweep-not-found"));
+        problem(given().get("/sweeps/" + POOL + ".0000000000abcdefgh-3").then(), 404)
+                .body("type", equalTo("https://warmpool.dev/problems/sweep-not-found"));
+        problem(given().delete("/sweeps/nothing").then(), 404);
+        problem(given().get("/jobs?sweep=nothing").then(), 404);
+        problem(given().get("/jobs?sweep=" + POOL + ".0000000000abcdefgh&type=other").then(), 400).body("field", equalTo("type"));
+        problem(given().get("/sweeps?limit=0").then(), 400).body("field", equalTo("limit"));
+    }
+
     @Test
     void answersAnUnknownPathWithAProblem() {
         problem(given().get("/nothing-here").then(), 404);

@@ -83,6 +83,28 @@ public abstract class EventScenarios {
     }
 
     @Test
+    public void submitsASweepFromAnEventOnceHoweverOftenItIsDelivered() {
+        putPool("ev", spec(1, 300));
+        String eventId = UUID.randomUUID().toString();
+        String body = "{\"type\": \"ev\", \"space\": {\"lr\": {\"grid\": [0.1, 0.2]}}, \"parallelism\": 1, "
+                + "\"objective\": {\"metric\": \"acc\", \"goal\": \"maximize\"}}";
+        Response r = binary(EventTypes.SWEEP_SUBMIT, eventId).body(body).post("/");
+        r.then().statusCode(202).header("ce-type", EventTypes.SWEEP_ACCEPTED).body("progress.total", equalTo(2));
+        String id = r.jsonPath().getString("id");
+        assertEquals(id, r.header("ce-subject"));
+        assertEquals(id, binary(EventTypes.SWEEP_SUBMIT, eventId).body(body).post("/").then().statusCode(202)
+                .extract().jsonPath().getString("id"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> "SUCCEEDED".equals(given().get("/sweeps/" + id)
+                .then().statusCode(200).extract().jsonPath().getString("state")));
+        JsonPath s = given().get("/sweeps/" + id).then().extract().jsonPath();
+        assertEquals(2, s.getInt("progress.succeeded"));
+        assertEquals(0.9f, s.getFloat("best.value"));
+        binary(EventTypes.SWEEP_SUBMIT, UUID.randomUUID().toString()).body("{\"type\": \"ev\"}").post("/")
+                .then().statusCode(422).body("type", equalTo("https://warmpool.dev/problems/invalid-event-data"))
+                .body("field", equalTo("space"));
+    }
+
+    @Test
     public void answersARedeliveredEventWithTheSameJob() {
         putPool("ev", spec(1, 300));
         String eventId = UUID.randomUUID().toString();

@@ -28,6 +28,14 @@ class NamesTests {
     }
 
     @Test
+    void aTrialIdIsAJobIdOfItsSweepsType() {
+        String sweep = Names.newJobId("pytorch-cpu", 1_000);
+        assertEquals("pytorch-cpu", Names.typeOfJob(Names.trialId(sweep, 31)));
+        assertNull(Names.typeOfJob(sweep + "-x"));
+        assertNull(Names.typeOfJob(sweep + "-123456"));
+    }
+
+    @Test
     void refusesPathTricksAsJobIds() {
         assertNull(Names.typeOfJob("../../etc/passwd"));
         assertNull(Names.typeOfJob("demo.abc"));

@@ -20,7 +20,7 @@ class SizingPolicyTests {
 
     static PoolSnapshot pool(int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining,
             Processor... ps) {
-        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100, null);
+        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100, null, "process", null);
         return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
     }
 
@@ -41,6 +41,27 @@ class SizingPolicyTests {
     void startsOneProcessorPerQueuedJobUpToMaxSize() {
         assertEquals(3, plan(pool(0, 4, 300, 3, false, proc("a", ProcessorState.BUSY, 0))).start());
         assertEquals(3, plan(pool(1, 4, 300, 10, false, proc("a", ProcessorState.BUSY, 0))).start());
+    }
+
+    static PoolSnapshot withSweeps(PoolSnapshot s, int sweepDemand) {
+        return new PoolSnapshot(s.type(), s.spec(), s.draining(), s.queued(), s.now(), s.processors(), sweepDemand);
+    }
+
+    @Test
+    void growsToTheRunningSweepsParallelismWithinMaxSize() {
+        // a sweep of parallelism 3 whose first trial runs: room for the other two before they are released
+        assertEquals(2, plan(withSweeps(pool(0, 8, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 3)).start());
+        assertEquals(3, plan(withSweeps(pool(1, 8, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 3)).start());
+        assertEquals(1, plan(withSweeps(pool(0, 2, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 6)).start());
+        assertEquals(0, plan(withSweeps(pool(0, 8, 300, 0, true), 3)).start(), "a draining pool starts nothing");
+    }
+
+    @Test
+    void keepsTheSweepsProcessorsWarmBetweenTrialsAndGivesThemBackByTheIdleTimeoutAfterwards() {
+        Processor[] between = {proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.IDLE, 400_000),
+                proc("c", ProcessorState.IDLE, 400_000)};
+        assertEquals(List.of(), plan(withSweeps(pool(0, 8, 300, 0, false, between), 3)).retire());
+        assertEquals(2, plan(withSweeps(pool(0, 8, 300, 0, false, between), 0)).retire().size(), "sweep over: back to minIdle");
     }
 
     @Test

@@ -1,0 +1,261 @@
+package dev.warmpool.service;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.api.Problem;
+import dev.warmpool.api.SweepRequest;
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.JobState;
+import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Times;
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.store.PoolStore;
+import dev.warmpool.store.Replies;
+import dev.warmpool.sweep.SearchSpace;
+import dev.warmpool.sweep.Sweep;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.validation.Validator;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Sweeps: a search space turned into configurations, each run as a trial job of the pool. The
+ * manager only draws the configurations and stores them with the sweep in one script; the
+ * scripts that end jobs release trials (at most {@code parallelism} out at once), keep the best
+ * trial and apply the median rule, so a sweep goes on while no manager runs.
+ */
+@ApplicationScoped
+public class SweepService {
+    /** Most trials of one sweep; the grid algorithm refuses a larger product. */
+    public static final int MAX_TRIALS = 10_000;
+    private static final SecureRandom SEEDS = new SecureRandom();
+
+    private final PoolStore store;
+    private final PoolService pools;
+    private final Reconciler reconciler;
+    private final Validator validator;
+    private final WarmpoolConfig config;
+    private final ObjectMapper json;
+
+    public SweepService(PoolStore store, PoolService pools, Reconciler reconciler, Validator validator,
+            WarmpoolConfig config, ObjectMapper json) {
+        this.store = store;
+        this.pools = pools;
+        this.reconciler = reconciler;
+        this.validator = validator;
+        this.config = config;
+        this.json = json;
+    }
+
+    public Uni<Sweep> submit(SweepRequest request, String idempotencyKey) {
+        SweepRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\", \"space\": {\"lr\": "
+                + "{\"grid\": [0.01, 0.1]}}}");
+        PoolService.checkType(r.type());
+        Sweep.Spec spec = normalize(r);
+        List<Map<String, Object>> configs = configurations(r, spec);
+        PoolStore.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r);
+        String id = Names.newJobId(r.type(), System.currentTimeMillis());
+        Map<String, String> sweep = new LinkedHashMap<>();
+        sweep.put("type", r.type());
+        sweep.put("parallelism", Integer.toString(spec.parallelism()));
+        sweep.put("metric", spec.objective() == null ? "" : spec.objective().metric());
+        sweep.put("goal", spec.objective() == null ? "" : spec.objective().goal());
+        sweep.put("maxFailedTrials", spec.maxFailedTrials() == null ? "-1" : spec.maxFailedTrials().toString());
+        SweepRequest.EarlyStopping stopping = spec.earlyStopping();
+        sweep.put("earlyStopping", stopping == null ? "" : stopping.rule());
+        sweep.put("minSteps", stopping == null ? "0" : stopping.minSteps().toString());
+        sweep.put("minTrials", stopping == null ? "0" : stopping.minTrials().toString());
+        sweep.put("spec", store.write(spec));
+        Map<String, String> shared = new LinkedHashMap<>();
+        shared.put("type", r.type());
+        shared.put("priority", Integer.toString(r.priority() == null ? 0 : r.priority()));
+        shared.put("timeoutSeconds", Integer.toString(r.timeoutSeconds() == null
+                ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds()));
+        shared.put("maxAttempts", Integer.toString(r.maxAttempts() == null
+                ? config.jobs().defaultMaxAttempts() : r.maxAttempts()));
+        shared.put("args", store.write(r.args() == null ? List.of() : r.args()));
+        shared.put("env", store.write(r.env() == null ? Map.of() : r.env()));
+        Map<String, String> trials = new LinkedHashMap<>();
+        for (int i = 0; i < configs.size(); i++) {
+            trials.put(Names.trialId(id, i), store.write(configs.get(i)));
+        }
+        int priority = r.priority() == null ? 0 : r.priority();
+        return store.putSweep(r.type(), id, idem, priority, sweep, shared, trials).flatMap(reply -> {
+            String status = Replies.string(reply.get(0));
+            return switch (status) {
+                case "NOPOOL" -> pools.unknownType(r.type());
+                case "DRAINING" -> Uni.createFrom().failure(Problem.conflict("pool-draining", "The pool for job type '"
+                        + r.type() + "' is being deleted and takes no new sweeps; create it again with PUT /pools/"
+                        + r.type() + "."));
+                case "DUPLICATE" -> {
+                    if (!idem.fingerprint().equals(Replies.string(reply.get(2)))) {
+                        yield Uni.createFrom().failure(new Problem(422, "idempotency-key-reused", "Unprocessable content",
+                                "The Idempotency-Key '" + PoolService.shown(idempotencyKey) + "' was used for a different "
+                                        + "request in the last " + config.jobs().idempotencyRetention().toHours()
+                                        + " h; use a new key for a new sweep.").with("sweep", reply.get(1)));
+                    }
+                    yield get(Replies.string(reply.get(1)));
+                }
+                default -> {
+                    reconciler.nudge(); // the pool grows to the sweep's parallelism now, not at the next tick
+                    yield get(id);
+                }
+            };
+        });
+    }
+
+    /** The request with every default filled in; a random sweep without a seed gets one, shown back. */
+    private static Sweep.Spec normalize(SweepRequest r) {
+        if (r.space() == null || r.space().isNull()) {
+            throw Problem.invalid("space", "'space' is required: an object of parameters, e.g. "
+                    + "{\"lr\": {\"logUniform\": [0.0001, 0.1]}, \"layers\": {\"grid\": [2, 4]}}.");
+        }
+        String algorithm = r.algorithm() == null ? (r.trials() == null ? "grid" : "random") : r.algorithm();
+        if ("grid".equals(algorithm) && (r.trials() != null || r.seed() != null)) {
+            throw Problem.invalid(r.trials() != null ? "trials" : "seed", "The grid algorithm runs every combination of "
+                    + "the space once; 'trials' and 'seed' belong to the random algorithm (\"algorithm\": \"random\").");
+        }
+        if ("random".equals(algorithm) && r.trials() == null) {
+            throw Problem.invalid("trials", "The random algorithm needs 'trials': how many configurations to draw, e.g. 32.");
+        }
+        SweepRequest.Objective objective = r.objective() == null ? null
+                : new SweepRequest.Objective(r.objective().metric(),
+                        r.objective().goal() == null ? "minimize" : r.objective().goal());
+        SweepRequest.EarlyStopping stopping = r.earlyStopping();
+        if (stopping != null) {
+            if (objective == null) {
+                throw Problem.invalid("earlyStopping", "Early stopping compares trials by the objective; give an "
+                        + "'objective', e.g. {\"metric\": \"loss\", \"goal\": \"minimize\"}.");
+            }
+            stopping = new SweepRequest.EarlyStopping(stopping.rule() == null ? "median" : stopping.rule(),
+                    stopping.minSteps() == null ? 1 : stopping.minSteps(),
+                    stopping.minTrials() == null ? 3 : stopping.minTrials());
+        }
+        Long seed = "random".equals(algorithm) ? (r.seed() == null ? SEEDS.nextLong() >>> 12 : r.seed()) : null;
+        int parallelism = r.parallelism() == null ? MAX_TRIALS : r.parallelism();
+        return new Sweep.Spec(algorithm, seed, r.space(), r.args() == null ? List.of() : r.args(), parallelism,
+                objective, stopping, r.maxFailedTrials());
+    }
+
+    private static List<Map<String, Object>> configurations(SweepRequest r, Sweep.Spec spec) {
+        try {
+            SearchSpace space = SearchSpace.parse(r.space());
+            return "grid".equals(spec.algorithm()) ? space.grid(MAX_TRIALS) : space.random(r.trials(), spec.seed());
+        } catch (IllegalArgumentException e) {
+            throw Problem.invalid("space", e.getMessage().substring(0, 1).toUpperCase() + e.getMessage().substring(1) + ".");
+        }
+    }
+
+    public Uni<Sweep> get(String id) {
+        String type = typeOf(id);
+        return store.sweep(type, id).map(s -> view(s.orElseThrow(() -> noSweep(id)), true));
+    }
+
+    /** The newest sweeps (without their trials), of one pool or all. */
+    public Uni<List<Sweep>> list(String type, Integer limit) {
+        int n = limit == null ? 50 : limit;
+        if (n < 1 || n > 1000) {
+            throw Problem.invalid("limit", "'limit' must be between 1 and 1000.");
+        }
+        Uni<List<String>> types;
+        if (type == null || type.isEmpty()) {
+            types = store.types();
+        } else {
+            PoolService.checkType(type);
+            types = Uni.createFrom().item(List.of(type));
+        }
+        return types.flatMap(ts -> ts.isEmpty() ? Uni.createFrom().item(List.<Sweep>of())
+                : Uni.join().all(ts.stream().map(t -> store.sweeps(t, n)).toList()).andFailFast()
+                        .map(all -> all.stream().flatMap(List::stream).map(h -> view(List.of(h), false))
+                                .sorted(Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
+                                        .thenComparing(Sweep::id, Comparator.reverseOrder()))
+                                .limit(n).toList()));
+    }
+
+    public Uni<Sweep> cancel(String id) {
+        String type = typeOf(id);
+        return store.cancelSweep(type, id, "the sweep was cancelled", config.jobs().retention().toSeconds()).flatMap(reply -> {
+            String status = Replies.string(reply.get(0));
+            if ("NOSWEEP".equals(status)) {
+                throw noSweep(id);
+            }
+            if ("ENDED".equals(status)) {
+                throw Problem.conflict("sweep-ended", "Sweep " + id + " has already ended (" + reply.get(1)
+                        + "); there is nothing to cancel.").with("state", reply.get(1));
+            }
+            return get(id);
+        });
+    }
+
+    /** The ids of a sweep's trials, in trial order (for {@code GET /jobs?sweep=}). */
+    public Uni<List<String>> trialIds(String id) {
+        return get(id).map(s -> s.trials().stream().map(Sweep.Trial::id).toList());
+    }
+
+    private Sweep view(List<Map<String, String>> parts, boolean withTrials) {
+        Map<String, String> h = parts.get(0);
+        List<Sweep.Trial> trials = new ArrayList<>();
+        for (Map<String, String> t : parts.subList(1, parts.size())) {
+            trials.add(new Sweep.Trial(t.get("id"), Integer.parseInt(t.getOrDefault("trial", "0")),
+                    JobState.parse(t.get("state")), tree(t.get("config")), tree(t.get("metrics")), tree(t.get("progress")),
+                    integer(t.get("attempts")), blankToNull(t.get("processor")), Times.iso(t.get("submittedAt")),
+                    Times.iso(t.get("startedAt")), Times.iso(t.get("finishedAt")),
+                    JobState.SUCCEEDED.name().equals(t.get("state")) ? null : blankToNull(t.get("error"))));
+        }
+        Sweep.Best best = null;
+        String bestId = blankToNull(h.get("bestTrial"));
+        if (bestId != null) {
+            Optional<Sweep.Trial> trial = trials.stream().filter(t -> bestId.equals(t.id())).findFirst();
+            best = new Sweep.Best(bestId, Double.parseDouble(h.get("bestValue")), trial.map(Sweep.Trial::config).orElse(null),
+                    trial.map(Sweep.Trial::metrics).orElse(null));
+        }
+        Sweep.Progress progress = new Sweep.Progress(num(h, "done"), num(h, "total"), num(h, "active"), num(h, "succeeded"),
+                num(h, "failed"), num(h, "cancelled"), num(h, "earlyStopped"));
+        Sweep.Spec spec = read(h.get("spec"), Sweep.Spec.class);
+        return new Sweep(h.get("id"), h.get("type"), h.get("state"), spec, progress, best, Times.iso(h.get("createdAt")),
+                Times.iso(h.get("finishedAt")), blankToNull(h.get("error")), withTrials ? trials : null);
+    }
+
+    private static int num(Map<String, String> h, String field) {
+        String v = h.get(field);
+        return v == null || v.isEmpty() ? 0 : Integer.parseInt(v);
+    }
+
+    private static Integer integer(String s) {
+        return s == null || s.isEmpty() ? null : Integer.valueOf(s);
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+
+    private JsonNode tree(String s) {
+        return s == null || s.isEmpty() ? null : read(s, JsonNode.class);
+    }
+
+    private <T> T read(String s, Class<T> type) {
+        try {
+            return json.readValue(s, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored sweep field is not JSON: " + s, e);
+        }
+    }
+
+    static String typeOf(String id) {
+        // a trial's id (the sweep's id, '-', its index) is a job id, not a sweep id
+        return Optional.ofNullable(Names.typeOfJob(id)).filter(t -> id.lastIndexOf('-') < id.indexOf('.'))
+                .orElseThrow(() -> noSweep(id));
+    }
+
+    static Problem noSweep(String id) {
+        return Problem.notFound("sweep-not-found", "There is no sweep '" + PoolService.shown(id)
+                + "'; it may never have existed, or it ended longer ago than the retention period.");
+    }
+}

@@ -1,0 +1,33 @@
+package dev.warmpool.sweep;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.warmpool.pool.JobState;
+import java.util.List;
+
+/** A sweep as {@code GET /sweeps/{id}} shows it: what it searches, how far it is, the best trial, every trial. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Sweep(String id, String type, String state, Spec spec, Progress progress, Best best, String createdAt,
+        String finishedAt, String error, List<Trial> trials) {
+
+    /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Spec(String algorithm, Long seed, JsonNode space, List<String> args, int parallelism,
+            dev.warmpool.api.SweepRequest.Objective objective, dev.warmpool.api.SweepRequest.EarlyStopping earlyStopping,
+            Integer maxFailedTrials) {
+    }
+
+    /** Trials by where they are: {@code active} were released (queued or running) and have not ended. */
+    public record Progress(int done, int total, int active, int succeeded, int failed, int cancelled, int earlyStopped) {
+    }
+
+    /** The best completed trial so far by the objective. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Best(String trial, double value, JsonNode config, JsonNode metrics) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Trial(String id, int index, JobState state, JsonNode config, JsonNode metrics, JsonNode progress,
+            Integer attempts, String processor, String submittedAt, String startedAt, String finishedAt, String error) {
+    }
+}

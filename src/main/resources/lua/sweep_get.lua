@@ -1,0 +1,21 @@
+-- sweep_get: a sweep and the fields of its trials that the sweep view shows, in trial order.
+-- KEYS[1] pool hash.  ARGV: prefix, sweep id
+-- Returns {sweep hash as a flat list, trial 1 fields, trial 2 fields, ...} or 'NOSWEEP'.
+local FIELDS = {'id', 'state', 'trial', 'config', 'metrics', 'progress', 'attempts', 'processor',
+  'submittedAt', 'startedAt', 'finishedAt', 'error'}
+local sid = ARGV[2]
+local s = redis.call('HGETALL', key('sweep', sid))
+if #s == 0 then return 'NOSWEEP' end
+local out = {s}
+for _, jid in ipairs(redis.call('LRANGE', key('sweep', sid, 'trials'), 0, -1)) do
+  local v = redis.call('HMGET', key('job', jid), unpack(FIELDS))
+  local flat = {}
+  for k = 1, #FIELDS do
+    if v[k] then
+      table.insert(flat, FIELDS[k])
+      table.insert(flat, v[k])
+    end
+  end
+  if #flat > 0 then table.insert(out, flat) end
+end
+return out

@@ -1,0 +1,54 @@
+-- sweep_put: stores a sweep and its trials (as PENDING jobs of the pool) and releases the first
+-- 'parallelism' of them, all in one step; the scripts that end jobs release the rest.
+-- KEYS[1] pool hash.
+-- ARGV: prefix, sweep id, idempotency key hash or '', request fingerprint, idempotency ttl seconds,
+--       priority (-1000..1000) of the trials,
+--       n, then n field/value pairs of the sweep (parallelism, metric, goal, ... included),
+--       m, then m field/value pairs shared by every trial job,
+--       then per trial: job id, config JSON
+-- Trials take their place in the queue order (priority, then submission) now, when the sweep is
+-- submitted, not when they are released.
+-- Returns {'CREATED', total, now}, {'DUPLICATE', first sweep id, its fingerprint}, 'NOPOOL' or 'DRAINING'.
+local state = redis.call('HGET', POOL, 'state')
+if not state then return 'NOPOOL' end
+if state ~= 'ACTIVE' then return 'DRAINING' end
+local idem = ARGV[3]
+if idem ~= '' then
+  local prior = redis.call('HMGET', key('idem', idem), 'job', 'fingerprint')
+  if prior[1] then return {'DUPLICATE', prior[1], prior[2] or ''} end
+end
+local sid = ARGV[2]
+local skey = key('sweep', sid)
+local now = now_ms()
+local priority = tonumber(ARGV[6])
+local i = 7
+local n = tonumber(ARGV[i])
+redis.call('HSET', skey, 'id', sid, 'state', 'RUNNING', 'createdAt', now, 'active', 0, 'done', 0,
+  'succeeded', 0, 'failed', 0, 'cancelled', 0, 'earlyStopped', 0, unpack(ARGV, i + 1, i + 2 * n))
+i = i + 2 * n + 1
+local m = tonumber(ARGV[i])
+local common = {unpack(ARGV, i + 1, i + 2 * m)}
+i = i + 2 * m + 1
+local total = 0
+while i + 1 <= #ARGV do
+  local jid = ARGV[i]
+  local score = (1000 - priority) * 1e12 + redis.call('INCR', key('seq'))
+  redis.call('HSET', key('job', jid), 'id', jid, 'state', 'PENDING', 'attempts', 0, 'completions', 0,
+    'submittedAt', now, 'score', string.format('%.0f', score), 'config', ARGV[i + 1], 'sweep', sid, 'trial', total,
+    unpack(common))
+  redis.call('ZADD', JOBS, now, jid)
+  redis.call('RPUSH', key('sweep', sid, 'trials'), jid)
+  redis.call('RPUSH', key('sweep', sid, 'pending'), jid)
+  total = total + 1
+  i = i + 2
+end
+local demand = math.min(tonumber(redis.call('HGET', skey, 'parallelism')), total)
+redis.call('HSET', skey, 'total', total, 'demand', demand)
+redis.call('HINCRBY', POOL, 'sweepDemand', demand)
+redis.call('ZADD', key('sweeps'), now, sid)
+if idem ~= '' then
+  redis.call('HSET', key('idem', idem), 'job', sid, 'fingerprint', ARGV[4])
+  redis.call('EXPIRE', key('idem', idem), tonumber(ARGV[5]))
+end
+sweep_release(sid, now)
+return {'CREATED', tostring(total), tostring(now)}
