@@ -3,6 +3,7 @@
 //
 //   ./mvnw -q package -DskipTests && java -cp target/classes:target/warmpool-agent.jar bench/Bench.java [--quick]
 //   ... bench/Bench.java --soak [jobs] [retention seconds]    Redis memory over a soak (default 20000 jobs, 20 s)
+//   ... bench/Bench.java --sweeps [trials] [setup s] [work s]   a sweep in three modes (default 32, 2, 0.2)
 //
 // It starts its own redis-server (from PATH or the embedded-redis jar) and the packaged manager.
 // --quick is the small version CI runs to prove the benchmark still works.
@@ -42,6 +43,23 @@ public class Bench {
             soak(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 20);
             return;
         }
+        if (List.of(args).contains("--sweeps")) {
+            RedisServer redis = RedisServer.ephemeral();
+            try {
+                Manager m = manager(redis.url(), "bench-manager");
+                try {
+                    sweeps(m, args.length > 1 ? Integer.parseInt(args[1]) : 32, args.length > 2 ? Double.parseDouble(args[2]) : 2,
+                            args.length > 3 ? Double.parseDouble(args[3]) : 0.2);
+                } finally {
+                    stop(m);
+                }
+            } finally {
+                killAgents(redis.url());
+                redis.stop();
+            }
+            report();
+            return;
+        }
         RedisServer redis = RedisServer.ephemeral();
         try (Jedis j = new Jedis(URI.create(redis.url()))) {
             Manager m = manager(redis.url(), "bench-manager");
@@ -56,6 +74,7 @@ public class Bench {
                 memoryPerProcessor(m, j, quick ? 100 : 1000);
                 agentFootprint(j, redis.url());
                 put("manager.rssAfterBurstMb", rssKb(m.process().pid()) / 1024);
+                sweeps(m, quick ? 4 : 32, quick ? 0.2 : 2, quick ? 0.05 : 0.2);
             } finally {
                 stop(m);
             }
@@ -287,6 +306,60 @@ public class Bench {
         }
     }
 
+    // ---- 7: a sweep in three modes: a fresh processor per trial (as Katib runs trials), warm
+    // processors that start a new process per trial, and persistent workers. The trial is a
+    // Python script whose import takes `setup` seconds and whose training takes `work` seconds.
+
+    static void sweeps(Manager m, int trials, double setup, double work) throws Exception {
+        Path script = Path.of("target", "bench", "slow_trial.py").toAbsolutePath();
+        Files.createDirectories(script.getParent());
+        Files.writeString(script, "import os, time\nimport warmpool_worker\n"
+                + "time.sleep(float(os.environ['SETUP_SECONDS']))  # the framework import and data loading\n"
+                + "def train(config):\n    time.sleep(float(os.environ['WORK_SECONDS']))\n"
+                + "    return {'loss': (config['x'] - 3) ** 2}\n"
+                + "warmpool_worker.serve(train)\n");
+        String env = "{\"PYTHONPATH\": \"" + Path.of("clients", "python").toAbsolutePath() + "\", \"SETUP_SECONDS\": \"" + setup
+                + "\", \"WORK_SECONDS\": \"" + work + "\"}";
+        String command = "[\"python3\", \"" + script + "\"]";
+        StringBuilder grid = new StringBuilder();
+        for (int i = 0; i < trials; i++) {
+            grid.append(i == 0 ? "" : ", ").append(i);
+        }
+        String sweep = "{\"type\": \"%s\", \"parallelism\": 4, \"space\": {\"x\": {\"grid\": [" + grid
+                + "]}}, \"objective\": {\"metric\": \"loss\"}}";
+        put("sweep.trials", trials);
+        put("sweep.setupSeconds", setup);
+        put("sweep.workSeconds", work);
+        Map<String, String> pools = new LinkedHashMap<>();
+        pools.put("fresh", "\"minIdle\": 0, \"maxJobsPerProcessor\": 1");
+        pools.put("warm", "\"minIdle\": 4");
+        pools.put("persistent", "\"minIdle\": 4, \"worker\": \"persistent\"");
+        for (Map.Entry<String, String> mode : pools.entrySet()) {
+            String type = "b-sweep-" + mode.getKey();
+            send(m, "PUT", "/pools/" + type, "{\"command\": " + command + ", \"env\": " + env + ", \"maxSize\": 4, "
+                    + mode.getValue() + "}");
+            if (!mode.getKey().equals("fresh")) {
+                await(() -> contains(m, "/pools/" + type, "\"idle\":4"));
+            }
+            if (mode.getKey().equals("persistent")) {
+                Thread.sleep((long) (setup * 1000) + 500); // a warm pool's workers have done their imports
+            }
+            long t0 = System.nanoTime();
+            String id = field(send(m, "POST", "/sweeps", String.format(sweep, type)), "id");
+            await(() -> !contains(m, "/sweeps/" + id, "\"state\":\"RUNNING\""), 50);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            String done = send(m, "GET", "/sweeps/" + id, null);
+            if (!done.contains("\"state\":\"SUCCEEDED\"") || !done.contains("\"succeeded\":" + trials)) {
+                throw new IllegalStateException("sweep " + id + " did not succeed: " + done.substring(0, Math.min(400, done.length())));
+            }
+            put("sweep." + mode.getKey() + ".wallSeconds", Math.round(seconds * 100) / 100.0);
+            send(m, "DELETE", "/pools/" + type, null);
+        }
+        double persistent = (double) RESULTS.get("sweep.persistent.wallSeconds");
+        put("sweep.freshVsPersistent", Math.round((double) RESULTS.get("sweep.fresh.wallSeconds") / persistent * 10) / 10.0);
+        put("sweep.warmVsPersistent", Math.round((double) RESULTS.get("sweep.warm.wallSeconds") / persistent * 10) / 10.0);
+    }
+
     // ---- plumbing
 
     static Manager manager(String redisUrl, String name, String... options) throws Exception {
@@ -328,6 +401,18 @@ public class Bench {
             json.append("  \"").append(e.getKey()).append("\": ").append(value).append(++i < RESULTS.size() ? ",\n" : "\n");
         }
         Files.writeString(Path.of("target", "bench.json"), json.append("}\n").toString());
+        if (RESULTS.containsKey("sweep.persistent.wallSeconds")) {
+            System.out.printf("sweep of %s trials (%s s setup, %s s work), parallelism 4:%n", RESULTS.get("sweep.trials"),
+                    RESULTS.get("sweep.setupSeconds"), RESULTS.get("sweep.workSeconds"));
+            System.out.printf("%-34s %10s %10s %10s%n", "", "fresh", "warm", "persistent");
+            System.out.printf("%-34s %10.2f %10.2f %10.2f%n", "wall seconds", RESULTS.get("sweep.fresh.wallSeconds"),
+                    RESULTS.get("sweep.warm.wallSeconds"), RESULTS.get("sweep.persistent.wallSeconds"));
+            System.out.printf("%-34s %10.1f %10.1f %10.1f%n%n", "x persistent", RESULTS.get("sweep.freshVsPersistent"),
+                    RESULTS.get("sweep.warmVsPersistent"), 1.0);
+        }
+        if (!RESULTS.containsKey("warm.submitToRunning.p50")) {
+            return;
+        }
         System.out.printf("%-34s %10s %10s %10s%n", "submit -> (ms)", "warm", "cold", "cold/warm");
         for (String f : List.of("submitToRunning.p50", "submitToRunning.p99", "submitToFinished.p50", "submitToFinished.p99",
                 "clientSubmitToFinished.p50", "clientSubmitToFinished.p99")) {
@@ -341,7 +426,8 @@ public class Bench {
         }
         System.out.println();
         RESULTS.forEach((k, v) -> {
-            if (!k.startsWith("warm.") && !k.startsWith("cold.") && !k.startsWith("burst.") && !k.equals("redis.commandstats")) {
+            if (!k.startsWith("warm.") && !k.startsWith("cold.") && !k.startsWith("burst.") && !k.startsWith("sweep.")
+                    && !k.equals("redis.commandstats")) {
                 System.out.printf("%-44s %s%n", k, v instanceof Double d ? String.format("%.2f", d) : v);
             }
         });

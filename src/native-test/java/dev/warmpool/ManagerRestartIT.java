@@ -69,6 +69,35 @@ class ManagerRestartIT {
         assertTrue(LocalRuntime.agentPids(redis.url()).size() == 1, "no second processor was started");
     }
 
+    @Test
+    void aSweepGoesOnAtItsParallelismWhileTheManagerIsDown() throws Exception {
+        manager = ManagerProcess.start(redis.url(), "manager-restart-it");
+        manager.send("PUT", "/pools/sweep-down", "{\"command\": [\"sh\", \"-c\", \"sleep 0.3; echo $WARMPOOL_CONFIG\"], "
+                + "\"minIdle\": 2, \"maxSize\": 2}");
+        await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/sweep-down").at("/status/idle").asInt() == 2);
+        String id = manager.send("POST", "/sweeps", "{\"type\": \"sweep-down\", \"parallelism\": 2, "
+                + "\"space\": {\"x\": {\"grid\": [0, 1, 2, 3, 4, 5, 6, 7]}}}").get("id").asText();
+        manager.kill();
+
+        // the agents release the trials as they end theirs: the sweep ends with no manager at all
+        try (Jedis j = new Jedis(URI.create(redis.url()))) {
+            String key = KeySchema.sweep("sweep-down", id);
+            await().atMost(Duration.ofSeconds(60)).until(() -> "SUCCEEDED".equals(j.hget(key, "state")));
+            assertEquals("8", j.hget(key, "succeeded"));
+            List<long[]> spans = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                List<String> t = j.hmget(KeySchema.job("sweep-down", Names.trialId(id, i)), "startedAt", "finishedAt", "logTail");
+                spans.add(new long[] {Long.parseLong(t.get(0)), Long.parseLong(t.get(1))});
+                assertTrue(t.get(2).contains("\"x\":" + i), t.get(2));
+            }
+            int most = 0;
+            for (long[] a : spans) {
+                most = Math.max(most, (int) spans.stream().filter(b -> b[0] <= a[0] && a[0] < b[1]).count());
+            }
+            assertEquals(2, most, "two trials at a time, never more, on the two warm processors");
+        }
+    }
+
     /** What POST /jobs does, without the manager: the submit script, run by hand. */
     private String submitStraightToRedis(String type) {
         String id = Names.newJobId(type, System.currentTimeMillis());

@@ -1,6 +1,7 @@
 package dev.warmpool.agent;
 
 import com.google.gson.Gson;
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.gson.reflect.TypeToken;
@@ -50,6 +51,9 @@ public final class Agent {
     private final Path resultFile;
     private final EventSink sink;
     private volatile JobRun current;
+    private Worker worker;
+    private int jobsRun;
+    private int maxJobs;
     private boolean retiring;
     private boolean stopping;
     private boolean unknown;
@@ -83,13 +87,51 @@ public final class Agent {
         log("processor %s of pool %s registered as %s, %d ms after JVM start", config.processorId(), config.pool(),
                 Replies.list(reg).get(1), System.currentTimeMillis() - jvmStartMillis);
         startBackground();
+        warmUp(Replies.string(Replies.list(reg).get(3)));
         try {
             loop();
         } finally {
             running = false;
+            if (worker != null) {
+                worker.kill(true);
+            }
             done.countDown();
         }
         return 0;
+    }
+
+    /** A persistent pool's worker starts as soon as the processor is registered, so the first job finds it warm. */
+    private void warmUp(String specJson) {
+        JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
+        if (!"persistent".equals(text(spec, "worker"))) {
+            return;
+        }
+        List<String> command = GSON.fromJson(spec.get("command"), new TypeToken<List<String>>() { }.getType());
+        Map<String, String> env = spec.has("env") && spec.get("env").isJsonObject()
+                ? GSON.fromJson(spec.get("env"), new TypeToken<Map<String, String>>() { }.getType()) : Map.of();
+        worker = newWorker(command, env, text(spec, "workingDir"));
+        Thread t = new Thread(() -> {
+            try {
+                worker.ensureStarted();
+            } catch (IOException e) {
+                log("could not start the persistent worker %s: %s", command, e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "worker-start");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private Worker newWorker(List<String> command, Map<String, String> env, String workingDir) {
+        Map<String, String> all = new HashMap<>(env);
+        all.put("WARMPOOL_PROCESSOR_ID", config.processorId());
+        all.put("WARMPOOL_POOL", config.pool());
+        return new Worker(command, all, workingDir);
+    }
+
+    private static String text(JsonObject o, String field) {
+        return o.has(field) && o.get(field).isJsonPrimitive() ? o.get(field).getAsString() : null;
     }
 
     private void startBackground() {
@@ -242,9 +284,33 @@ public final class Agent {
         env.put("WARMPOOL_CONFIG", Replies.string(r.get(2)));
         env.put("WARMPOOL_RESULT", resultFile.toString());
         JsonObject spec = JsonParser.parseString(Replies.string(r.get(7))).getAsJsonObject();
-        String workingDir = spec.has("workingDir") && !spec.get("workingDir").isJsonNull()
-                ? spec.get("workingDir").getAsString() : null;
-        current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add);
+        String workingDir = text(spec, "workingDir");
+        maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
+                ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
+        Worker w = null;
+        String request = null;
+        if ("persistent".equals(text(spec, "worker"))) {
+            List<String> poolCommand = GSON.fromJson(Replies.string(r.get(5)), new TypeToken<List<String>>() { }.getType());
+            Map<String, String> poolEnv = GSON.fromJson(Replies.string(r.get(6)), new TypeToken<Map<String, String>>() { }.getType());
+            Worker wanted = newWorker(poolCommand, poolEnv, workingDir);
+            if (worker == null || !worker.sameAs(wanted)) {
+                if (worker != null) {
+                    worker.kill(true); // the pool's command or env changed: a new worker for the new spec
+                }
+                worker = wanted;
+            }
+            w = worker;
+            JsonObject req = new JsonObject();
+            req.addProperty("id", jobId);
+            req.add("config", JsonParser.parseString(Replies.string(r.get(2))));
+            req.add("args", GSON.toJsonTree(args));
+            req.add("env", GSON.toJsonTree(jobEnv));
+            request = req.toString();
+        }
+        JobRun[] self = new JobRun[1];
+        current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add,
+                w, request, json -> report(self[0], json));
+        self[0] = current;
         if (command.size() == 1 && NOOP.equals(command.get(0))) {
             // the benchmarks' in-agent no-op: the dispatch path without a process spawn
             events.add(new JobRun.Outcome(current, "SUCCEEDED", 0, "{}", "", null));
@@ -253,6 +319,39 @@ public final class Agent {
         Thread t = new Thread(current, "job-" + jobId);
         t.setDaemon(true);
         t.start();
+    }
+
+    /**
+     * Intermediate metrics from the job's thread: {@code {"step": N, "<metric>": value, ...}}. The
+     * report script keeps them as the job's progress and, for a sweep's trial, may end it by the
+     * median rule; then the process is stopped here at once.
+     */
+    private void report(JobRun run, String json) {
+        JsonObject metrics;
+        try {
+            JsonElement e = JsonParser.parseString(json);
+            if (!e.isJsonObject() || !e.getAsJsonObject().has("step") || !e.getAsJsonObject().get("step").isJsonPrimitive()) {
+                log("ignoring report of job %s without a whole-number 'step': %s", run.jobId, shorten(json));
+                return;
+            }
+            metrics = e.getAsJsonObject();
+            long step = metrics.get("step").getAsBigDecimal().longValueExact();
+            if (step < 0) {
+                throw new ArithmeticException("negative step");
+            }
+            List<Object> r = Replies.list(redis.runReliably(Script.REPORT, config.processorId(), run.jobId, run.token,
+                    Long.toString(step), metrics.toString(), Long.toString(config.retentionSeconds())));
+            if (!r.isEmpty() && "STOP".equals(Replies.string(r.get(0)))) {
+                log("job %s: %s", run.jobId, r.get(1));
+                run.kill(JobRun.Forced.EARLY_STOPPED);
+            }
+        } catch (RuntimeException e) {
+            log("ignoring report of job %s that is not {\"step\": N, ...}: %s", run.jobId, shorten(json));
+        }
+    }
+
+    private static String shorten(String s) {
+        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
     }
 
     /** Records the outcome; returns true when the agent is done (stopping or retired). */
@@ -266,7 +365,9 @@ public final class Agent {
             // the assignment moved on: nothing to report; a forgotten processor registers again
             return unknown && registerAgain();
         }
-        boolean last = stopping || retiring;
+        jobsRun++;
+        boolean spent = maxJobs > 0 && jobsRun >= maxJobs;
+        boolean last = stopping || retiring || spent;
         List<Object> r = Replies.list(redis.runReliably(Script.FINISH, config.processorId(), o.run().jobId, o.run().token,
                 o.state(), Integer.toString(o.exitCode()), o.metrics(), o.logTail(), o.error() == null ? "" : o.error(),
                 Long.toString(config.retentionSeconds()), last ? "1" : "0"));
@@ -277,7 +378,7 @@ public final class Agent {
             sink.finished(o.run().jobId, o.run().token, config.pool(), o.state(), o.exitCode(), o.metrics(), o.error());
         }
         if (last) {
-            deregister("the processor stopped");
+            deregister(spent ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)" : "the processor stopped");
             return true;
         }
         return false;

@@ -11,15 +11,20 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * One job as a child process on a background thread: it keeps the last 16 KiB of the output,
- * reads the metrics the job wrote to {@code WARMPOOL_RESULT}, and hands its {@link Outcome} to
- * the agent's loop when the process ends.
+ * One job on a background thread, as a child process or as one request to the processor's
+ * persistent {@link Worker}: it keeps the last 16 KiB of the output, passes intermediate
+ * metrics ({@code WARMPOOL_REPORT {...}} lines, or a worker's report lines) to the agent, reads
+ * the metrics the job wrote to {@code WARMPOOL_RESULT} (or the worker's answer), and hands its
+ * {@link Outcome} to the agent's loop when the job ends.
  */
 final class JobRun implements Runnable {
     static final int LOG_TAIL_BYTES = 16 * 1024;
 
     /** Why the agent ended a job before its process did. */
-    enum Forced { NONE, CANCELLED, TIMED_OUT, HANDED_BACK, FENCED }
+    enum Forced { NONE, CANCELLED, TIMED_OUT, HANDED_BACK, FENCED, EARLY_STOPPED }
+
+    /** The prefix of an intermediate-metrics line on a job's output. */
+    static final String REPORT_MARKER = "WARMPOOL_REPORT ";
 
     /** How the job ended. */
     record Outcome(JobRun run, String state, int exitCode, String metrics, String logTail, String error) {
@@ -34,12 +39,25 @@ final class JobRun implements Runnable {
     final long startedNanos = System.nanoTime();
     private final Path resultFile;
     private final Consumer<Outcome> onEnd;
+    private final Worker worker;
+    private final String request;
+    private final Consumer<String> onReport;
     private volatile Process process;
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
 
     JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
             long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd) {
+        this(jobId, token, command, env, workingDir, timeoutMillis, resultFile, onEnd, null, null, r -> { });
+    }
+
+    /** A job for {@code worker} (when not null) as the JSON line {@code request}; reports go to {@code onReport}. */
+    JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
+            long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd, Worker worker, String request,
+            Consumer<String> onReport) {
+        this.worker = worker;
+        this.request = request;
+        this.onReport = onReport;
         this.jobId = jobId;
         this.token = token;
         this.command = command;
@@ -52,6 +70,35 @@ final class JobRun implements Runnable {
 
     @Override
     public void run() {
+        onEnd.accept(worker != null ? onWorker() : inProcess());
+    }
+
+    private Outcome onWorker() {
+        Tail tail = new Tail(LOG_TAIL_BYTES);
+        try {
+            Worker.Reply reply = worker.call(request, onReport, tail);
+            if (reply == null) {
+                // the worker died, or the agent killed it: it starts again for the next job
+                int code = worker.exitCode();
+                return ended(code, "{}", tail.text(), "the persistent worker exited (code " + code + ") while running the job");
+            }
+            String error = reply.error();
+            boolean ok = "SUCCEEDED".equals(reply.status());
+            if (!ok && error == null) {
+                error = "the worker answered status '" + reply.status() + "'";
+            }
+            return ended(ok ? 0 : 1, reply.metrics(), tail.text(), ok ? null : error);
+        } catch (IOException e) {
+            worker.kill(true);
+            return new Outcome(this, "FAILED", 127, "{}", tail.text(), "could not reach the persistent worker "
+                    + command + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Outcome(this, "FAILED", -1, "{}", "", "the agent was interrupted");
+        }
+    }
+
+    private Outcome inProcess() {
         Outcome outcome;
         try {
             Files.deleteIfExists(resultFile);
@@ -63,7 +110,8 @@ final class JobRun implements Runnable {
             pb.environment().putAll(env);
             process = pb.start();
             Tail tail = new Tail(LOG_TAIL_BYTES);
-            Thread reader = new Thread(() -> tail.readAll(process.getInputStream()), "job-output-" + jobId);
+            Thread reader = new Thread(() -> tail.readAll(process.getInputStream(), REPORT_MARKER, onReport),
+                    "job-output-" + jobId);
             reader.setDaemon(true);
             reader.start();
             int exit = process.waitFor();
@@ -77,7 +125,7 @@ final class JobRun implements Runnable {
             Thread.currentThread().interrupt();
             outcome = new Outcome(this, "FAILED", -1, "{}", "", "the agent was interrupted");
         }
-        onEnd.accept(outcome);
+        return outcome;
     }
 
     private Outcome outcome(int exit, String tail) {
@@ -97,12 +145,18 @@ final class JobRun implements Runnable {
         } catch (IOException | RuntimeException e) {
             error = "the result file (WARMPOOL_RESULT) is not JSON: " + e.getMessage();
         }
+        return ended(exit, metrics, tail, error);
+    }
+
+    /** The outcome of a job whose process (or worker call) ended with {@code exit}. */
+    private Outcome ended(int exit, String metrics, String tail, String error) {
         return switch (forced) {
             case CANCELLED -> new Outcome(this, "CANCELLED", exit, metrics, tail, "cancelled by request");
             case TIMED_OUT -> new Outcome(this, "TIMED_OUT", exit, metrics, tail,
                     "timed out after " + timeoutMillis / 1000 + " s");
             case HANDED_BACK -> new Outcome(this, "HANDED_BACK", exit, metrics, tail, "the processor stopped");
             case FENCED -> new Outcome(this, "FENCED", exit, metrics, tail, "the job was given to another processor");
+            case EARLY_STOPPED -> new Outcome(this, "EARLY_STOPPED", exit, metrics, tail, "stopped by the median rule");
             case NONE -> exit == 0 && error == null
                     ? new Outcome(this, "SUCCEEDED", 0, metrics, tail, null)
                     : new Outcome(this, "FAILED", exit, metrics, tail, error != null ? error : "exit code " + exit);
@@ -114,6 +168,10 @@ final class JobRun implements Runnable {
         if (forced == Forced.NONE) {
             forced = why;
             killedAtNanos = System.nanoTime();
+            if (worker != null) {
+                worker.kill(false);
+                return;
+            }
             Process p = process;
             if (p != null) {
                 p.descendants().forEach(ProcessHandle::destroy);
@@ -124,6 +182,12 @@ final class JobRun implements Runnable {
 
     /** Kills for good a process that ignored the polite signal for 5 s. */
     void killHarder() {
+        if (worker != null) {
+            if (forced != Forced.NONE && worker.alive() && System.nanoTime() - killedAtNanos > 5_000_000_000L) {
+                worker.kill(true);
+            }
+            return;
+        }
         Process p = process;
         if (forced != Forced.NONE && p != null && p.isAlive() && System.nanoTime() - killedAtNanos > 5_000_000_000L) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -16,15 +16,51 @@ final class Tail {
     }
 
     void readAll(InputStream in) {
+        readAll(in, null, null);
+    }
+
+    /**
+     * Reads the stream to its end; every whole line that starts with {@code marker} (at most
+     * 64 KiB long) also goes, without the marker, to {@code onLine}.
+     */
+    void readAll(InputStream in, String marker, java.util.function.Consumer<String> onLine) {
         byte[] buf = new byte[8192];
+        java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        byte[] mark = marker == null ? null : marker.getBytes(StandardCharsets.UTF_8);
         try {
             int n;
             while ((n = in.read(buf)) > 0) {
                 append(buf, n);
+                if (mark == null) {
+                    continue;
+                }
+                for (int i = 0; i < n; i++) {
+                    if (buf[i] == '\n') {
+                        byte[] l = line.toByteArray();
+                        line.reset();
+                        if (startsWith(l, mark)) {
+                            onLine.accept(new String(l, mark.length, l.length - mark.length, StandardCharsets.UTF_8));
+                        }
+                    } else if (line.size() < 65_536) {
+                        line.write(buf[i]);
+                    }
+                }
             }
         } catch (IOException e) {
             // closed by the agent after the process ended: what was read is the tail
         }
+    }
+
+    private static boolean startsWith(byte[] line, byte[] mark) {
+        if (line.length < mark.length) {
+            return false;
+        }
+        for (int i = 0; i < mark.length; i++) {
+            if (line[i] != mark[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     synchronized void append(byte[] buf, int n) {

@@ -15,6 +15,16 @@ class TailTests {
     }
 
     @Test
+    void passesOnTheReportLinesAndKeepsThemInTheTail() {
+        Tail t = new Tail(1024);
+        java.util.List<String> reports = new java.util.ArrayList<>();
+        String out = "epoch 1\nWARMPOOL_REPORT {\"step\": 1}\n  WARMPOOL_REPORT {\"indented\": 1}\nWARMPOOL_REPORT {\"step\": 2}\nWARMPOOL_REPORT {\"cut\"";
+        t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), JobRun.REPORT_MARKER, reports::add);
+        assertEquals(java.util.List.of("{\"step\": 1}", "{\"step\": 2}"), reports, "whole marked lines only");
+        assertEquals(out, t.text());
+    }
+
+    @Test
     void keepsEverythingWhenShort() {
         Tail t = new Tail(16);
         t.readAll(new ByteArrayInputStream("hi\n".getBytes(StandardCharsets.UTF_8)));

@@ -32,6 +32,7 @@ public class LocalRuntime implements ProcessorRuntime {
     private final String redisUrl;
     private final WarmpoolConfig config;
     private final List<String> launch;
+    private volatile Runnable changed = () -> { };
 
     public LocalRuntime(String redisUrl, WarmpoolConfig config) {
         this.redisUrl = redisUrl;
@@ -66,10 +67,17 @@ public class LocalRuntime implements ProcessorRuntime {
             config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                     .ifPresent(sink -> env.put("K_SINK", sink));
             Process p = pb.start();
+            // an agent that exits (retired, spent, crashed) is replaced at once, not at the next tick
+            p.onExit().thenRun(() -> changed.run());
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {
             throw new UncheckedIOException("could not start an agent for pool " + type, e);
         }
+    }
+
+    @Override
+    public void onChange(Runnable changed) {
+        this.changed = changed;
     }
 
     @Override

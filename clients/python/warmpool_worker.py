@@ -1,0 +1,109 @@
+"""Run a Python training function as warmpool jobs: ``def train(config) -> dict``.
+
+Standard library only. Put this file next to your script (or on PYTHONPATH) and end the
+script with ``warmpool_worker.serve(train)``:
+
+    import warmpool_worker
+    import torch                      # slow imports and data loading happen once per worker
+
+    def train(config):
+        for step in range(10):
+            loss = ...
+            warmpool_worker.report(step, loss=loss)   # optional: the median rule may stop the trial
+        return {"loss": loss}
+
+    warmpool_worker.serve(train)
+
+The same script works in both kinds of pool:
+
+* ``"worker": "persistent"``: the agent starts the script once per processor
+  (``WARMPOOL_WORKER=persistent``) and sends every job as one JSON line on stdin,
+  ``{"id", "config", "args", "env"}``; ``serve`` answers each with one line,
+  ``{"status": "SUCCEEDED", "metrics": {...}}`` or ``{"status": "FAILED", "error": "..."}``,
+  and writes ``{"report": {...}}`` lines for ``report``. Anything the function prints goes to
+  stderr, which is the job's log, so it cannot be mistaken for an answer.
+* a process per job (the default): ``serve`` runs the function once on ``WARMPOOL_CONFIG`` and
+  writes its dict to ``WARMPOOL_RESULT``; ``report`` prints ``WARMPOOL_REPORT {...}`` lines.
+"""
+import json
+import os
+import sys
+import traceback
+
+__all__ = ["serve", "report"]
+
+_answers = None  # the worker's real stdout while it serves as a persistent worker
+
+
+def report(step, **metrics):
+    """Reports intermediate metrics at ``step`` (a whole number), e.g. ``report(3, loss=0.41)``."""
+    line = dict(metrics)
+    line["step"] = int(step)
+    if _answers is not None:
+        _answers.write(json.dumps({"report": line}) + "\n")
+        _answers.flush()
+    else:
+        sys.stdout.write("WARMPOOL_REPORT " + json.dumps(line) + "\n")
+        sys.stdout.flush()
+
+
+def serve(train):
+    """Runs ``train(config) -> dict`` for this process's job, or for every job sent to this worker."""
+    if os.environ.get("WARMPOOL_WORKER") == "persistent":
+        _serve_forever(train)
+    else:
+        sys.exit(_run_once(train))
+
+
+def _call(train, config):
+    metrics = train(config)
+    if metrics is None:
+        return {}
+    if not isinstance(metrics, dict):
+        raise TypeError("train(config) must return a dict of metrics, not %s" % type(metrics).__name__)
+    json.dumps(metrics)  # refuse what JSON cannot carry here, not in the agent
+    return metrics
+
+
+def _run_once(train):
+    config = json.loads(os.environ.get("WARMPOOL_CONFIG") or "{}")
+    try:
+        metrics = _call(train, config)
+    except Exception:
+        traceback.print_exc()
+        return 1
+    result = os.environ.get("WARMPOOL_RESULT")
+    if result:
+        with open(result, "w") as f:
+            json.dump(metrics, f)
+    return 0
+
+
+def _serve_forever(train):
+    global _answers
+    _answers = sys.stdout
+    sys.stdout = sys.stderr  # the function's prints are log lines, never protocol lines
+    base_env = dict(os.environ)
+    for line in sys.stdin:  # ends when the agent goes away: the worker goes with it
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            job = json.loads(line)
+            os.environ.clear()
+            os.environ.update(base_env)
+            os.environ.update(job.get("env") or {})
+            os.environ["WARMPOOL_JOB_ID"] = job.get("id", "")
+            os.environ["WARMPOOL_CONFIG"] = json.dumps(job.get("config") or {})
+            answer = {"status": "SUCCEEDED", "metrics": _call(train, job.get("config") or {})}
+        except Exception as e:
+            traceback.print_exc()
+            answer = {"status": "FAILED", "error": "%s: %s" % (type(e).__name__, e)}
+        sys.stderr.flush()
+        _answers.write(json.dumps(answer) + "\n")
+        _answers.flush()
+
+
+if __name__ == "__main__":
+    sys.stderr.write("warmpool_worker is a library: call warmpool_worker.serve(train) from your script\n")
+    sys.exit(2)

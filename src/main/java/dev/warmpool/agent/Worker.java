@@ -1,0 +1,184 @@
+package dev.warmpool.agent;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * A persistent worker: the pool's command, started once and kept up across jobs, so that its
+ * interpreter and whatever it imported and loaded stay warm. The protocol is JSON lines: the
+ * agent writes one request per job on the worker's stdin,
+ * {@code {"id": ..., "config": {...}, "args": [...], "env": {...}}}, and the worker answers on
+ * its stdout with any number of {@code {"report": {"step": N, ...}}} lines and one
+ * {@code {"status": "SUCCEEDED"|"FAILED", "metrics": {...}, "error": "..."}}. Other stdout lines,
+ * and all of stderr, are the job's log. A worker that exits is started again for the next job.
+ */
+final class Worker {
+    /** What the stdout reader hands over when the worker's output ends. */
+    private static final String EOF = "\u0000eof";
+    private static final int MAX_LINE = 1 << 20;
+
+    /** The worker's answer to one job. */
+    record Reply(String status, String metrics, String error) {
+    }
+
+    private final List<String> command;
+    private final Map<String, String> env;
+    private final String workingDir;
+    private volatile Process process;
+    private volatile boolean killed;
+    private volatile BlockingQueue<String> lines;
+    private volatile Tail log = new Tail(JobRun.LOG_TAIL_BYTES);
+
+    Worker(List<String> command, Map<String, String> env, String workingDir) {
+        this.command = List.copyOf(command);
+        this.env = Map.copyOf(env);
+        this.workingDir = workingDir;
+    }
+
+    /** True when both run the same command in the same environment: a changed pool gets a new worker. */
+    boolean sameAs(Worker other) {
+        return command.equals(other.command) && env.equals(other.env) && java.util.Objects.equals(workingDir, other.workingDir);
+    }
+
+    /** Starts the worker unless it is up and serving; one that was killed or closed its output is replaced. */
+    synchronized void ensureStarted() throws IOException, InterruptedException {
+        Process old = process;
+        if (old != null && old.isAlive() && !killed && !lines.contains(EOF)) {
+            return;
+        }
+        if (old != null && old.isAlive()) {
+            old.descendants().forEach(ProcessHandle::destroyForcibly);
+            old.destroyForcibly();
+            old.waitFor();
+        }
+        killed = false;
+        ProcessBuilder pb = new ProcessBuilder(command);
+        if (workingDir != null) {
+            pb.directory(new File(workingDir));
+        }
+        pb.environment().putAll(env);
+        pb.environment().put("WARMPOOL_WORKER", "persistent");
+        Process p = pb.start();
+        BlockingQueue<String> q = new LinkedBlockingQueue<>();
+        Thread out = new Thread(() -> readLines(p.getInputStream(), q), "worker-stdout");
+        out.setDaemon(true);
+        out.start();
+        Thread err = new Thread(() -> copy(p.getErrorStream()), "worker-stderr");
+        err.setDaemon(true);
+        err.start();
+        lines = q;
+        process = p;
+        Agent.log("started persistent worker %s (pid %d)", command, p.pid());
+    }
+
+    /**
+     * Runs one job: sends its request and reads until the worker's answer, handing reports to
+     * {@code onReport}. A worker that dies (or is killed) ends the call with {@code null}.
+     */
+    Reply call(String request, Consumer<String> onReport, Tail tail) throws IOException, InterruptedException {
+        ensureStarted();
+        log = tail;
+        Process p = process;
+        BlockingQueue<String> q = lines;
+        OutputStream in = p.getOutputStream();
+        in.write((request + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+        while (true) {
+            String line = q.take();
+            if (line == EOF) {
+                q.add(EOF); // later calls see the end too, until the worker is started again
+                return null;
+            }
+            JsonObject message = object(line);
+            if (message != null && message.has("status")) {
+                String status = message.get("status").isJsonPrimitive() ? message.get("status").getAsString() : "";
+                JsonElement metrics = message.get("metrics");
+                JsonElement error = message.get("error");
+                return new Reply(status, metrics != null && metrics.isJsonObject() ? metrics.toString() : "{}",
+                        error != null && error.isJsonPrimitive() ? error.getAsString() : null);
+            }
+            if (message != null && message.has("report") && message.get("report").isJsonObject()) {
+                onReport.accept(message.get("report").toString());
+            } else {
+                byte[] b = (line + "\n").getBytes(StandardCharsets.UTF_8);
+                tail.append(b, b.length);
+            }
+        }
+    }
+
+    /** The worker's exit code once it has exited (its output has ended: it is going), or -1 if it lingers 5 s. */
+    int exitCode() throws InterruptedException {
+        Process p = process;
+        return p != null && p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) ? p.exitValue() : -1;
+    }
+
+    /** Ends the worker and its children (a cancelled, timed-out or stopped job): politely first. */
+    void kill(boolean hard) {
+        killed = true;
+        Process p = process;
+        if (p != null) {
+            if (hard) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            } else {
+                p.descendants().forEach(ProcessHandle::destroy);
+                p.destroy();
+            }
+        }
+    }
+
+    boolean alive() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    private static JsonObject object(String line) {
+        String t = line.trim();
+        if (!t.startsWith("{")) {
+            return null;
+        }
+        try {
+            JsonElement e = JsonParser.parseString(t);
+            return e.isJsonObject() ? e.getAsJsonObject() : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void readLines(InputStream stream, BlockingQueue<String> q) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                q.add(line.length() > MAX_LINE ? line.substring(0, MAX_LINE) : line);
+            }
+        } catch (IOException e) {
+            // the worker is gone
+        }
+        q.add(EOF);
+    }
+
+    private void copy(InputStream stream) {
+        byte[] buf = new byte[8192];
+        try {
+            int n;
+            while ((n = stream.read(buf)) > 0) {
+                log.append(buf, n);
+            }
+        } catch (IOException e) {
+            // the worker is gone
+        }
+    }
+}

@@ -1,0 +1,28 @@
+# A trial for the sweep tests: (x - 3)^2 as the loss, with knobs in its config for the cases
+# the tests need (sleep, fail, die, report steps). SETUP_SECONDS stands for a slow import.
+import os
+import sys
+import time
+
+import warmpool_worker
+
+time.sleep(float(os.environ.get("SETUP_SECONDS", "0")))
+
+
+def train(config):
+    print("trial", os.environ.get("WARMPOOL_JOB_ID"), "config", config, flush=True)
+    time.sleep(config.get("sleep", 0))
+    if config.get("die"):
+        print("dying", flush=True)
+        sys.stderr.flush()
+        os._exit(3)
+    if config.get("fail"):
+        raise RuntimeError("asked to fail")
+    x = config.get("x", 0)
+    for step in range(config.get("steps", 0)):
+        warmpool_worker.report(step, loss=x * (step + 1))
+        time.sleep(config.get("stepSleep", 0))
+    return {"loss": (x - 3) ** 2, "x": x, "pid": os.getpid()}
+
+
+warmpool_worker.serve(train)
