@@ -126,14 +126,18 @@ class DeploymentManifestsTests {
     }
 
     @Test
-    void theTriggerRoutesJobEventsWithADeadLetterSink() throws IOException {
-        JsonNode t = only("trigger.yaml", "Trigger");
-        assertEquals("dev.warmpool.job.submit", t.at("/spec/filter/attributes/type").asText());
-        assertEquals("warmpool", t.at("/spec/subscriber/ref/name").asText());
-        String dls = t.at("/spec/delivery/deadLetterSink/ref/name").asText();
-        assertEquals("warmpool-dead-letters", dls);
-        assertEquals(dls, only("dead-letters.yaml", "Service").at("/metadata/name").asText());
-        assertTrue(t.at("/spec/delivery/retry").asInt() > 0);
+    void triggersRouteEverySubmitEventTheManagerTakesWithADeadLetterSink() throws IOException {
+        List<JsonNode> triggers = docs("trigger.yaml").stream().filter(d -> "Trigger".equals(d.path("kind").asText())).toList();
+        List<String> routed = triggers.stream().map(t -> t.at("/spec/filter/attributes/type").asText()).sorted().toList();
+        assertEquals(dev.warmpool.events.EventTypes.ACCEPTED.stream()
+                .filter(t -> !t.equals(dev.warmpool.events.EventTypes.PING)).sorted().toList(), routed);
+        for (JsonNode t : triggers) {
+            assertEquals("warmpool", t.at("/spec/subscriber/ref/name").asText());
+            String dls = t.at("/spec/delivery/deadLetterSink/ref/name").asText();
+            assertEquals("warmpool-dead-letters", dls);
+            assertEquals(dls, only("dead-letters.yaml", "Service").at("/metadata/name").asText());
+            assertTrue(t.at("/spec/delivery/retry").asInt() > 0);
+        }
     }
 
     @Test
