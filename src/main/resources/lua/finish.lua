@@ -1,25 +1,57 @@
 -- finish: records a job's result and ends it (unless it already ended, e.g. cancelled),
 -- then hands the processor the next queued job or marks it idle, all in one step.
 -- A report whose token is not the processor's current one is refused: a job ends once.
+-- A gang member's report ends the gang's job when it is the last worker to succeed (the
+-- parameter servers are then stopped) or when it failed (the other members are stopped); the
+-- gang moves on once every member is free.
 -- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token, end state, exit code,
 --   metrics JSON, log tail, error, retention seconds, stopping ('1': the agent is stopping)
 -- Returns {'OK', next job id or ''} or {'STALE', reason}.
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local pkey = key('proc', pid)
 local jkey = key('job', jid)
-local p = redis.call('HMGET', pkey, 'job', 'token')
+local p = redis.call('HMGET', pkey, 'job', 'token', 'gang', 'role', 'rank')
 if p[1] ~= jid or p[2] ~= token then return {'STALE', 'processor holds ' .. tostring(p[1])} end
 local now = now_ms()
 local retention = tonumber(ARGV[10])
-redis.call('HSET', jkey, 'exitCode', ARGV[6], 'metrics', ARGV[7], 'logTail', ARGV[8])
 local state = redis.call('HGET', jkey, 'state')
-if state == 'ASSIGNED' or state == 'RUNNING' then
-  end_job(jid, ARGV[5], ARGV[9], now, retention)
+local gid = p[3] or ''
+if gid == '' then
+  redis.call('HSET', jkey, 'exitCode', ARGV[6], 'metrics', ARGV[7], 'logTail', ARGV[8])
+  if state == 'ASSIGNED' or state == 'RUNNING' then
+    end_job(jid, ARGV[5], ARGV[9], now, retention)
+  end
+else
+  local gkey = key('gang', gid)
+  local member = p[4] .. '-' .. p[5]
+  if redis.call('HGET', jkey, 'attempts') == token then
+    redis.call('HSET', jkey, 'member:' .. member, ARGV[5] .. ' (exit ' .. ARGV[6] .. ')')
+    if redis.call('HGET', gkey, 'lead') == pid then
+      redis.call('HSET', jkey, 'exitCode', ARGV[6], 'metrics', ARGV[7], 'logTail', ARGV[8])
+    end
+    if state == 'ASSIGNED' or state == 'RUNNING' then
+      if ARGV[5] ~= 'SUCCEEDED' then
+        local ends = (ARGV[5] == 'TIMED_OUT' or ARGV[5] == 'CANCELLED') and ARGV[5] or 'FAILED'
+        if redis.call('HGET', gkey, 'lead') ~= pid then
+          redis.call('HSET', jkey, 'exitCode', ARGV[6], 'logTail', ARGV[8])
+        end
+        end_job(jid, ends, 'member ' .. member .. ' ' .. ARGV[5] .. ': ' .. ARGV[9], now, retention)
+        stop_members(gid, jid, pid)
+      elseif p[4] ~= 'ps' and redis.call('HINCRBY', gkey, 'workersLeft', -1) <= 0 then
+        end_job(jid, 'SUCCEEDED', '', now, retention)
+        stop_members(gid, jid, pid) -- the parameter servers: their work ends with the workers'
+      end
+    end
+  end
 end
 -- finished jobs leave the listing index once they have expired
 redis.call('ZREMRANGEBYSCORE', JOBS, '-inf', now - retention * 1000)
 if ARGV[11] == '1' then
+  if gid ~= '' and redis.call('HGET', key('gang', gid), 'state') ~= 'DRAINING' then
+    retire_gang(gid, now) -- a member that stops breaks its gang
+  end
   retire(pid, now)
   return {'OK', ''}
 end
+if gid ~= '' then return {'OK', member_free(pid, gid, now)} end
 return {'OK', next_or_idle(pid, now)}

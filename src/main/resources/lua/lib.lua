@@ -60,6 +60,149 @@ local function retire(pid, now)
   redis.call('RPUSH', key('inbox', pid), 'retire')
 end
 
+-- Gangs. A gang pool's processors are gangs: sets of member processors (each with its own
+-- agent, heartbeat and inbox) started, claimed and reused together. The pool's idle set holds
+-- gang ids; a gang is idle only when every member is.
+local GANGS = key('gangs')
+
+local function members(gid)
+  local out = {}
+  for m in string.gmatch(redis.call('HGET', key('gang', gid), 'members') or '', '[^,]+') do
+    table.insert(out, m)
+  end
+  return out
+end
+
+-- A gang can take a job when it and every member of it are idle.
+local function gang_ready(gid)
+  if redis.call('HGET', key('gang', gid), 'state') ~= 'IDLE' then return false end
+  for _, m in ipairs(members(gid)) do
+    if redis.call('HGET', key('proc', m), 'state') ~= 'IDLE' then return false end
+  end
+  return true
+end
+
+-- Hands job jid to every member of gang gid in one step: all of them or (the caller checked) none.
+local function assign_gang(jid, gid, now)
+  local jkey = key('job', jid)
+  local token = redis.call('HINCRBY', jkey, 'attempts', 1)
+  redis.call('HSET', jkey, 'state', 'ASSIGNED', 'processor', gid, 'assignedAt', now)
+  local ms = members(gid)
+  local workers = 0
+  for _, m in ipairs(ms) do
+    if redis.call('HGET', key('proc', m), 'role') ~= 'ps' then workers = workers + 1 end
+    redis.call('HSET', key('proc', m), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now)
+    redis.call('RPUSH', key('inbox', m), 'job ' .. jid .. ' ' .. token)
+  end
+  redis.call('HSET', key('gang', gid), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now,
+    'left', #ms, 'workersLeft', workers)
+  redis.call('ZREM', IDLE, gid)
+  return token
+end
+
+-- Tells every member of gang gid still on job jid to kill its process (cancel, an ended gang job).
+local function stop_members(gid, jid, except)
+  for _, m in ipairs(members(gid)) do
+    local p = redis.call('HMGET', key('proc', m), 'job', 'token')
+    if m ~= except and p[1] == jid then
+      redis.call('RPUSH', key('inbox', m), 'cancel ' .. jid .. ' ' .. p[2])
+    end
+  end
+end
+
+-- Retires a whole gang: no more work; members on a job finish it (or are stopped) first.
+local function retire_gang(gid, now)
+  redis.call('HSET', key('gang', gid), 'state', 'DRAINING', 'since', now)
+  redis.call('ZREM', IDLE, gid)
+  for _, m in ipairs(members(gid)) do
+    local state = redis.call('HGET', key('proc', m), 'state')
+    if state == 'IDLE' or state == 'STARTING' then
+      retire(m, now)
+    elseif state == 'BUSY' then
+      redis.call('RPUSH', key('inbox', m), 'retire')
+    end
+  end
+end
+
+-- A member has left Redis (lost, deregistered): the gang is broken and goes; once its last
+-- member is gone, so are its keys. The reconciler starts a new gang in its place.
+local function gang_member_gone(gid, pid, now)
+  local gkey = key('gang', gid)
+  if redis.call('EXISTS', gkey) == 0 then return end
+  if redis.call('HGET', gkey, 'state') ~= 'DRAINING' then retire_gang(gid, now) end
+  for _, m in ipairs(members(gid)) do
+    if m ~= pid and redis.call('SISMEMBER', PROCS, m) == 1 then return end
+  end
+  redis.call('DEL', gkey)
+  redis.call('SREM', GANGS, gid)
+  redis.call('ZREM', IDLE, gid)
+end
+
+-- Retires an idle processor or gang by id (pool deletion, the reconciler).
+local function retire_id(id, now)
+  if redis.call('EXISTS', key('gang', id)) == 1 then
+    retire_gang(id, now)
+  else
+    retire(id, now)
+  end
+end
+
+-- The warmest idle processor (or gang) that can take a job now, taken off the idle set; or nil.
+local function claim()
+  while true do
+    local top = redis.call('ZPOPMAX', IDLE)
+    if not top[1] then return nil end
+    local id = top[1]
+    if redis.call('EXISTS', key('gang', id)) == 1 then
+      if gang_ready(id) then return id end
+    elseif redis.call('HGET', key('proc', id), 'state') == 'IDLE' then
+      return id
+    end
+  end
+end
+
+-- Hands a job to what claim() returned.
+local function hand(jid, id, now)
+  if redis.call('EXISTS', key('gang', id)) == 1 then return assign_gang(jid, id, now) end
+  return assign(jid, id, now)
+end
+
+-- A gang whose members are all free takes the best queued job, or turns idle; a gang of a
+-- draining pool (or a draining gang) is retired. Returns the job id taken, or ''.
+local function gang_next_or_idle(gid, now)
+  local gkey = key('gang', gid)
+  if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' or redis.call('HGET', gkey, 'state') == 'DRAINING' then
+    retire_gang(gid, now)
+    return ''
+  end
+  redis.call('HSET', gkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
+  while true do
+    local top = redis.call('ZPOPMIN', QUEUE)
+    if not top[1] then break end
+    if redis.call('HGET', key('job', top[1]), 'state') == 'QUEUED' then
+      assign_gang(top[1], gid, now)
+      return top[1]
+    end
+  end
+  redis.call('ZADD', IDLE, now, gid)
+  return ''
+end
+
+-- A member is done with its part of a job (or has started): it is free, and once every member
+-- is free the gang moves on. Returns the job the gang took next, or ''.
+local function member_free(pid, gid, now)
+  local gkey = key('gang', gid)
+  if redis.call('HGET', gkey, 'state') == 'DRAINING' then
+    retire(pid, now)
+    return ''
+  end
+  redis.call('HSET', key('proc', pid), 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
+  for _, m in ipairs(members(gid)) do
+    if redis.call('HGET', key('proc', m), 'state') ~= 'IDLE' then return '' end
+  end
+  return gang_next_or_idle(gid, now)
+end
+
 -- A processor that has just become free takes the best queued job, or turns idle.
 -- A processor of a draining pool is retired instead. Returns the job id taken, or ''.
 local function next_or_idle(pid, now)
@@ -83,13 +226,10 @@ end
 -- Hands a stored job to the warmest idle processor (the one idle the shortest time), or queues
 -- it by its score. Returns the processor id, or nil when the job was queued.
 local function dispatch(jid, now)
-  while true do
-    local top = redis.call('ZPOPMAX', IDLE)
-    if not top[1] then break end
-    if redis.call('HGET', key('proc', top[1]), 'state') == 'IDLE' then
-      assign(jid, top[1], now)
-      return top[1]
-    end
+  local id = claim()
+  if id then
+    hand(jid, id, now)
+    return id
   end
   redis.call('ZADD', QUEUE, redis.call('HGET', key('job', jid), 'score'), jid)
   return nil
@@ -106,7 +246,11 @@ local function stop_job(jid, state, reason, now, retention_s)
     redis.call('ZREM', QUEUE, jid)
   elseif prev == 'ASSIGNED' or prev == 'RUNNING' then
     local j = redis.call('HMGET', jkey, 'processor', 'attempts')
-    redis.call('RPUSH', key('inbox', j[1]), 'cancel ' .. jid .. ' ' .. j[2])
+    if redis.call('EXISTS', key('gang', j[1])) == 1 then
+      stop_members(j[1], jid, nil)
+    else
+      redis.call('RPUSH', key('inbox', j[1]), 'cancel ' .. jid .. ' ' .. j[2])
+    end
   end
   end_job(jid, state, reason, now, retention_s)
   return prev

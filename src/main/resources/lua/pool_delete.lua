@@ -15,7 +15,7 @@ end
 redis.call('DEL', QUEUE)
 local retired = 0
 for _, pid in ipairs(redis.call('ZRANGE', IDLE, 0, -1)) do
-  retire(pid, now)
+  retire_id(pid, now)
   retired = retired + 1
 end
 return {cancelled, retired}

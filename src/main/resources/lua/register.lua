@@ -1,17 +1,29 @@
 -- register: an agent announces its processor. A new (or re-registering) processor takes
--- the best queued job or turns idle. A processor that is already known keeps its state.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, os pid, host
--- Returns {'OK', state, job id or '', pool spec JSON} or 'NOPOOL' (the agent then exits).
+-- the best queued job or turns idle; a gang member turns idle, and the gang with it once every
+-- member has registered. A processor that is already known keeps its state.
+-- KEYS[1] pool hash.  ARGV: prefix, processor id, os pid, host, address ('' or host:port)
+-- Returns {'OK', state, job id or '', pool spec JSON}, 'NOPOOL' (the agent then exits), or
+-- 'NOGANG' (a gang member Redis has forgotten, after it lost its data: the agent exits, and
+-- the reconciler starts a whole new gang).
 if not redis.call('HGET', POOL, 'state') then return 'NOPOOL' end
 local pid = ARGV[2]
 local pkey = key('proc', pid)
 local now = now_ms()
-local state = redis.call('HGET', pkey, 'state')
-redis.call('HSET', pkey, 'id', pid, 'pid', ARGV[3], 'host', ARGV[4], 'hb', now, 'registeredAt', now)
+local p = redis.call('HMGET', pkey, 'state', 'gang')
+local state, gid = p[1], p[2] or ''
+if redis.call('HGET', POOL, 'gang') == '1' and gid == '' then return 'NOGANG' end
+redis.call('HSET', pkey, 'id', pid, 'pid', ARGV[3], 'host', ARGV[4], 'hb', now, 'registeredAt', now,
+  'addr', ARGV[5] or '')
 redis.call('SADD', PROCS, pid)
+local spec = redis.call('HGET', POOL, 'spec') or '{}'
 if state and state ~= 'STARTING' then
-  return {'OK', state, redis.call('HGET', pkey, 'job') or '', redis.call('HGET', POOL, 'spec') or '{}'}
+  return {'OK', state, redis.call('HGET', pkey, 'job') or '', spec}
 end
 if not state then redis.call('HSET', pkey, 'startedAt', now) end
-local jid = next_or_idle(pid, now)
-return {'OK', redis.call('HGET', pkey, 'state'), jid, redis.call('HGET', POOL, 'spec') or '{}'}
+local jid
+if gid ~= '' then
+  jid = member_free(pid, gid, now) -- a job the gang takes reaches every member's inbox
+else
+  jid = next_or_idle(pid, now)
+end
+return {'OK', redis.call('HGET', pkey, 'state'), jid, spec}

@@ -1,22 +1,40 @@
 -- start: the agent marks its job running, only if the assignment (job and token) is still its
 -- own, and gets in the same round trip what it needs to run it.
 -- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token
--- Returns {args, config, env, timeoutSeconds, pool command, pool env, pool workingDir}, or
--- {'STALE', reason} when the job is no longer this processor's to run.
+-- Returns {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang},
+-- where gang is '' or, for a gang member, {"role", "index", "members": [{"id", "role", "index",
+-- "addr"}, ...]} as JSON; or {'STALE', reason} when the job is no longer this processor's to run.
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local pkey = key('proc', pid)
 local jkey = key('job', jid)
-local p = redis.call('HMGET', pkey, 'job', 'token')
+local p = redis.call('HMGET', pkey, 'job', 'token', 'gang', 'role', 'rank')
 if p[1] ~= jid or p[2] ~= token then return {'STALE', 'processor holds ' .. tostring(p[1])} end
 local state = redis.call('HGET', jkey, 'state')
 local now = now_ms()
-if state ~= 'ASSIGNED' then
-  -- ended before it started (cancelled, or expired): the processor is free again
-  next_or_idle(pid, now)
-  return {'STALE', 'job is ' .. tostring(state)}
+local gid = p[3] or ''
+local gang = ''
+if gid ~= '' then
+  -- every member starts the same attempt; the first one to start marks the job running
+  if redis.call('HGET', jkey, 'attempts') ~= token or (state ~= 'ASSIGNED' and state ~= 'RUNNING') then
+    member_free(pid, gid, now)
+    return {'STALE', 'job is ' .. tostring(state)}
+  end
+  if state == 'ASSIGNED' then redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now) end
+  local list = {}
+  for _, m in ipairs(members(gid)) do
+    local h = redis.call('HMGET', key('proc', m), 'role', 'rank', 'addr')
+    table.insert(list, {id = m, role = h[1], index = tonumber(h[2]), addr = h[3] or ''})
+  end
+  gang = cjson.encode({role = p[4], index = tonumber(p[5]), members = list})
+else
+  if state ~= 'ASSIGNED' then
+    -- ended before it started (cancelled, or expired): the processor is free again
+    next_or_idle(pid, now)
+    return {'STALE', 'job is ' .. tostring(state)}
+  end
+  redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now)
 end
-redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now)
 redis.call('HSET', pkey, 'hb', now)
 local j = redis.call('HMGET', jkey, 'args', 'config', 'env', 'timeoutSeconds')
 local spec = redis.call('HMGET', POOL, 'command', 'env', 'spec')
-return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}'}
+return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}', gang}

@@ -1,5 +1,6 @@
 -- submit: stores a job and, in the same step, hands it to an idle processor of its pool
--- (the one idle the shortest time, the warmest) or queues it by priority, then age.
+-- (the one idle the shortest time, the warmest; in a gang pool, every member of an idle gang)
+-- or queues it by priority, then age.
 -- A repeated Idempotency-Key returns the job it created first; a full queue refuses the job.
 -- KEYS[1] pool hash.
 -- ARGV: prefix, job id, priority (-1000..1000), idempotency key hash or '', request fingerprint,
@@ -15,15 +16,7 @@ if idem ~= '' then
   local prior = redis.call('HMGET', key('idem', idem), 'job', 'fingerprint')
   if prior[1] then return {'DUPLICATE', prior[1], prior[2] or ''} end
 end
-local pid = nil
-while true do
-  local top = redis.call('ZPOPMAX', IDLE)
-  if not top[1] then break end
-  if redis.call('HGET', key('proc', top[1]), 'state') == 'IDLE' then
-    pid = top[1]
-    break
-  end
-end
+local pid = claim() -- a processor, or in a gang pool a gang whose members are all idle
 if not pid then
   local queued = redis.call('ZCARD', QUEUE)
   if queued >= tonumber(redis.call('HGET', POOL, 'maxQueued') or '10000') then
@@ -44,7 +37,7 @@ if idem ~= '' then
   redis.call('EXPIRE', key('idem', idem), tonumber(ARGV[6]))
 end
 if pid then
-  assign(jid, pid, now)
+  hand(jid, pid, now)
   return {'ASSIGNED', pid, tostring(now)}
 end
 redis.call('ZADD', QUEUE, score, jid)

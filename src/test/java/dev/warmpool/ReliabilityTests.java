@@ -65,6 +65,23 @@ class ReliabilityTests {
         return job(id).getString("processor");
     }
 
+    @jakarta.inject.Inject
+    dev.warmpool.reconcile.Reconciler reconciler;
+
+    @Test
+    void aPassThatRunsInTheMiddleOfAPoolsCreationDoesNotLoseThePool() {
+        // a PUT adds the name to wp:pools, then runs the pool script: a pass in between sees a
+        // name without a pool. It once dropped the name, and the new pool never got a processor.
+        String type = "mid-create";
+        redis.sadd(KeySchema.POOLS, type);
+        await().atMost(Duration.ofSeconds(10)).until(() -> reconciler.reconcileOnce().ran());
+        redis.eval(dev.warmpool.store.Script.POOL_PUT.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type),
+                "{\"command\":[\"true\"],\"minIdle\":1,\"maxSize\":1,\"idleTimeoutSeconds\":300,\"env\":{},\"maxQueued\":100}",
+                "1", "1", "300000", "[\"true\"]", "{}", "100", ""));
+        assertTrue(redis.sismember(KeySchema.POOLS, type), "the name is still there");
+        awaitIdle(type, 1);
+    }
+
     @Test
     void requeuesJobWhenProcessorIsLost() throws Exception {
         putPool("lost", spec("sleep 2; echo done", 1, 2));

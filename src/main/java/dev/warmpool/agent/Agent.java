@@ -51,6 +51,7 @@ public final class Agent {
     private final Path resultFile;
     private final EventSink sink;
     private volatile JobRun current;
+    private final String address = address();
     private Worker worker;
     private int jobsRun;
     private int maxJobs;
@@ -79,8 +80,9 @@ public final class Agent {
 
     int run(long jvmStartMillis) {
         Object reg = register();
-        if ("NOPOOL".equals(Replies.status(reg))) {
-            log("pool %s does not exist; exiting", config.pool());
+        if ("NOPOOL".equals(Replies.status(reg)) || "NOGANG".equals(Replies.status(reg))) {
+            log("NOPOOL".equals(Replies.status(reg)) ? "pool %s does not exist; exiting"
+                    : "pool %s is a gang pool that does not know this member; exiting", config.pool());
             done.countDown();
             return 0;
         }
@@ -206,6 +208,10 @@ public final class Agent {
     /** Registers after Redis forgot this processor; returns true when the agent should give up. */
     private boolean registerAgain() {
         Object reg = register();
+        if ("NOGANG".equals(Replies.status(reg))) {
+            log("the gang of member %s is gone; exiting", config.processorId());
+            return true;
+        }
         if ("NOPOOL".equals(Replies.status(reg))) {
             if (orphanSince == 0) {
                 orphanSince = System.nanoTime();
@@ -223,7 +229,24 @@ public final class Agent {
     }
 
     private Object register() {
-        return redis.runReliably(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host());
+        return redis.runReliably(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host(),
+                address);
+    }
+
+    /**
+     * Where a gang's other members reach this one's job: {@code WARMPOOL_MEMBER_ADDR} (on
+     * Kubernetes, the pod's stable DNS name and port), else a free loopback port.
+     */
+    private static String address() {
+        String given = System.getenv("WARMPOOL_MEMBER_ADDR");
+        if (given != null && !given.isBlank()) {
+            return given;
+        }
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return "127.0.0.1:" + s.getLocalPort();
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     /** Checks the job thread: its timeout, a kill that did not take, the stop grace period. */
@@ -284,6 +307,21 @@ public final class Agent {
         env.put("WARMPOOL_CONFIG", Replies.string(r.get(2)));
         env.put("WARMPOOL_RESULT", resultFile.toString());
         JsonObject spec = JsonParser.parseString(Replies.string(r.get(7))).getAsJsonObject();
+        String gang = r.size() > 8 ? Replies.string(r.get(8)) : "";
+        if (gang != null && !gang.isEmpty()) {
+            // a gang member: its role's own command and env, and where the other members are
+            JsonObject g = JsonParser.parseString(gang).getAsJsonObject();
+            JsonObject role = spec.getAsJsonObject("gang").getAsJsonObject(g.get("role").getAsString());
+            if (role != null && role.has("command") && role.get("command").isJsonArray()) {
+                command = new ArrayList<>(GSON.fromJson(role.get("command"), new TypeToken<List<String>>() { }.getType()));
+                command.addAll(args);
+            }
+            if (role != null && role.has("env") && role.get("env").isJsonObject()) {
+                env.putAll(GSON.fromJson(role.get("env"), new TypeToken<Map<String, String>>() { }.getType()));
+                env.putAll(jobEnv);
+            }
+            env.putAll(GangEnv.of(g));
+        }
         String workingDir = text(spec, "workingDir");
         maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
                 ? spec.get("maxJobsPerProcessor").getAsInt() : 0;

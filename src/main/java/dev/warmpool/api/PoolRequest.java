@@ -7,10 +7,10 @@ import java.util.Map;
 /** The body of {@code PUT /pools/{type}}: a {@link PoolSpec} whose sizing fields may be left out. */
 public record PoolRequest(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds,
         Map<String, String> env, String workingDir, Integer maxQueued, dev.warmpool.pool.PodTemplate template,
-        String worker, Integer maxJobsPerProcessor) {
+        String worker, Integer maxJobsPerProcessor, Map<String, PoolSpec.GangRole> gang) {
 
     public PoolSpec toSpec() {
         return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued, template, worker,
-                maxJobsPerProcessor).withDefaults();
+                maxJobsPerProcessor, gang).withDefaults();
     }
 }

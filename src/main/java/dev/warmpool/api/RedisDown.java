@@ -13,7 +13,9 @@ final class RedisDown {
             if (t instanceof ConnectException || t instanceof ClosedChannelException
                     || t instanceof io.netty.channel.ConnectTimeoutException
                     || (t.getMessage() != null && (t.getMessage().contains("Connection refused")
-                            || t.getMessage().contains("Connection is closed") || t.getMessage().startsWith("LOADING")))) {
+                            || t.getMessage().contains("Connection is closed") || t.getMessage().startsWith("LOADING")
+                            // the Vert.x client's word for a connection Redis closed under a request
+                            || t.getMessage().equals("CONNECTION_CLOSED")))) {
                 return true;
             }
         }

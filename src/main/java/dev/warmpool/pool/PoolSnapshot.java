@@ -4,13 +4,24 @@ import java.util.List;
 
 /**
  * One consistent read of a pool (one script): spec, state, queue length, processors, Redis time,
- * and the sweeps' demand (the sum of the running sweeps' parallelism).
+ * the sweeps' demand (the sum of the running sweeps' parallelism), and in a gang pool its gangs
+ * (each as a {@link Processor}: its id, state, job and times).
  */
 public record PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now,
-        List<Processor> processors, int sweepDemand) {
+        List<Processor> processors, int sweepDemand, List<Processor> gangs) {
 
     public PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors) {
-        this(type, spec, draining, queued, now, processors, 0);
+        this(type, spec, draining, queued, now, processors, 0, List.of());
+    }
+
+    public PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors,
+            int sweepDemand) {
+        this(type, spec, draining, queued, now, processors, sweepDemand, List.of());
+    }
+
+    /** The same pool with its gangs in the place of its processors: what sizing counts in a gang pool. */
+    public PoolSnapshot asGangs() {
+        return new PoolSnapshot(type, spec, draining, queued, now, gangs, sweepDemand, gangs);
     }
 
     public int count(ProcessorState state) {

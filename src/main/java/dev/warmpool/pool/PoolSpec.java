@@ -37,7 +37,50 @@ public record PoolSpec(
         @jakarta.validation.Valid PodTemplate template,
         @jakarta.validation.constraints.Pattern(regexp = "process|persistent", message = "must be \"process\" (a new process per job, the default) or \"persistent\" (one long-lived worker per processor)")
         String worker,
-        @Min(value = 1, message = "must be 1 or more") Integer maxJobsPerProcessor) {
+        @Min(value = 1, message = "must be 1 or more") Integer maxJobsPerProcessor,
+        @Size(min = 1, max = 8, message = "must have 1 to 8 roles")
+        Map<@jakarta.validation.constraints.Pattern(regexp = "[a-z]([a-z0-9]{0,14})", message = "must be a role name of at most 15 lower-case letters and digits, e.g. \"worker\"") String,
+            @NotNull(message = "must not be null") @jakarta.validation.Valid GangRole> gang) {
+
+    /**
+     * One role of a gang: how many members play it, and (optionally) their own command and env.
+     * The role {@code ps} is a parameter server: it serves while the others work and is stopped
+     * when they end.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record GangRole(
+            @NotNull(message = "must say how many members play the role") @Min(value = 1, message = "must be 1 or more")
+            @Max(value = 64, message = "must be at most 64") Integer count,
+            @Size(min = 1, max = 256, message = "must have 1 to 256 elements")
+            List<@NotNull(message = "must not contain null") @Size(max = 4096) String> command,
+            @Size(max = 256) Map<@NotEmpty String, @NotNull(message = "must not be null") String> env) {
+    }
+
+    /** The role name of a parameter server. */
+    public static final String PARAMETER_SERVER = "ps";
+
+    /** A gang pool: each processor is a set of members started, claimed and reused together. */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public boolean isGang() {
+        return gang != null && !gang.isEmpty();
+    }
+
+    /** Members of one gang, in order: role by role (roles in name order), each role's members by index. */
+    public List<Member> members() {
+        List<Member> out = new java.util.ArrayList<>();
+        if (isGang()) {
+            new java.util.TreeMap<>(gang).forEach((role, r) -> {
+                for (int i = 0; i < r.count(); i++) {
+                    out.add(new Member(role, i));
+                }
+            });
+        }
+        return out;
+    }
+
+    /** One member of a gang: its role and its index within the role. */
+    public record Member(String role, int index) {
+    }
 
     public static final int DEFAULT_MIN_IDLE = 1;
     public static final int DEFAULT_MAX_SIZE = 4;
@@ -54,7 +97,8 @@ public record PoolSpec(
                 env == null ? Map.of() : env,
                 workingDir == null || workingDir.isBlank() ? null : workingDir,
                 maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued, template,
-                worker == null || worker.isBlank() ? "process" : worker, maxJobsPerProcessor);
+                worker == null || worker.isBlank() ? "process" : worker, maxJobsPerProcessor,
+                gang == null || gang.isEmpty() ? null : new java.util.TreeMap<>(gang));
     }
 
     public boolean persistent() {

@@ -63,6 +63,9 @@ public final class SizingPolicy {
      * had no chance to heartbeat, and a stale timestamp says nothing about them.
      */
     public static Plan plan(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
+        if (s.spec().isGang()) {
+            return planGangs(s, t, running, heartbeatsSince);
+        }
         List<Lost> lost = lost(s, t, running, heartbeatsSince);
         List<Processor> alive = s.processors().stream()
                 .filter(p -> lost.stream().noneMatch(l -> l.id().equals(p.id())))
@@ -73,6 +76,18 @@ public final class SizingPolicy {
         s.processors().forEach(p -> known.add(p.id()));
         int returning = (int) running.stream().filter(id -> !known.contains(id)).count();
         return new Plan(Math.max(0, toStart(s, alive) - returning), toRetire(s, alive), lost);
+    }
+
+    /**
+     * A gang pool: members are lost one by one (a lost member breaks its gang, which then
+     * drains), while starting and retiring count whole gangs: {@code minIdle} idle gangs,
+     * {@code maxSize} gangs, and a gang that has been idle past the timeout is given back whole.
+     * Gangs still draining count against {@code maxSize} until their last member is gone.
+     */
+    static Plan planGangs(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
+        List<Lost> lost = lost(s, t, running, heartbeatsSince);
+        PoolSnapshot gangs = s.asGangs();
+        return new Plan(toStart(gangs, gangs.processors()), toRetire(gangs, gangs.processors()), lost);
     }
 
     static List<Lost> lost(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {

@@ -68,6 +68,9 @@ public class Reconciler {
     private volatile long passStartedAt;
     private volatile Thread passThread;
     private static final long STUCK_MILLIS = 30_000;
+    /** Pool names whose pool hash this manager found missing, and since when (manager clock). */
+    private final Map<String, Long> missingSince = new java.util.concurrent.ConcurrentHashMap<>();
+    static final long MISSING_GRACE_MILLIS = 10_000;
     /** Processes the runtime has and Redis does not, and since when (manager clock). */
     private final Map<String, Long> unknownSince = new HashMap<>();
     /** Jobs queued over all pools at the last pass (the soft global bound on submits). */
@@ -150,9 +153,17 @@ public class Reconciler {
         for (String type : typesWithConfigPools()) {
             Optional<PoolSnapshot> snapshot = store.snapshot(type).await().atMost(CALL);
             if (snapshot.isEmpty()) {
-                store.forget(type).await().atMost(CALL);
+                // a name without a pool: a crash between the two steps of a create, or a create
+                // under way right now (the name is added first). Only a name that stays without
+                // its pool past the grace period is dropped.
+                long since = missingSince.computeIfAbsent(type, t -> System.currentTimeMillis());
+                if (System.currentTimeMillis() - since >= MISSING_GRACE_MILLIS) {
+                    store.forget(type).await().atMost(CALL);
+                    missingSince.remove(type);
+                }
                 continue;
             }
+            missingSince.remove(type);
             PoolSnapshot s = snapshot.get();
             queued += s.queued();
             Set<String> ofPool = running.stream().filter(r -> r.type().equals(type))
@@ -199,6 +210,13 @@ public class Reconciler {
         int n = 0;
         for (int i = 0; i < plan.start(); i++) {
             String id = Names.newProcessorId();
+            if (s.spec().isGang()) {
+                if (!startGang(s, id, known)) {
+                    break;
+                }
+                n++;
+                continue;
+            }
             if (!store.spawn(type, id).await().atMost(CALL)) {
                 break; // full or draining: another manager got there first
             }
@@ -213,6 +231,32 @@ public class Reconciler {
             }
         }
         return n;
+    }
+
+    /** Records a gang and starts its members (agents or pods); false when the pool is full or draining. */
+    private boolean startGang(PoolSnapshot s, String gangId, Set<String> known) {
+        String type = s.type();
+        List<PoolSpec.Member> members = s.spec().members();
+        List<String> ids = new java.util.ArrayList<>();
+        for (int m = 0; m < members.size(); m++) {
+            ids.add(gangId + "-" + m);
+        }
+        if (!store.spawnGang(type, gangId, ids, members).await().atMost(CALL)) {
+            return false;
+        }
+        ids.forEach(id -> known.add(type + "/" + id));
+        for (String id : ids) {
+            try {
+                runtime.start(type, id, s.spec());
+            } catch (RuntimeException e) {
+                // one member that cannot start breaks the gang: it drains, and a new one is started
+                LOG.errorf(e, "could not start member %s of a gang of pool %s", id, type);
+                store.lost(type, id, Long.MAX_VALUE, "could not start: " + e.getMessage(), retentionSeconds())
+                        .await().atMost(CALL);
+            }
+        }
+        LOG.infof("started gang %s of pool %s: %d members", gangId, type, ids.size());
+        return true;
     }
 
     /**

@@ -91,7 +91,7 @@ public class JobService {
                     yield Uni.createFrom().item(new Job(id, r.type(), assigned ? JobState.ASSIGNED : JobState.QUEUED,
                             priority, assigned ? 1 : 0, maxAttempts, timeout, assigned ? Replies.string(reply.get(1)) : null,
                             now, assigned ? now : null, null, null, args, cfg == null ? null : cfg, env.isEmpty() ? null : env,
-                            null, null, null, null, null));
+                            null, null, null, null, null, null));
                 }
             };
         });

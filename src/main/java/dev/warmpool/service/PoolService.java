@@ -35,6 +35,9 @@ public class PoolService {
     public Uni<Put> put(String type, PoolRequest request) {
         PoolSpec spec = check(type, request);
         return store.putPool(type, spec)
+                .onFailure(PoolStore.GangChange.class).transform(e -> Problem.conflict("gang-change", "Pool '" + type
+                        + "' " + (spec.isGang() ? "is not a gang pool" : "is a gang pool") + "; its processors cannot change "
+                        + "kind in place. DELETE /pools/" + type + " first, then PUT it again."))
                 .invoke(created -> reconciler.nudge())
                 .flatMap(created -> get(type).map(view -> new Put(created, view)));
     }
@@ -77,6 +80,19 @@ public class PoolService {
                     + "{\"command\": [\"python3\", \"train.py\"]}.");
         }
         PoolSpec spec = Checks.valid(validator, request.toSpec(), "the pool");
+        if (spec.isGang()) {
+            if (spec.gang().keySet().stream().allMatch(PoolSpec.PARAMETER_SERVER::equals)) {
+                throw Problem.invalid("gang", "A gang needs a role besides 'ps' (parameter servers serve the others), e.g. "
+                        + "{\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}.");
+            }
+            if (spec.members().size() > 64) {
+                throw Problem.invalid("gang", "A gang may have at most 64 members; this one has " + spec.members().size() + ".");
+            }
+            if (spec.persistent() || spec.maxJobsPerProcessor() != null) {
+                throw Problem.invalid(spec.persistent() ? "worker" : "maxJobsPerProcessor", "A gang pool runs a new process "
+                        + "per member and job and reuses its gangs; leave 'worker' and 'maxJobsPerProcessor' out.");
+            }
+        }
         if (spec.minIdle() > spec.maxSize()) {
             throw Problem.invalid("minIdle", "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' ("
                     + spec.maxSize() + ").");

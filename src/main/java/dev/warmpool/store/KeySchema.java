@@ -9,7 +9,7 @@ package dev.warmpool.store;
  * wp:pools                    SET   the job types that have a pool
  * wp:{type}:pool              HASH  spec (JSON), state ACTIVE|DRAINING, minIdle, maxSize, ...
  * wp:{type}:procs             SET   processor ids of the pool
- * wp:{type}:proc:{id}         HASH  state, job, token, since, hb (heartbeat), pid, host
+ * wp:{type}:proc:{id}         HASH  state, job, token, since, hb (heartbeat), pid, host; a gang member: gang, role, rank, addr
  * wp:{type}:inbox:{id}        LIST  messages to the agent: "job ID TOKEN", "cancel ID TOKEN", "retire"
  * wp:{type}:idle              ZSET  idle processor ids, scored by idle-since (ms)
  * wp:{type}:queue             ZSET  queued job ids, scored by priority, then submission order
@@ -17,6 +17,8 @@ package dev.warmpool.store;
  * wp:{type}:job:{jobId}       HASH  the job; it expires a retention period after it ends
  * wp:{type}:seq               STRING the submission counter behind the queue order
  * wp:{type}:idem:{sha256}     HASH  job (or sweep) and request fingerprint of an Idempotency-Key (expires after 24 h)
+ * wp:{type}:gangs             SET   gang ids of a gang pool (its idle set holds gang ids, not member ids)
+ * wp:{type}:gang:{id}         HASH  state, members (member processor ids), lead, job, token, left, workersLeft
  * wp:{type}:sweeps            ZSET  sweep ids, scored by creation time (listing)
  * wp:{type}:sweep:{id}        HASH  state, parallelism, active, done, total, counts, objective, best trial
  * wp:{type}:sweep:{id}:trials LIST  the trials' job ids, in trial order

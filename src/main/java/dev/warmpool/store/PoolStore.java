@@ -32,14 +32,29 @@ public class PoolStore {
 
     /** Creates or updates a pool; true when it was created. */
     public Uni<Boolean> putPool(String type, PoolSpec spec) {
-        // the type joins the set first: a crash before the script leaves a name without a pool,
-        // which the reconciler drops; the other order could leave a pool nobody reconciles
+        // the type joins the set first (a crash before the script leaves a name without a pool,
+        // which the reconciler drops after a grace period) and again after the script: a
+        // reconciler that saw the name without its pool in between cannot have dropped it for good
         return redis.sadd(List.of(KeySchema.POOLS, type))
                 .flatMap(x -> scripts.run(Script.POOL_PUT, type, List.of(write(spec),
                         spec.minIdle().toString(), spec.maxSize().toString(),
                         Long.toString(spec.idleTimeoutSeconds() * 1000L), write(spec.command()), write(spec.env()),
-                        spec.maxQueued().toString())))
-                .map(reply -> "created".equals(Replies.status(reply)));
+                        spec.maxQueued().toString(), spec.isGang() ? "1" : "")))
+                .map(reply -> {
+                    String status = Replies.status(reply);
+                    if ("GANGCHANGE".equals(status)) {
+                        throw new GangChange();
+                    }
+                    return "created".equals(status);
+                })
+                .call(created -> redis.sadd(List.of(KeySchema.POOLS, type)));
+    }
+
+    /** The update would turn a pool into a gang pool or back. */
+    public static final class GangChange extends RuntimeException {
+        GangChange() {
+            super("gang change", null, false, false);
+        }
     }
 
     /** Drains a pool; empty when there is no such pool. */
@@ -54,9 +69,14 @@ public class PoolStore {
                 .flatMap(reply -> "1".equals(Replies.string(reply)) ? forget(type).replaceWith(true) : Uni.createFrom().item(false));
     }
 
-    /** Drops a type from the set of pools. */
+    /**
+     * Drops a type from the set of pools, unless its pool exists (again): the pool's hash and the
+     * set live in different slots on Redis Cluster, so this is a check, then the removal.
+     */
     public Uni<Void> forget(String type) {
-        return redis.srem(List.of(KeySchema.POOLS, type)).replaceWithVoid();
+        return redis.exists(List.of(KeySchema.pool(type))).flatMap(n -> n != null && n.toLong() > 0
+                ? Uni.createFrom().voidItem()
+                : redis.srem(List.of(KeySchema.POOLS, type)).replaceWithVoid());
     }
 
     public Uni<List<String>> types() {
@@ -72,13 +92,15 @@ public class PoolStore {
             List<Object> parts = Replies.list(reply);
             Map<String, String> pool = Replies.hash(parts.get(0));
             List<Processor> procs = new ArrayList<>();
+            List<Processor> gangs = new ArrayList<>();
             for (Object p : parts.subList(3, parts.size())) {
-                procs.add(Processor.from(Replies.hash(p)));
+                Map<String, String> h = Replies.hash(p);
+                (h.containsKey("members") ? gangs : procs).add(Processor.from(h));
             }
             return Optional.of(new PoolSnapshot(type, read(pool.get("spec"), PoolSpec.class),
                     !"ACTIVE".equals(pool.get("state")), Integer.parseInt(Replies.string(parts.get(1))),
                     Long.parseLong(Replies.string(parts.get(2))), procs,
-                    Math.max(0, Integer.parseInt(pool.getOrDefault("sweepDemand", "0")))));
+                    Math.max(0, Integer.parseInt(pool.getOrDefault("sweepDemand", "0"))), gangs));
         });
     }
 
@@ -175,6 +197,18 @@ public class PoolStore {
     /** Records a processor about to be started; false when the pool is full or draining. */
     public Uni<Boolean> spawn(String type, String processorId) {
         return scripts.run(Script.SPAWN, type, List.of(processorId)).map(reply -> "1".equals(Replies.string(reply)));
+    }
+
+    /** Records a gang about to be started (member ids, roles, indexes); false when the pool is full or draining. */
+    public Uni<Boolean> spawnGang(String type, String gangId, List<String> memberIds, List<dev.warmpool.pool.PoolSpec.Member> members) {
+        List<String> args = new ArrayList<>();
+        args.add(gangId);
+        for (int i = 0; i < members.size(); i++) {
+            args.add(memberIds.get(i));
+            args.add(members.get(i).role());
+            args.add(Integer.toString(members.get(i).index()));
+        }
+        return scripts.run(Script.SPAWN_GANG, type, args).map(reply -> "1".equals(Replies.string(reply)));
     }
 
     public Uni<Boolean> retire(String type, String processorId, long idleSinceAtMost) {

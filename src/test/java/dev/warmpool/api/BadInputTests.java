@@ -49,7 +49,15 @@ public class BadInputTests {
                 Arguments.of("{\"command\": \"true\"}", "command"),
                 Arguments.of("{\"command\": [\"true\"], \"maxSize\": \"four\"}", "maxSize"),
                 Arguments.of("{\"command\": [\"true\"], \"maxSize\": 99999999999}", "maxSize"),
-                Arguments.of("{\"command\": [\"true\"], \"env\": {\"A\": null}}", "env[A]"));
+                Arguments.of("{\"command\": [\"true\"], \"env\": {\"A\": null}}", "env[A]"),
+                Arguments.of("{\"command\": [\"true\"], \"worker\": \"thread\"}", "worker"),
+                Arguments.of("{\"command\": [\"true\"], \"maxJobsPerProcessor\": 0}", "maxJobsPerProcessor"),
+                Arguments.of("{\"command\": [\"true\"], \"gang\": {\"ps\": {\"count\": 1}}}", "gang"),
+                Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 0}}}", "gang[worker].count"),
+                Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {}}}", "gang[worker].count"),
+                Arguments.of("{\"command\": [\"true\"], \"gang\": {\"Work_er\": {\"count\": 1}}}", "gang<K>[Work_er]"),
+                Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 40}, \"ps\": {\"count\": 30}}}", "gang"),
+                Arguments.of("{\"command\": [\"true\"], \"worker\": \"persistent\", \"gang\": {\"worker\": {\"count\": 2}}}", "worker"));
     }
 
     @ParameterizedTest
@@ -58,6 +66,15 @@ public class BadInputTests {
         problem(given().contentType("application/json").body(body).put("/pools/bad-pool").then(), 400)
                 .body("field", equalTo(field));
         given().get("/pools/bad-pool").then().statusCode(404);
+    }
+
+    @Test
+    void refusesTurningAPoolIntoAGangPoolInPlace() {
+        problem(given().contentType("application/json").body(Map.of("command", List.of("true"), "minIdle", 0,
+                "gang", Map.of("worker", Map.of("count", 2)))).put("/pools/" + POOL).then(), 409)
+                .body("type", equalTo("https://warmpool.dev/problems/gang-change"))
+                .body("detail", containsString("DELETE /pools/" + POOL + " first"));
+        given().get("/pools/" + POOL).then().statusCode(200).body("spec.gang", org.hamcrest.Matchers.nullValue());
     }
 
     @Test

@@ -20,7 +20,7 @@ class SizingPolicyTests {
 
     static PoolSnapshot pool(int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining,
             Processor... ps) {
-        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100, null, "process", null);
+        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100, null, "process", null, null);
         return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
     }
 
@@ -62,6 +62,33 @@ class SizingPolicyTests {
                 proc("c", ProcessorState.IDLE, 400_000)};
         assertEquals(List.of(), plan(withSweeps(pool(0, 8, 300, 0, false, between), 3)).retire());
         assertEquals(2, plan(withSweeps(pool(0, 8, 300, 0, false, between), 0)).retire().size(), "sweep over: back to minIdle");
+    }
+
+    static PoolSnapshot gangPool(int minIdle, int maxSize, int queued, List<Processor> members, List<Processor> gangs) {
+        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, 300, Map.of(), null, 100, null, "process", null,
+                Map.of("ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)));
+        return new PoolSnapshot("t", spec, false, queued, NOW, members, 0, gangs);
+    }
+
+    @Test
+    void aGangPoolCountsGangsNotMembers() {
+        List<Processor> members = List.of(proc("g1-0", ProcessorState.IDLE, 0), proc("g1-1", ProcessorState.IDLE, 0),
+                proc("g1-2", ProcessorState.IDLE, 0));
+        List<Processor> oneIdleGang = List.of(proc("g1", ProcessorState.IDLE, 0));
+        assertEquals(0, plan(gangPool(1, 4, 0, members, oneIdleGang)).start(), "three idle members are one idle gang");
+        assertEquals(2, plan(gangPool(1, 4, 1, members, List.of(proc("g1", ProcessorState.BUSY, 0)))).start(),
+                "a busy gang and a queued job: a gang for the job and one for the idle head-room");
+        assertEquals(0, plan(gangPool(0, 1, 5, members, List.of(proc("g1", ProcessorState.BUSY, 0)))).start(), "maxSize is gangs");
+        List<SizingPolicy.Retire> retire = plan(gangPool(0, 4, 0, members, List.of(proc("g1", ProcessorState.IDLE, 400_000)))).retire();
+        assertEquals(List.of("g1"), retire.stream().map(SizingPolicy.Retire::id).toList(), "an idle gang goes back whole");
+    }
+
+    @Test
+    void aGangMemberIsLostOnItsOwnHeartbeat() {
+        Processor silent = new Processor("g1-1", ProcessorState.BUSY, "job", NOW, NOW - 60_000, NOW - 100_000);
+        List<Processor> members = List.of(proc("g1-0", ProcessorState.BUSY, 0), silent, proc("g1-2", ProcessorState.BUSY, 0));
+        PoolSnapshot s = gangPool(0, 1, 0, members, List.of(proc("g1", ProcessorState.BUSY, 0)));
+        assertEquals(List.of("g1-1"), plan(s).lost().stream().map(SizingPolicy.Lost::id).toList());
     }
 
     @Test

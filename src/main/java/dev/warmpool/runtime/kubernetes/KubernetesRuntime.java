@@ -46,6 +46,19 @@ public class KubernetesRuntime implements ProcessorRuntime {
     @Override
     public void start(String type, String processorId, PoolSpec spec) {
         ConfigMap owner = owner(type, spec);
+        if (spec.isGang()) {
+            io.fabric8.kubernetes.api.model.Service svc = PodFactory.gangService(type, owner);
+            calls.call("create service " + svc.getMetadata().getName(), () -> {
+                try {
+                    return client.services().inNamespace(namespace).resource(svc).create();
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() == 409) {
+                        return svc; // one Service per pool: the first member created it
+                    }
+                    throw e;
+                }
+            });
+        }
         Pod pod = PodFactory.pod(type, processorId, spec, owner, settings);
         calls.call("create pod " + pod.getMetadata().getName(), () -> {
             try {

@@ -34,6 +34,11 @@ public final class PodFactory {
     /** What the agent image holds: AGENT_IMAGE_DIR is copied to AGENT_DIR. */
     public static final String AGENT_IMAGE_DIR = "/warmpool";
     static final String AGENT_VOLUME = "warmpool-agent";
+    /** Labels of a gang member's pod: the gang it belongs to, and that it is one (the Service selects it). */
+    public static final String GANG = "warmpool.dev/gang";
+    public static final String GANG_MEMBER = "warmpool.dev/gang-member";
+    /** The port on which a gang member's job serves the others (TensorFlow's default). */
+    public static final int GANG_PORT = 2222;
 
     /** What every pod shares: where Redis is, how often to heartbeat, where events go. */
     public record Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink) {
@@ -48,6 +53,34 @@ public final class PodFactory {
 
     public static String ownerName(String type) {
         return "wp-pool-" + type;
+    }
+
+    /** The headless Service that gives every gang member of the pool a stable DNS name. */
+    public static String gangServiceName(String type) {
+        return "wp-" + type + "-gang";
+    }
+
+    /**
+     * A gang pool's headless Service: each member pod sets {@code hostname} (its member id) and
+     * {@code subdomain} (this Service), so the others reach it at
+     * {@code <member>.wp-<type>-gang:2222} as soon as it is scheduled, ready or not.
+     */
+    public static io.fabric8.kubernetes.api.model.Service gangService(String type, ConfigMap owner) {
+        return new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName(gangServiceName(type))
+                .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type)
+                .addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap").withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(true).endOwnerReference()
+                .endMetadata()
+                .withNewSpec().withClusterIP("None").withPublishNotReadyAddresses(true)
+                .addToSelector(POOL, type).addToSelector(GANG_MEMBER, "true")
+                .addNewPort().withName("gang").withPort(GANG_PORT).withNewTargetPort(GANG_PORT).endPort()
+                .endSpec().build();
+    }
+
+    /** The gang of a member id ({@code <gang id>-<n>}). */
+    public static String gangOf(String memberId) {
+        int dash = memberId.lastIndexOf('-');
+        return dash < 0 ? memberId : memberId.substring(0, dash);
     }
 
     /** The pool's owner object: a ConfigMap that shows operators the spec, and owns the pods. */
@@ -72,7 +105,7 @@ public final class PodFactory {
         }
         ContainerBuilder main = new ContainerBuilder().withName("processor").withImage(t.image())
                 .withCommand(init ? AGENT_LAUNCHER : "warmpool-agent")
-                .withEnv(env(type, processorId, t, s))
+                .withEnv(env(type, processorId, spec, t, s))
                 .withResources(t.resources())
                 .withVolumeMounts(mounts)
                 .withSecurityContext(t.securityContext() != null ? t.securityContext() : strict());
@@ -93,6 +126,13 @@ public final class PodFactory {
                 .withNewSecurityContext().withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
                 .withContainers(main.build())
                 .endSpec();
+        if (spec.isGang()) {
+            pod = new PodBuilder(pod.build()).editMetadata().addToLabels(GANG, gangOf(processorId))
+                    .addToLabels(GANG_MEMBER, "true").endMetadata()
+                    .editSpec().withHostname(processorId).withSubdomain(gangServiceName(type))
+                    .editFirstContainer().addNewPort().withName("gang").withContainerPort(GANG_PORT).endPort().endContainer()
+                    .endSpec();
+        }
         if (init) {
             pod.editSpec().addNewInitContainer().withName("warmpool-agent").withImage(s.agentImage())
                     .withCommand("cp", "-R", AGENT_IMAGE_DIR + "/.", AGENT_DIR + "/")
@@ -110,7 +150,7 @@ public final class PodFactory {
                 .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().build();
     }
 
-    private static List<EnvVar> env(String type, String processorId, PodTemplate t, Settings s) {
+    private static List<EnvVar> env(String type, String processorId, PoolSpec spec, PodTemplate t, Settings s) {
         Map<String, String> env = new LinkedHashMap<>();
         if (t.env() != null) {
             env.putAll(t.env());
@@ -122,6 +162,9 @@ public final class PodFactory {
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
+        }
+        if (spec.isGang()) {
+            env.put("WARMPOOL_MEMBER_ADDR", processorId + "." + gangServiceName(type) + ":" + GANG_PORT);
         }
         List<EnvVar> out = new ArrayList<>();
         env.forEach((k, v) -> out.add(new EnvVar(k, v, null)));

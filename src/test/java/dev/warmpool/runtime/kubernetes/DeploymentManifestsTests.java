@@ -96,10 +96,10 @@ class DeploymentManifestsTests {
             rule.path("resources").forEach(r -> rule.path("verbs").forEach(v -> grants.add(r.asText() + ":" + v.asText())));
         }
         for (String need : List.of("pods:create", "pods:delete", "pods:list", "pods:watch", "pods:get", "configmaps:create",
-                "configmaps:get", "configmaps:delete", "leases:get", "leases:create", "leases:update")) {
+                "configmaps:get", "configmaps:delete", "services:create", "leases:get", "leases:create", "leases:update")) {
             assertTrue(grants.contains(need), "the Role grants " + need);
         }
-        assertFalse(grants.contains("pods:update") || grants.contains("secrets:get"), "nothing beyond need");
+        assertFalse(grants.contains("pods:update") || grants.contains("secrets:get") || grants.contains("services:delete"), "nothing beyond need");
         JsonNode binding = only("rbac.yaml", "RoleBinding");
         assertEquals("warmpool", binding.at("/roleRef/name").asText());
         assertEquals("warmpool", binding.at("/subjects/0/name").asText());

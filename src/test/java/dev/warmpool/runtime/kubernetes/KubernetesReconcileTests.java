@@ -107,6 +107,42 @@ class KubernetesReconcileTests {
     }
 
     @Test
+    void startsAGangAsOnePodPerMemberWithStableNamesThroughAHeadlessService() {
+        Map<String, Object> gang = new java.util.HashMap<>(spec(1, 2, 300));
+        gang.put("gang", Map.of("ps", Map.of("count", 1, "command", List.of("python3", "ps.py")), "worker", Map.of("count", 2)));
+        dev.warmpool.Api.putPool("k8s-gang", gang);
+        pass();
+        List<Pod> pods = pods("k8s-gang");
+        assertEquals(3, pods.size(), "minIdle 1 is one gang: three members");
+        String gangId = pods.get(0).getMetadata().getLabels().get(PodFactory.GANG);
+        String svc = PodFactory.gangServiceName("k8s-gang");
+        for (Pod p : pods) {
+            String member = processorOf(p);
+            assertEquals(gangId, p.getMetadata().getLabels().get(PodFactory.GANG), "one gang");
+            assertEquals("true", p.getMetadata().getLabels().get(PodFactory.GANG_MEMBER));
+            assertEquals(PodFactory.podName("k8s-gang", member), p.getMetadata().getName());
+            assertEquals(member, p.getSpec().getHostname());
+            assertEquals(svc, p.getSpec().getSubdomain());
+            assertTrue(p.getSpec().getContainers().get(0).getEnv().stream().anyMatch(e -> e.getName().equals("WARMPOOL_MEMBER_ADDR")
+                    && e.getValue().equals(member + "." + svc + ":" + PodFactory.GANG_PORT)));
+        }
+        io.fabric8.kubernetes.api.model.Service service = client.services().inNamespace(NS).withName(svc).get();
+        assertEquals("None", service.getSpec().getClusterIP(), "headless");
+        assertTrue(service.getSpec().getPublishNotReadyAddresses(), "members find each other before they are ready");
+        assertEquals(Map.of(PodFactory.POOL, "k8s-gang", PodFactory.GANG_MEMBER, "true"), service.getSpec().getSelector());
+        assertEquals(PodFactory.ownerName("k8s-gang"), service.getMetadata().getOwnerReferences().get(0).getName());
+
+        // the gang is not idle until all three members have registered; sizing counts gangs
+        pods.subList(0, 2).forEach(p -> register("k8s-gang", processorOf(p)));
+        assertEquals(0, pass().started(), "a starting gang counts towards minIdle");
+        assertEquals("STARTING", dev.warmpool.Api.pool("k8s-gang").getString("gangs[0].state"));
+        register("k8s-gang", processorOf(pods.get(2)));
+        assertEquals("IDLE", dev.warmpool.Api.pool("k8s-gang").getString("gangs[0].state"));
+        assertEquals(0, pass().started());
+        assertEquals(3, pods("k8s-gang").size());
+    }
+
+    @Test
     void createsPodsFromThePoolTemplateOwnedByThePool() {
         putPool("k-a", spec(1, 2, 300));
         pass();

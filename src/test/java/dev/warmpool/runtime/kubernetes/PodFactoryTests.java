@@ -31,7 +31,7 @@ class PodFactoryTests {
     }
 
     static PoolSpec spec(PodTemplate t) {
-        return new PoolSpec(List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t, "process", null);
+        return new PoolSpec(List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t, "process", null, null);
     }
 
     static PodTemplate gpuTemplate(String agent) {

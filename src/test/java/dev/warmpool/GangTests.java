@@ -1,0 +1,8 @@
+package dev.warmpool;
+
+import io.quarkus.test.junit.QuarkusTest;
+
+/** The gang scenarios in-process. */
+@QuarkusTest
+class GangTests extends GangScenarios {
+}

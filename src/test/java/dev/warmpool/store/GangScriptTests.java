@@ -1,0 +1,151 @@
+package dev.warmpool.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.pool.Names;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The gang scripts on a real redis-server (started here on a free port), called as the manager
+ * and the agents call them: a job claims every member of an idle gang in one step, or waits.
+ */
+class GangScriptTests {
+    static RedisServer redis;
+    static Jedis j;
+    static final String TYPE = "gang";
+    static final String GANG = "pgang00001";
+    static final List<String> MEMBERS = List.of(GANG + "-0", GANG + "-1", GANG + "-2");
+
+    @BeforeAll
+    static void start() {
+        redis = RedisServer.ephemeral();
+        j = new Jedis(URI.create(redis.url()));
+    }
+
+    @AfterAll
+    static void stop() {
+        j.close();
+        redis.stop();
+    }
+
+    static Object run(Script s, String... args) {
+        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(TYPE)));
+        argv.addAll(List.of(args));
+        return j.eval(s.source(), List.of(KeySchema.pool(TYPE)), argv);
+    }
+
+    static String status(Object reply) {
+        return Replies.status(reply);
+    }
+
+    @BeforeEach
+    void gang() {
+        j.flushAll();
+        run(Script.POOL_PUT, "{\"command\":[\"true\"]}", "0", "1", "300000", "[\"true\"]", "{}", "100", "1");
+        // members in spawn order: ps-0, worker-0, worker-1
+        assertEquals(1L, run(Script.SPAWN_GANG, GANG, MEMBERS.get(0), "ps", "0", MEMBERS.get(1), "worker", "0",
+                MEMBERS.get(2), "worker", "1"));
+    }
+
+    static String submit() {
+        String id = Names.newJobId(TYPE, System.currentTimeMillis());
+        Object r = run(Script.SUBMIT, id, "0", "", "", "0", "id", id, "type", TYPE, "maxAttempts", "2");
+        return status(r) + " " + id;
+    }
+
+    static void register(String member) {
+        assertEquals("OK", status(run(Script.REGISTER, member, "1", "host", "127.0.0.1:" + (7000 + MEMBERS.indexOf(member)))));
+    }
+
+    static List<String> inbox(String member) {
+        return j.lrange(KeySchema.inbox(TYPE, member), 0, -1);
+    }
+
+    static Object finish(String member, String job, String state) {
+        return run(Script.FINISH, member, job, "1", state, state.equals("SUCCEEDED") ? "0" : "1", "{}", "", "", "60", "0");
+    }
+
+    @Test
+    void aGangWithAStartingMemberIsNotClaimedAndTakesTheJobWhenItsLastMemberRegisters() {
+        register(MEMBERS.get(0));
+        register(MEMBERS.get(1));
+        String[] job = submit().split(" ");
+        assertEquals("QUEUED", job[0], "one member is still starting");
+        MEMBERS.forEach(m -> assertEquals(List.of(), inbox(m)));
+
+        register(MEMBERS.get(2));
+        for (String m : MEMBERS) {
+            assertEquals(List.of("job " + job[1] + " 1"), inbox(m), "every member got the job, in one step");
+            assertEquals("BUSY", j.hget(KeySchema.processor(TYPE, m), "state"));
+        }
+        assertEquals(GANG, j.hget(KeySchema.job(TYPE, job[1]), "processor"));
+    }
+
+    @Test
+    void aGangWithABusyMemberIsNotClaimedUntilThatMemberIsDone() {
+        MEMBERS.forEach(GangScriptTests::register);
+        String first = submit().split(" ")[1];
+        MEMBERS.forEach(m -> assertEquals("RUN", status(run(Script.START, m, first, "1"))));
+        assertEquals("RUNNING", j.hget(KeySchema.job(TYPE, first), "state"));
+
+        // both workers succeed: the job ends and the parameter server is told to stop
+        finish(MEMBERS.get(1), first, "SUCCEEDED");
+        assertEquals("RUNNING", j.hget(KeySchema.job(TYPE, first), "state"), "one worker is still at it");
+        finish(MEMBERS.get(2), first, "SUCCEEDED");
+        assertEquals("SUCCEEDED", j.hget(KeySchema.job(TYPE, first), "state"));
+        assertEquals(List.of("job " + first + " 1", "cancel " + first + " 1"), inbox(MEMBERS.get(0)));
+
+        // the parameter server has not stopped yet: the gang is not idle, a new job waits
+        String[] second = submit().split(" ");
+        assertEquals("QUEUED", second[0]);
+        assertEquals(List.of("job " + first + " 1"), inbox(MEMBERS.get(1)));
+
+        finish(MEMBERS.get(0), first, "CANCELLED");
+        assertEquals("SUCCEEDED", j.hget(KeySchema.job(TYPE, first), "state"), "the stopped parameter server changes nothing");
+        assertEquals("CANCELLED (exit 1)", j.hget(KeySchema.job(TYPE, first), "member:ps-0"));
+        for (String m : MEMBERS) {
+            assertTrue(inbox(m).contains("job " + second[1] + " 1"), m + " got the next job");
+        }
+    }
+
+    @Test
+    void aFailedMemberFailsTheJobAndStopsTheOthers() {
+        MEMBERS.forEach(GangScriptTests::register);
+        String job = submit().split(" ")[1];
+        MEMBERS.forEach(m -> run(Script.START, m, job, "1"));
+        finish(MEMBERS.get(2), job, "FAILED");
+        assertEquals("FAILED", j.hget(KeySchema.job(TYPE, job), "state"));
+        assertTrue(j.hget(KeySchema.job(TYPE, job), "error").startsWith("member worker-1 FAILED"));
+        assertTrue(inbox(MEMBERS.get(0)).contains("cancel " + job + " 1"));
+        assertTrue(inbox(MEMBERS.get(1)).contains("cancel " + job + " 1"));
+        assertEquals("1", j.hget(KeySchema.job(TYPE, job), "completions"));
+    }
+
+    @Test
+    void aLostMemberRequeuesTheJobAndTheGangDrainsAway() {
+        MEMBERS.forEach(GangScriptTests::register);
+        String job = submit().split(" ")[1];
+        MEMBERS.forEach(m -> run(Script.START, m, job, "1"));
+        run(Script.LOST, MEMBERS.get(1), Long.toString(Long.MAX_VALUE), "member lost", "60");
+        assertEquals("QUEUED", j.hget(KeySchema.job(TYPE, job), "state"), "requeued, one attempt charged");
+        assertEquals("DRAINING", j.hget("wp:{" + TYPE + "}:gang:" + GANG, "state"));
+        for (String m : List.of(MEMBERS.get(0), MEMBERS.get(2))) {
+            assertEquals(List.of("job " + job + " 1", "cancel " + job + " 1", "retire"), inbox(m));
+        }
+        // a stopped member's report cannot end the requeued job; the members leave, the gang goes
+        finish(MEMBERS.get(0), job, "CANCELLED");
+        assertEquals("QUEUED", j.hget(KeySchema.job(TYPE, job), "state"));
+        run(Script.DEREGISTER, MEMBERS.get(0), "retired", "60");
+        run(Script.DEREGISTER, MEMBERS.get(2), "retired", "60");
+        assertEquals(0L, j.exists("wp:{" + TYPE + "}:gang:" + GANG) ? 1L : 0L);
+        assertEquals(0L, j.scard("wp:{" + TYPE + "}:gangs"));
+    }
+}
