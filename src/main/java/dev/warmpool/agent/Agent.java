@@ -40,8 +40,11 @@ public final class Agent {
     /** A pool command that the agent runs itself, as a no-op: the ceiling of dispatch without spawn. */
     static final String NOOP = "warmpool:noop";
 
-    /** What a heartbeat learned: the processor's state as Redis has it. */
-    private record Beat(String status) {
+    /**
+     * What a heartbeat learned: the processor's state as Redis has it, about the job (and token)
+     * the heartbeat was sent for; the loop may have moved on to another job since.
+     */
+    private record Beat(String status, String jobId, String token) {
     }
 
     private final AgentConfig config;
@@ -174,7 +177,7 @@ public final class Agent {
                 }
                 log("stopping: letting job %s finish within %d s", current.jobId, config.stopGraceSeconds());
             } else if (ev instanceof Beat beat) {
-                if (onBeat(beat.status())) {
+                if (onBeat(beat)) {
                     return;
                 }
             }
@@ -189,8 +192,12 @@ public final class Agent {
      * waited for (the reconciler re-creates pools from config) for a while, then the agent exits.
      * Returns true when the agent is done.
      */
-    private boolean onBeat(String status) {
-        if ("FENCED".equals(status) && current != null) {
+    private boolean onBeat(Beat beat) {
+        String status = beat.status();
+        // a heartbeat sent for a job that has just ended, racing the finish that handed this
+        // processor its next job, comes back FENCED: that says nothing about the next job
+        if ("FENCED".equals(status) && current != null && current.jobId.equals(beat.jobId())
+                && current.token.equals(beat.token())) {
             log("job %s was handed to another processor; stopping this copy", current.jobId);
             current.kill(JobRun.Forced.FENCED);
         } else if ("UNKNOWN".equals(status)) {
@@ -446,7 +453,7 @@ public final class Agent {
             String status = Replies.string(redis.run(Script.HEARTBEAT, config.processorId(),
                     run == null ? "" : run.jobId, run == null ? "" : run.token));
             if ("UNKNOWN".equals(status) || "FENCED".equals(status)) {
-                events.add(new Beat(status));
+                events.add(new Beat(status, run == null ? "" : run.jobId, run == null ? "" : run.token));
             }
         } catch (RuntimeException e) {
             log("heartbeat failed: %s", e.getMessage());
