@@ -4,6 +4,7 @@
 //   ./mvnw -q package -DskipTests && java -cp target/classes:target/warmpool-agent.jar bench/Bench.java [--quick]
 //   ... bench/Bench.java --soak [jobs] [retention seconds]    Redis memory over a soak (default 20000 jobs, 20 s)
 //   ... bench/Bench.java --sweeps [trials] [setup s] [work s]   a sweep in three modes (default 32, 2, 0.2)
+//   ... bench/Bench.java --startup                               manager start-up: JVM flags and caches side by side
 //
 // It starts its own redis-server (from PATH or the embedded-redis jar) and the packaged manager.
 // --quick is the small version CI runs to prove the benchmark still works.
@@ -43,6 +44,17 @@ public class Bench {
             soak(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 20);
             return;
         }
+        if (List.of(args).contains("--startup")) {
+            RedisServer redis = RedisServer.ephemeral();
+            try {
+                startup(redis.url());
+            } finally {
+                killAgents(redis.url());
+                redis.stop();
+            }
+            report();
+            return;
+        }
         if (List.of(args).contains("--sweeps")) {
             RedisServer redis = RedisServer.ephemeral();
             try {
@@ -80,6 +92,9 @@ public class Bench {
             }
             scale(redis.url(), j, quick ? new int[] {1, 2} : new int[] {1, 10, 100});
             cds(redis.url());
+            if (!quick) {
+                startup(redis.url());
+            }
         } finally {
             killAgents(redis.url());
             redis.stop();
@@ -360,6 +375,68 @@ public class Bench {
         put("sweep.warmVsPersistent", Math.round((double) RESULTS.get("sweep.warm.wallSeconds") / persistent * 10) / 10.0);
     }
 
+    // ---- 6b: manager start-up, launch to ready, median of 3 launches per way of starting it:
+    // this JVM plain; C1 only with the serial GC (the manager waits on Redis and processes, it
+    // needs no C2); and, with a JDK 25 (JAVA25_HOME, or Temurin 25 under /usr/lib/jvm), plain and
+    // with an AOT cache (JEP 483/515) recorded by a training run of the same flags.
+
+    static final String LEAN = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+    /** No demo agent starting beside the manager: the manager's own start is measured. */
+    static final String QUIET = "-Dwarmpool.pools.demo.min-idle=0";
+
+    static void startup(String redisUrl) throws Exception {
+        String here = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        startupWay(redisUrl, "jdk" + Runtime.version().feature() + ".plain", here, "");
+        startupWay(redisUrl, "jdk" + Runtime.version().feature() + ".lean", here, LEAN);
+        Path jdk25 = jdk25();
+        if (jdk25 == null) {
+            put("startup.jdk25", "no JDK 25 found (set JAVA25_HOME)");
+            return;
+        }
+        String java25 = jdk25.resolve("bin").resolve("java").toString();
+        startupWay(redisUrl, "jdk25.plain", java25, "");
+        startupWay(redisUrl, "jdk25.lean", java25, LEAN);
+        Path cache = Path.of("target", "bench", "manager.aot").toAbsolutePath();
+        Files.deleteIfExists(cache);
+        Manager training = launch(java25, redisUrl, "bench-aot-training", Path.of("."),
+                (QUIET + " " + LEAN + " -XX:AOTCacheOutput=" + cache).split(" "));
+        for (int i = 0; i < 20; i++) { // the paths a user takes first: pools, jobs, sweeps
+            send(training, "GET", "/pools", null);
+            send(training, "GET", "/jobs?limit=5", null);
+            send(training, "GET", "/sweeps", null);
+            send(training, "GET", "/q/health/ready", null);
+        }
+        stop(training); // the JVM writes the cache as it exits
+        put("startup.jdk25.aotCacheMb", Files.size(cache) / (1024 * 1024));
+        startupWay(redisUrl, "jdk25.lean+aot", java25, LEAN + " -XX:AOTCache=" + cache);
+    }
+
+    static void startupWay(String redisUrl, String label, String java, String options) throws Exception {
+        List<Double> ready = new ArrayList<>();
+        List<Double> rss = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Manager m = launch(java, redisUrl, "bench-startup", Path.of("."), (QUIET + " " + options).trim().split(" "));
+            ready.add(m.readyMs());
+            rss.add(rssKb(m.process().pid()) / 1024.0);
+            stop(m);
+        }
+        put("startup." + label + ".readyMs", p(ready, 50));
+        put("startup." + label + ".rssMb", p(rss, 50));
+    }
+
+    static Path jdk25() {
+        String env = System.getenv("JAVA25_HOME");
+        if (env != null && Files.isExecutable(Path.of(env, "bin", "java"))) {
+            return Path.of(env);
+        }
+        try (var dirs = Files.list(Path.of("/usr/lib/jvm"))) {
+            return dirs.filter(d -> d.getFileName().toString().matches("temurin-2[5-9].*|.*-2[5-9]-.*"))
+                    .filter(d -> Files.isExecutable(d.resolve("bin").resolve("java"))).sorted().findFirst().orElse(null);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
     // ---- plumbing
 
     static Manager manager(String redisUrl, String name, String... options) throws Exception {
@@ -367,9 +444,14 @@ public class Bench {
     }
 
     static Manager manager(String redisUrl, String name, Path dir, String... options) throws Exception {
+        return launch(Path.of(System.getProperty("java.home"), "bin", "java").toString(), redisUrl, name, dir, options);
+    }
+
+    /** The packaged manager on the JVM {@code java}, from {@code dir}, ready. */
+    static Manager launch(String java, String redisUrl, String name, Path dir, String... options) throws Exception {
         int port = RedisServer.freePort();
         Path app = Path.of("target", "quarkus-app").toAbsolutePath();
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new ArrayList<>(List.of(java,
                 "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port,
                 "-Dwarmpool.runtime.local.state-dir=" + Path.of("target", "bench").toAbsolutePath(),
                 "-Dwarmpool.runtime.local.agent-jar=" + Path.of("target", "warmpool-agent.jar").toAbsolutePath()));
@@ -410,6 +492,16 @@ public class Bench {
             System.out.printf("%-34s %10.1f %10.1f %10.1f%n%n", "x persistent", RESULTS.get("sweep.freshVsPersistent"),
                     RESULTS.get("sweep.warmVsPersistent"), 1.0);
         }
+        if (RESULTS.keySet().stream().anyMatch(k -> k.startsWith("startup."))) {
+            System.out.printf("%-34s %10s %10s%n", "manager launch -> ready (median of 3)", "ready ms", "RSS MB");
+            RESULTS.forEach((k, v) -> {
+                if (k.startsWith("startup.") && k.endsWith(".readyMs")) {
+                    String way = k.substring("startup.".length(), k.length() - ".readyMs".length());
+                    System.out.printf("%-34s %10.0f %10.0f%n", way, (double) v, (double) RESULTS.get("startup." + way + ".rssMb"));
+                }
+            });
+            System.out.printf("(lean: %s)%n%n", LEAN);
+        }
         if (!RESULTS.containsKey("warm.submitToRunning.p50")) {
             return;
         }
@@ -427,6 +519,7 @@ public class Bench {
         System.out.println();
         RESULTS.forEach((k, v) -> {
             if (!k.startsWith("warm.") && !k.startsWith("cold.") && !k.startsWith("burst.") && !k.startsWith("sweep.")
+                    && !(k.startsWith("startup.") && (k.endsWith("readyMs") || k.endsWith("rssMb")))
                     && !k.equals("redis.commandstats")) {
                 System.out.printf("%-44s %s%n", k, v instanceof Double d ? String.format("%.2f", d) : v);
             }
