@@ -87,6 +87,7 @@ public class Bench {
                 agentFootprint(j, redis.url());
                 put("manager.rssAfterBurstMb", rssKb(m.process().pid()) / 1024);
                 sweeps(m, quick ? 4 : 32, quick ? 0.2 : 2, quick ? 0.05 : 0.2);
+                gang(m, quick ? 10 : 50);
             } finally {
                 stop(m);
             }
@@ -373,6 +374,31 @@ public class Bench {
         double persistent = (double) RESULTS.get("sweep.persistent.wallSeconds");
         put("sweep.freshVsPersistent", Math.round((double) RESULTS.get("sweep.fresh.wallSeconds") / persistent * 10) / 10.0);
         put("sweep.warmVsPersistent", Math.round((double) RESULTS.get("sweep.warm.wallSeconds") / persistent * 10) / 10.0);
+    }
+
+    // ---- 8: a warm gang (1 parameter server, 2 workers, each its own agent) taking job after job:
+    // the claim of all three members is one script; the job runs when the slowest member starts.
+
+    static void gang(Manager m, int n) throws Exception {
+        send(m, "PUT", "/pools/b-gang", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"gang\": "
+                + "{\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"60\"]}, \"worker\": {\"count\": 2}}}");
+        await(() -> contains(m, "/pools/b-gang", "\"idle\":3"));
+        List<Double> running = new ArrayList<>(), finished = new ArrayList<>(), client = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            await(() -> contains(m, "/pools/b-gang", "\"idle\":3"), 2); // the ps member is free again
+            long c0 = System.nanoTime();
+            String id = field(send(m, "POST", "/jobs", "{\"type\": \"b-gang\"}"), "id");
+            String job = send(m, "GET", "/jobs/" + id + "?wait=30", null);
+            client.add((System.nanoTime() - c0) / 1e6);
+            running.add(millis(job, "startedAt") - millis(job, "submittedAt"));
+            finished.add(millis(job, "finishedAt") - millis(job, "submittedAt"));
+        }
+        put("gang.jobs", n);
+        put("gang.submitToRunning.p50", p(running, 50));
+        put("gang.submitToRunning.p99", p(running, 99));
+        put("gang.submitToFinished.p50", p(finished, 50));
+        put("gang.clientSubmitToFinished.p50", p(client, 50));
+        send(m, "DELETE", "/pools/b-gang", null);
     }
 
     // ---- 6b: manager start-up, launch to ready, median of 3 launches per way of starting it:
