@@ -8,14 +8,8 @@
 -- Returns {'ASSIGNED', processor id, now}, {'QUEUED', queue length, now},
 -- {'DUPLICATE', first job id, its fingerprint}, {'FULL', queue length}, 'NOPOOL' or 'DRAINING'.
 -- Nothing is stored unless the job is ASSIGNED or QUEUED.
-local state = redis.call('HGET', POOL, 'state')
-if not state then return 'NOPOOL' end
-if state ~= 'ACTIVE' then return 'DRAINING' end
-local idem = ARGV[4]
-if idem ~= '' then
-  local prior = redis.call('HMGET', key('idem', idem), 'job', 'fingerprint')
-  if prior[1] then return {'DUPLICATE', prior[1], prior[2] or ''} end
-end
+local refused = refusal(ARGV[4])
+if refused then return refused end
 local pid = claim() -- a processor, or in a gang pool a gang whose members are all idle
 if not pid then
   local queued = redis.call('ZCARD', QUEUE)
@@ -32,10 +26,7 @@ local score = (1000 - tonumber(ARGV[3])) * 1e12 + seq
 redis.call('HSET', jkey, 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'submittedAt', now,
   'score', string.format('%.0f', score), unpack(ARGV, 7))
 redis.call('ZADD', JOBS, now, jid)
-if idem ~= '' then
-  redis.call('HSET', key('idem', idem), 'job', jid, 'fingerprint', ARGV[5])
-  redis.call('EXPIRE', key('idem', idem), tonumber(ARGV[6]))
-end
+remember(ARGV[4], jid, ARGV[5], ARGV[6])
 if pid then
   hand(jid, pid, now)
   return {'ASSIGNED', pid, tostring(now)}

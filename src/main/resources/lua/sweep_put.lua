@@ -9,14 +9,8 @@
 -- Trials take their place in the queue order (priority, then submission) now, when the sweep is
 -- submitted, not when they are released.
 -- Returns {'CREATED', total, now}, {'DUPLICATE', first sweep id, its fingerprint}, 'NOPOOL' or 'DRAINING'.
-local state = redis.call('HGET', POOL, 'state')
-if not state then return 'NOPOOL' end
-if state ~= 'ACTIVE' then return 'DRAINING' end
-local idem = ARGV[3]
-if idem ~= '' then
-  local prior = redis.call('HMGET', key('idem', idem), 'job', 'fingerprint')
-  if prior[1] then return {'DUPLICATE', prior[1], prior[2] or ''} end
-end
+local refused = refusal(ARGV[3])
+if refused then return refused end
 local sid = ARGV[2]
 local skey = key('sweep', sid)
 local now = now_ms()
@@ -46,9 +40,6 @@ local demand = math.min(tonumber(redis.call('HGET', skey, 'parallelism')), total
 redis.call('HSET', skey, 'total', total, 'demand', demand)
 redis.call('HINCRBY', POOL, 'sweepDemand', demand)
 redis.call('ZADD', key('sweeps'), now, sid)
-if idem ~= '' then
-  redis.call('HSET', key('idem', idem), 'job', sid, 'fingerprint', ARGV[4])
-  redis.call('EXPIRE', key('idem', idem), tonumber(ARGV[5]))
-end
+remember(ARGV[3], sid, ARGV[4], ARGV[5])
 sweep_release(sid, now)
 return {'CREATED', tostring(total), tostring(now)}

@@ -171,19 +171,9 @@ public class JobService {
             }
             return store.jobs(sweepType, wanted, n, sweep);
         }
-        Uni<List<String>> types;
-        if (type == null || type.isEmpty()) {
-            types = store.types();
-        } else {
-            PoolService.checkType(type);
-            types = Uni.createFrom().item(List.of(type));
-        }
-        return types.flatMap(ts -> ts.isEmpty() ? Uni.createFrom().item(List.<Job>of())
-                : Uni.join().all(ts.stream().map(t -> store.jobs(t, wanted, n)).toList()).andFailFast()
-                        .map(all -> all.stream().flatMap(List::stream)
-                                .sorted(Comparator.comparing(Job::submittedAt, Comparator.nullsLast(Comparator.reverseOrder()))
-                                        .thenComparing(Job::id, Comparator.reverseOrder()))
-                                .limit(n).toList()));
+        return pools.newestOverPools(type, n, t -> store.jobs(t, wanted, n),
+                Comparator.comparing(Job::submittedAt, Comparator.nullsLast(Comparator.reverseOrder()))
+                        .thenComparing(Job::id, Comparator.reverseOrder()));
     }
 
     public Uni<Job> cancel(String id) {

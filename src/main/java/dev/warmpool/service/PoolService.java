@@ -62,6 +62,24 @@ public class PoolService {
                         .flatMap(x -> get(type)));
     }
 
+    /**
+     * The newest {@code n} items over one pool ({@code type}) or all, each pool read in parallel,
+     * newest first by {@code newest}.
+     */
+    public <T> Uni<List<T>> newestOverPools(String type, int n, java.util.function.Function<String, Uni<List<T>>> ofPool,
+            java.util.Comparator<T> newest) {
+        Uni<List<String>> types;
+        if (type == null || type.isEmpty()) {
+            types = store.types();
+        } else {
+            checkType(type);
+            types = Uni.createFrom().item(List.of(type));
+        }
+        return types.flatMap(ts -> ts.isEmpty() ? Uni.createFrom().item(List.<T>of())
+                : Uni.join().all(ts.stream().map(ofPool).toList()).andFailFast()
+                        .map(all -> all.stream().flatMap(List::stream).sorted(newest).limit(n).toList()));
+    }
+
     /** A 404 that names the types there are. */
     public <T> Uni<T> unknownType(String type) {
         return store.types().map(types -> {

@@ -164,19 +164,9 @@ public class SweepService {
         if (n < 1 || n > 1000) {
             throw Problem.invalid("limit", "'limit' must be between 1 and 1000.");
         }
-        Uni<List<String>> types;
-        if (type == null || type.isEmpty()) {
-            types = store.types();
-        } else {
-            PoolService.checkType(type);
-            types = Uni.createFrom().item(List.of(type));
-        }
-        return types.flatMap(ts -> ts.isEmpty() ? Uni.createFrom().item(List.<Sweep>of())
-                : Uni.join().all(ts.stream().map(t -> store.sweeps(t, n)).toList()).andFailFast()
-                        .map(all -> all.stream().flatMap(List::stream).map(h -> view(List.of(h), false))
-                                .sorted(Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
-                                        .thenComparing(Sweep::id, Comparator.reverseOrder()))
-                                .limit(n).toList()));
+        return pools.newestOverPools(type, n, t -> store.sweeps(t, n).map(hs -> hs.stream().map(h -> view(List.of(h), false)).toList()),
+                Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
+                        .thenComparing(Sweep::id, Comparator.reverseOrder()));
     }
 
     public Uni<Sweep> cancel(String id) {
@@ -192,11 +182,6 @@ public class SweepService {
             }
             return get(id);
         });
-    }
-
-    /** The ids of a sweep's trials, in trial order (for {@code GET /jobs?sweep=}). */
-    public Uni<List<String>> trialIds(String id) {
-        return get(id).map(s -> s.trials().stream().map(Sweep.Trial::id).toList());
     }
 
     private Sweep view(List<Map<String, String>> parts, boolean withTrials) {
