@@ -85,6 +85,7 @@ public class Bench {
                 burst(m, j, "noop", List.of("warmpool:noop"), quick ? 200 : 2000);
                 memoryPerProcessor(m, j, quick ? 100 : 1000);
                 agentFootprint(j, redis.url());
+                agentStart(m, j);
                 put("manager.rssAfterBurstMb", rssKb(m.process().pid()) / 1024);
                 sweeps(m, quick ? 4 : 32, quick ? 0.2 : 2, quick ? 0.05 : 0.2);
                 gang(m, quick ? 10 : 50);
@@ -202,6 +203,31 @@ public class Bench {
     }
 
     /** Fake idle processors, registered with the agent's own script (no process behind them). */
+    /** Spawn to registered of one agent at a time, 5 times, on a quiet machine (from the class-data archive, once it exists). */
+    static void agentStart(Manager m, Jedis j) throws Exception {
+        Path cds = Path.of("target", "bench", "cds");
+        await(() -> {
+            try (var files = Files.list(cds)) {
+                return files.anyMatch(f -> f.toString().endsWith(".jsa"));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        List<Double> starts = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String type = "b-agent-" + i;
+            send(m, "PUT", "/pools/" + type, "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
+            await(() -> contains(m, "/pools/" + type, "\"idle\":1"));
+            for (String id : j.smembers(KeySchema.prefix(type) + "procs")) {
+                List<String> t = j.hmget(KeySchema.processor(type, id), "startedAt", "registeredAt");
+                starts.add((double) (Long.parseLong(t.get(1)) - Long.parseLong(t.get(0))));
+            }
+            send(m, "DELETE", "/pools/" + type, null);
+        }
+        put("agent.archivedStartToRegistered.p50", p(starts, 50));
+        put("agent.archivedStartToRegistered.max", p(starts, 100));
+    }
+
     static void register(Jedis j, String type, int n) {
         Pipeline p = j.pipelined();
         for (int i = 0; i < n; i++) {

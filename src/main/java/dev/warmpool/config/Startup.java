@@ -16,7 +16,8 @@ import org.jboss.logging.Logger;
 public class Startup {
     private static final Logger LOG = Logger.getLogger(Startup.class);
 
-    void onStart(@Observes StartupEvent ev, WarmpoolConfig config, PoolService pools, Reconciler reconciler) {
+    void onStart(@Observes StartupEvent ev, WarmpoolConfig config, PoolService pools, Reconciler reconciler,
+            dev.warmpool.runtime.ProcessorRuntime runtime) {
         List<String> problems = check(config);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("warmpool cannot start:\n  - " + String.join("\n  - ", problems));
@@ -27,6 +28,7 @@ public class Startup {
                     request.maxSize());
         });
         reconciler.nudge();
+        runtime.prepare();
     }
 
     static List<String> check(WarmpoolConfig c) {

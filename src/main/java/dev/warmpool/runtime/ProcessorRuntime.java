@@ -29,6 +29,10 @@ public interface ProcessorRuntime {
     default void onChange(Runnable changed) {
     }
 
+    /** Once the manager is up: work that makes later processor starts faster (off the caller's thread). */
+    default void prepare() {
+    }
+
     /** Whether this manager may reconcile (the runtime may elect a leader among managers). */
     default boolean leads() {
         return true;
