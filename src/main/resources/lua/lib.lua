@@ -330,7 +330,11 @@ local function sweep_finish(sid, now, retention_s)
   redis.call('DEL', key('sweep', sid, 'steps'), key('sweep', sid, 'pending'))
   redis.call('EXPIRE', skey, retention_s)
   redis.call('EXPIRE', key('sweep', sid, 'trials'), retention_s)
-  redis.call('ZREMRANGEBYSCORE', key('sweeps'), '-inf', now - retention_s * 1000)
+  -- sweeps created more than a retention period ago leave the listing once they have ended
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', key('sweeps'), '-inf', now - retention_s * 1000, 'LIMIT', 0, 100)) do
+    local st = redis.call('HGET', key('sweep', old), 'state')
+    if not st or st ~= 'RUNNING' then redis.call('ZREM', key('sweeps'), old) end
+  end
 end
 
 -- The objective's value in a metrics JSON object, or nil.
