@@ -168,24 +168,32 @@ local function retire_id(id, now)
   end
 end
 
--- The warmest idle processor (or gang) that can take a job now, taken off the idle set; or nil.
+-- The warmest idle processor (or gang) that can take a job now, taken off the idle set, and
+-- whether it is a gang; or nil. A plain processor costs one read, as before gangs.
 local function claim()
   while true do
     local top = redis.call('ZPOPMAX', IDLE)
     if not top[1] then return nil end
     local id = top[1]
-    if redis.call('EXISTS', key('gang', id)) == 1 then
-      if gang_ready(id) then return id end
-    elseif redis.call('HGET', key('proc', id), 'state') == 'IDLE' then
-      return id
-    end
+    local state = redis.call('HGET', key('proc', id), 'state')
+    if state == 'IDLE' then return id, false end
+    if not state and gang_ready(id) then return id, true end
   end
 end
 
 -- Hands a job to what claim() returned.
-local function hand(jid, id, now)
-  if redis.call('EXISTS', key('gang', id)) == 1 then return assign_gang(jid, id, now) end
+local function hand(jid, id, gang, now)
+  if gang then return assign_gang(jid, id, now) end
   return assign(jid, id, now)
+end
+
+-- The best queued job, taken off the queue (entries whose job has left the queue are dropped); or nil.
+local function pop_queued()
+  while true do
+    local top = redis.call('ZPOPMIN', QUEUE)
+    if not top[1] then return nil end
+    if redis.call('HGET', key('job', top[1]), 'state') == 'QUEUED' then return top[1] end
+  end
 end
 
 -- A gang whose members are all free takes the best queued job, or turns idle; a gang of a
@@ -196,15 +204,12 @@ local function gang_next_or_idle(gid, now)
     retire_gang(gid, now)
     return ''
   end
-  redis.call('HSET', gkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
-  while true do
-    local top = redis.call('ZPOPMIN', QUEUE)
-    if not top[1] then break end
-    if redis.call('HGET', key('job', top[1]), 'state') == 'QUEUED' then
-      assign_gang(top[1], gid, now)
-      return top[1]
-    end
+  local jid = pop_queued()
+  if jid then
+    assign_gang(jid, gid, now)
+    return jid
   end
+  redis.call('HSET', gkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
   redis.call('ZADD', IDLE, now, gid)
   return ''
 end
@@ -231,13 +236,10 @@ local function next_or_idle(pid, now)
     retire(pid, now)
     return ''
   end
-  while true do
-    local top = redis.call('ZPOPMIN', QUEUE)
-    if not top[1] then break end
-    if redis.call('HGET', key('job', top[1]), 'state') == 'QUEUED' then
-      assign(top[1], pid, now)
-      return top[1]
-    end
+  local jid = pop_queued()
+  if jid then
+    assign(jid, pid, now)
+    return jid
   end
   redis.call('HSET', key('proc', pid), 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
   redis.call('ZADD', IDLE, now, pid)
@@ -247,9 +249,9 @@ end
 -- Hands a stored job to the warmest idle processor (the one idle the shortest time), or queues
 -- it by its score. Returns the processor id, or nil when the job was queued.
 local function dispatch(jid, now)
-  local id = claim()
+  local id, gang = claim()
   if id then
-    hand(jid, id, now)
+    hand(jid, id, gang, now)
     return id
   end
   redis.call('ZADD', QUEUE, redis.call('HGET', key('job', jid), 'score'), jid)

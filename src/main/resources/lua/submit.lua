@@ -10,7 +10,7 @@
 -- Nothing is stored unless the job is ASSIGNED or QUEUED.
 local refused = refusal(ARGV[4])
 if refused then return refused end
-local pid = claim() -- a processor, or in a gang pool a gang whose members are all idle
+local pid, gang = claim() -- a processor, or in a gang pool a gang whose members are all idle
 if not pid then
   local queued = redis.call('ZCARD', QUEUE)
   if queued >= tonumber(redis.call('HGET', POOL, 'maxQueued') or '10000') then
@@ -28,7 +28,7 @@ redis.call('HSET', jkey, 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'su
 redis.call('ZADD', JOBS, now, jid)
 remember(ARGV[4], jid, ARGV[5], ARGV[6])
 if pid then
-  hand(jid, pid, now)
+  hand(jid, pid, gang, now)
   return {'ASSIGNED', pid, tostring(now)}
 end
 redis.call('ZADD', QUEUE, score, jid)

@@ -111,13 +111,11 @@ public final class Agent {
         if (!"persistent".equals(text(spec, "worker"))) {
             return;
         }
-        List<String> command = GSON.fromJson(spec.get("command"), new TypeToken<List<String>>() { }.getType());
-        Map<String, String> env = spec.has("env") && spec.get("env").isJsonObject()
-                ? GSON.fromJson(spec.get("env"), new TypeToken<Map<String, String>>() { }.getType()) : Map.of();
-        worker = newWorker(command, env, text(spec, "workingDir"));
+        List<String> command = strings(spec.get("command"));
+        Worker w = worker(command, spec.has("env") ? stringMap(spec.get("env")) : Map.of(), text(spec, "workingDir"));
         Thread t = new Thread(() -> {
             try {
-                worker.ensureStarted();
+                w.ensureStarted();
             } catch (IOException e) {
                 log("could not start the persistent worker %s: %s", command, e.getMessage());
             } catch (InterruptedException e) {
@@ -128,15 +126,33 @@ public final class Agent {
         t.start();
     }
 
-    private Worker newWorker(List<String> command, Map<String, String> env, String workingDir) {
+    /** The persistent worker for the pool's command and env: the one there is, or a new one when the pool changed. */
+    private Worker worker(List<String> command, Map<String, String> env, String workingDir) {
         Map<String, String> all = new HashMap<>(env);
         all.put("WARMPOOL_PROCESSOR_ID", config.processorId());
         all.put("WARMPOOL_POOL", config.pool());
-        return new Worker(command, all, workingDir);
+        Worker wanted = new Worker(command, all, workingDir);
+        if (worker == null || !worker.sameAs(wanted)) {
+            if (worker != null) {
+                worker.kill(true);
+            }
+            worker = wanted;
+        }
+        return worker;
     }
 
     private static String text(JsonObject o, String field) {
         return o.has(field) && o.get(field).isJsonPrimitive() ? o.get(field).getAsString() : null;
+    }
+
+    private static List<String> strings(Object json) {
+        return GSON.fromJson(json instanceof JsonElement e ? e : JsonParser.parseString(Replies.string(json)),
+                new TypeToken<List<String>>() { }.getType());
+    }
+
+    private static Map<String, String> stringMap(Object json) {
+        return GSON.fromJson(json instanceof JsonElement e ? e : JsonParser.parseString(Replies.string(json)),
+                new TypeToken<Map<String, String>>() { }.getType());
     }
 
     private void startBackground() {
@@ -242,12 +258,16 @@ public final class Agent {
 
     /**
      * Where a gang's other members reach this one's job: {@code WARMPOOL_MEMBER_ADDR} (on
-     * Kubernetes, the pod's stable DNS name and port), else a free loopback port.
+     * Kubernetes, the pod's stable DNS name and port), else, for a gang member
+     * ({@code WARMPOOL_GANG_MEMBER}, set by the local runtime), a free loopback port; '' for others.
      */
     private static String address() {
         String given = System.getenv("WARMPOOL_MEMBER_ADDR");
         if (given != null && !given.isBlank()) {
             return given;
+        }
+        if (!"1".equals(System.getenv("WARMPOOL_GANG_MEMBER"))) {
+            return "";
         }
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return "127.0.0.1:" + s.getLocalPort();
@@ -303,48 +323,42 @@ public final class Agent {
             log("not running job %s: %s", jobId, r.size() > 1 ? r.get(1) : "");
             return;
         }
-        List<String> args = GSON.fromJson(Replies.string(r.get(1)), new TypeToken<List<String>>() { }.getType());
-        Map<String, String> jobEnv = GSON.fromJson(Replies.string(r.get(3)), new TypeToken<Map<String, String>>() { }.getType());
+        List<String> args = strings(r.get(1));
+        Map<String, String> jobEnv = stringMap(r.get(3));
         long timeoutSeconds = Long.parseLong(Replies.string(r.get(4)));
-        List<String> command = new ArrayList<>(GSON.fromJson(Replies.string(r.get(5)), new TypeToken<List<String>>() { }.getType()));
-        command.addAll(args);
-        Map<String, String> env = new HashMap<>(GSON.fromJson(Replies.string(r.get(6)), new TypeToken<Map<String, String>>() { }.getType()));
-        env.putAll(jobEnv);
-        env.put("WARMPOOL_JOB_ID", jobId);
-        env.put("WARMPOOL_CONFIG", Replies.string(r.get(2)));
-        env.put("WARMPOOL_RESULT", resultFile.toString());
+        List<String> poolCommand = strings(r.get(5));
         JsonObject spec = JsonParser.parseString(Replies.string(r.get(7))).getAsJsonObject();
-        String gang = r.size() > 8 ? Replies.string(r.get(8)) : "";
-        if (gang != null && !gang.isEmpty()) {
-            // a gang member: its role's own command and env, and where the other members are
-            JsonObject g = JsonParser.parseString(gang).getAsJsonObject();
-            JsonObject role = spec.getAsJsonObject("gang").getAsJsonObject(g.get("role").getAsString());
-            if (role != null && role.has("command") && role.get("command").isJsonArray()) {
-                command = new ArrayList<>(GSON.fromJson(role.get("command"), new TypeToken<List<String>>() { }.getType()));
-                command.addAll(args);
-            }
-            if (role != null && role.has("env") && role.get("env").isJsonObject()) {
-                env.putAll(GSON.fromJson(role.get("env"), new TypeToken<Map<String, String>>() { }.getType()));
-                env.putAll(jobEnv);
-            }
-            env.putAll(GangEnv.of(g));
-        }
         String workingDir = text(spec, "workingDir");
         maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
                 ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
+        // the environment, later entries winning: the pool's, a gang role's, the job's, then warmpool's
+        Map<String, String> poolEnv = stringMap(r.get(6));
+        Map<String, String> env = new HashMap<>(poolEnv);
+        List<String> command = new ArrayList<>(poolCommand);
+        String gang = r.size() > 8 ? Replies.string(r.get(8)) : "";
+        JsonObject member = gang == null || gang.isEmpty() ? null : JsonParser.parseString(gang).getAsJsonObject();
+        if (member != null) {
+            // a gang member: its role's own command and env, and where the other members are
+            JsonObject role = spec.getAsJsonObject("gang").getAsJsonObject(member.get("role").getAsString());
+            if (role != null && role.has("command") && role.get("command").isJsonArray()) {
+                command = new ArrayList<>(strings(role.get("command")));
+            }
+            if (role != null && role.has("env") && role.get("env").isJsonObject()) {
+                env.putAll(stringMap(role.get("env")));
+            }
+        }
+        command.addAll(args);
+        env.putAll(jobEnv);
+        if (member != null) {
+            env.putAll(GangEnv.of(member));
+        }
+        env.put("WARMPOOL_JOB_ID", jobId);
+        env.put("WARMPOOL_CONFIG", Replies.string(r.get(2)));
+        env.put("WARMPOOL_RESULT", resultFile.toString());
         Worker w = null;
         String request = null;
         if ("persistent".equals(text(spec, "worker"))) {
-            List<String> poolCommand = GSON.fromJson(Replies.string(r.get(5)), new TypeToken<List<String>>() { }.getType());
-            Map<String, String> poolEnv = GSON.fromJson(Replies.string(r.get(6)), new TypeToken<Map<String, String>>() { }.getType());
-            Worker wanted = newWorker(poolCommand, poolEnv, workingDir);
-            if (worker == null || !worker.sameAs(wanted)) {
-                if (worker != null) {
-                    worker.kill(true); // the pool's command or env changed: a new worker for the new spec
-                }
-                worker = wanted;
-            }
-            w = worker;
+            w = worker(poolCommand, poolEnv, workingDir);
             JsonObject req = new JsonObject();
             req.addProperty("id", jobId);
             req.add("config", JsonParser.parseString(Replies.string(r.get(2))));
@@ -352,10 +366,8 @@ public final class Agent {
             req.add("env", GSON.toJsonTree(jobEnv));
             request = req.toString();
         }
-        JobRun[] self = new JobRun[1];
         current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add,
-                w, request, json -> report(self[0], json));
-        self[0] = current;
+                w, request, this::report);
         if (command.size() == 1 && NOOP.equals(command.get(0))) {
             // the benchmarks' in-agent no-op: the dispatch path without a process spawn
             events.add(new JobRun.Outcome(current, "SUCCEEDED", 0, "{}", "", null));

@@ -41,20 +41,20 @@ final class JobRun implements Runnable {
     private final Consumer<Outcome> onEnd;
     private final Worker worker;
     private final String request;
-    private final Consumer<String> onReport;
+    private final java.util.function.BiConsumer<JobRun, String> onReport;
     private volatile Process process;
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
 
     JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
             long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd) {
-        this(jobId, token, command, env, workingDir, timeoutMillis, resultFile, onEnd, null, null, r -> { });
+        this(jobId, token, command, env, workingDir, timeoutMillis, resultFile, onEnd, null, null, (run, r) -> { });
     }
 
     /** A job for {@code worker} (when not null) as the JSON line {@code request}; reports go to {@code onReport}. */
     JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
             long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd, Worker worker, String request,
-            Consumer<String> onReport) {
+            java.util.function.BiConsumer<JobRun, String> onReport) {
         this.worker = worker;
         this.request = request;
         this.onReport = onReport;
@@ -76,7 +76,7 @@ final class JobRun implements Runnable {
     private Outcome onWorker() {
         Tail tail = new Tail(LOG_TAIL_BYTES);
         try {
-            Worker.Reply reply = worker.call(request, onReport, tail);
+            Worker.Reply reply = worker.call(request, json -> onReport.accept(this, json), tail);
             if (reply == null) {
                 // the worker died, or the agent killed it: it starts again for the next job
                 int code = worker.exitCode();
@@ -110,7 +110,8 @@ final class JobRun implements Runnable {
             pb.environment().putAll(env);
             process = pb.start();
             Tail tail = new Tail(LOG_TAIL_BYTES);
-            Thread reader = new Thread(() -> tail.readAll(process.getInputStream(), REPORT_MARKER, onReport),
+            Thread reader = new Thread(() -> tail.readAll(process.getInputStream(), REPORT_MARKER,
+                    json -> onReport.accept(this, json)),
                     "job-output-" + jobId);
             reader.setDaemon(true);
             reader.start();

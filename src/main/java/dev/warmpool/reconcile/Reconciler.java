@@ -205,58 +205,47 @@ public class Reconciler {
         return n;
     }
 
+    /**
+     * Starts what the plan asks for: processors, or in a gang pool whole gangs (each member its
+     * own agent or pod, ids {@code <gang>-<n>}), recorded in Redis first so that two managers
+     * cannot overshoot {@code maxSize}. A member that cannot start is given up for lost, which
+     * breaks its gang: it drains, and the next pass starts a new one.
+     */
     private int applyStart(PoolSnapshot s, SizingPolicy.Plan plan, Set<String> known) {
         String type = s.type();
+        List<PoolSpec.Member> members = s.spec().members();
         int n = 0;
         for (int i = 0; i < plan.start(); i++) {
             String id = Names.newProcessorId();
-            if (s.spec().isGang()) {
-                if (!startGang(s, id, known)) {
-                    break;
-                }
-                n++;
-                continue;
+            List<String> ids = new java.util.ArrayList<>();
+            for (int m = 0; m < members.size(); m++) {
+                ids.add(id + "-" + m);
             }
-            if (!store.spawn(type, id).await().atMost(CALL)) {
+            boolean recorded = s.spec().isGang() ? store.spawnGang(type, id, ids, members).await().atMost(CALL)
+                    : store.spawn(type, id).await().atMost(CALL);
+            if (!recorded) {
                 break; // full or draining: another manager got there first
             }
-            known.add(type + "/" + id);
-            try {
-                runtime.start(type, id, s.spec());
+            if (!s.spec().isGang()) {
+                ids.add(id);
+            }
+            boolean all = true;
+            for (String pid : ids) {
+                known.add(type + "/" + pid);
+                try {
+                    runtime.start(type, pid, s.spec());
+                } catch (RuntimeException e) {
+                    all = false;
+                    LOG.errorf(e, "could not start processor %s of pool %s", pid, type);
+                    store.lost(type, pid, Long.MAX_VALUE, "could not start: " + e.getMessage(), retentionSeconds())
+                            .await().atMost(CALL);
+                }
+            }
+            if (all) {
                 n++;
-            } catch (RuntimeException e) {
-                LOG.errorf(e, "could not start a processor for pool %s", type);
-                store.lost(type, id, Long.MAX_VALUE, "could not start: " + e.getMessage(), retentionSeconds())
-                        .await().atMost(CALL);
             }
         }
         return n;
-    }
-
-    /** Records a gang and starts its members (agents or pods); false when the pool is full or draining. */
-    private boolean startGang(PoolSnapshot s, String gangId, Set<String> known) {
-        String type = s.type();
-        List<PoolSpec.Member> members = s.spec().members();
-        List<String> ids = new java.util.ArrayList<>();
-        for (int m = 0; m < members.size(); m++) {
-            ids.add(gangId + "-" + m);
-        }
-        if (!store.spawnGang(type, gangId, ids, members).await().atMost(CALL)) {
-            return false;
-        }
-        ids.forEach(id -> known.add(type + "/" + id));
-        for (String id : ids) {
-            try {
-                runtime.start(type, id, s.spec());
-            } catch (RuntimeException e) {
-                // one member that cannot start breaks the gang: it drains, and a new one is started
-                LOG.errorf(e, "could not start member %s of a gang of pool %s", id, type);
-                store.lost(type, id, Long.MAX_VALUE, "could not start: " + e.getMessage(), retentionSeconds())
-                        .await().atMost(CALL);
-            }
-        }
-        LOG.infof("started gang %s of pool %s: %d members", gangId, type, ids.size());
-        return true;
     }
 
     /**

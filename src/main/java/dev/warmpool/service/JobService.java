@@ -80,8 +80,7 @@ public class JobService {
                 case "FULL" -> Uni.createFrom().failure(new Problem(429, "queue-full", "Too many requests", "The queue of pool '"
                         + r.type() + "' is full (" + reply.get(1) + " jobs, its maxQueued); retry when some have run, "
                         + "or raise maxQueued with PUT /pools/" + r.type() + ".").retryAfter(5));
-                case "DRAINING" -> Uni.createFrom().failure(Problem.conflict("pool-draining", "The pool for job type '"
-                        + r.type() + "' is being deleted and takes no new jobs; create it again with PUT /pools/" + r.type() + "."));
+                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(r.type(), "jobs"));
                 default -> {
                     boolean assigned = "ASSIGNED".equals(status);
                     if (!assigned) {
@@ -100,12 +99,17 @@ public class JobService {
     /** The job a repeated Idempotency-Key created, if the request is the same one. */
     private Uni<Job> replay(String key, PoolStore.Idempotency idem, String jobId, String fingerprint) {
         if (!idem.fingerprint().equals(fingerprint)) {
-            return Uni.createFrom().failure(new Problem(422, "idempotency-key-reused", "Unprocessable content",
-                    "The Idempotency-Key '" + PoolService.shown(key) + "' was used for a different request in the last "
-                            + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new job.")
-                    .with("job", jobId));
+            return Uni.createFrom().failure(keyReused(config, key, "job", jobId));
         }
         return get(jobId);
+    }
+
+    /** A 422 for an Idempotency-Key that came with another request before; {@code what} is "job" or "sweep". */
+    static Problem keyReused(WarmpoolConfig config, String key, String what, Object first) {
+        return new Problem(422, "idempotency-key-reused", "Unprocessable content", "The Idempotency-Key '"
+                + PoolService.shown(key) + "' was used for a different request in the last "
+                + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new " + what + ".")
+                .with(what, first);
     }
 
     /** An Idempotency-Key header, checked, with the fingerprint of the request it came with. */

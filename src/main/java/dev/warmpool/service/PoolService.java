@@ -80,6 +80,12 @@ public class PoolService {
                         .map(all -> all.stream().flatMap(List::stream).sorted(newest).limit(n).toList()));
     }
 
+    /** The 409 for a submit to a pool that is being deleted; {@code what}: "jobs" or "sweeps". */
+    static Problem draining(String type, String what) {
+        return Problem.conflict("pool-draining", "The pool for job type '" + type + "' is being deleted and takes no new "
+                + what + "; create it again with PUT /pools/" + type + ".");
+    }
+
     /** A 404 that names the types there are. */
     public <T> Uni<T> unknownType(String type) {
         return store.types().map(types -> {

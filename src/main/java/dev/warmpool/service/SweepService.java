@@ -75,7 +75,8 @@ public class SweepService {
         sweep.put("spec", store.write(spec));
         Map<String, String> shared = new LinkedHashMap<>();
         shared.put("type", r.type());
-        shared.put("priority", Integer.toString(r.priority() == null ? 0 : r.priority()));
+        int priority = r.priority() == null ? 0 : r.priority();
+        shared.put("priority", Integer.toString(priority));
         shared.put("timeoutSeconds", Integer.toString(r.timeoutSeconds() == null
                 ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds()));
         shared.put("maxAttempts", Integer.toString(r.maxAttempts() == null
@@ -86,20 +87,14 @@ public class SweepService {
         for (int i = 0; i < configs.size(); i++) {
             trials.put(Names.trialId(id, i), store.write(configs.get(i)));
         }
-        int priority = r.priority() == null ? 0 : r.priority();
         return store.putSweep(r.type(), id, idem, priority, sweep, shared, trials).flatMap(reply -> {
             String status = Replies.string(reply.get(0));
             return switch (status) {
                 case "NOPOOL" -> pools.unknownType(r.type());
-                case "DRAINING" -> Uni.createFrom().failure(Problem.conflict("pool-draining", "The pool for job type '"
-                        + r.type() + "' is being deleted and takes no new sweeps; create it again with PUT /pools/"
-                        + r.type() + "."));
+                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(r.type(), "sweeps"));
                 case "DUPLICATE" -> {
                     if (!idem.fingerprint().equals(Replies.string(reply.get(2)))) {
-                        yield Uni.createFrom().failure(new Problem(422, "idempotency-key-reused", "Unprocessable content",
-                                "The Idempotency-Key '" + PoolService.shown(idempotencyKey) + "' was used for a different "
-                                        + "request in the last " + config.jobs().idempotencyRetention().toHours()
-                                        + " h; use a new key for a new sweep.").with("sweep", reply.get(1)));
+                        yield Uni.createFrom().failure(JobService.keyReused(config, idempotencyKey, "sweep", reply.get(1)));
                     }
                     yield get(Replies.string(reply.get(1)));
                 }

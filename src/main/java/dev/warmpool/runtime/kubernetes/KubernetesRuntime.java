@@ -34,6 +34,9 @@ public class KubernetesRuntime implements ProcessorRuntime {
     private volatile boolean leader;
     private SharedIndexInformer<Pod> informer;
 
+    /** Gang pools whose headless Service this manager has made (or found) already. */
+    private final java.util.Set<String> gangServices = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     public KubernetesRuntime(KubernetesClient client, KubernetesCalls calls, String namespace, PodFactory.Settings settings,
             com.fasterxml.jackson.databind.ObjectMapper json) {
         this.client = client;
@@ -46,18 +49,19 @@ public class KubernetesRuntime implements ProcessorRuntime {
     @Override
     public void start(String type, String processorId, PoolSpec spec) {
         ConfigMap owner = owner(type, spec);
-        if (spec.isGang()) {
+        if (spec.isGang() && !gangServices.contains(type)) {
             io.fabric8.kubernetes.api.model.Service svc = PodFactory.gangService(type, owner);
             calls.call("create service " + svc.getMetadata().getName(), () -> {
                 try {
                     return client.services().inNamespace(namespace).resource(svc).create();
                 } catch (KubernetesClientException e) {
                     if (e.getCode() == 409) {
-                        return svc; // one Service per pool: the first member created it
+                        return svc; // one Service per pool: another manager, or an earlier run, made it
                     }
                     throw e;
                 }
             });
+            gangServices.add(type); // the other members of this and later gangs need no call
         }
         Pod pod = PodFactory.pod(type, processorId, spec, owner, settings);
         calls.call("create pod " + pod.getMetadata().getName(), () -> {
@@ -119,6 +123,7 @@ public class KubernetesRuntime implements ProcessorRuntime {
 
     @Override
     public void poolRemoved(String type) {
+        gangServices.remove(type);
         // the pods are owned by the ConfigMap: Kubernetes collects them with it
         calls.call("delete configmap " + PodFactory.ownerName(type), () ->
                 client.configMaps().inNamespace(namespace).withName(PodFactory.ownerName(type)).delete());

@@ -68,13 +68,19 @@ public final class PodFactory {
     public static io.fabric8.kubernetes.api.model.Service gangService(String type, ConfigMap owner) {
         return new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName(gangServiceName(type))
                 .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type)
-                .addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap").withName(owner.getMetadata().getName())
-                .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(true).endOwnerReference()
+                .withOwnerReferences(ownedBy(owner))
                 .endMetadata()
                 .withNewSpec().withClusterIP("None").withPublishNotReadyAddresses(true)
                 .addToSelector(POOL, type).addToSelector(GANG_MEMBER, "true")
                 .addNewPort().withName("gang").withPort(GANG_PORT).withNewTargetPort(GANG_PORT).endPort()
                 .endSpec().build();
+    }
+
+    /** A reference to the pool's ConfigMap: deleting it lets Kubernetes collect what it owns. */
+    static io.fabric8.kubernetes.api.model.OwnerReference ownedBy(ConfigMap owner) {
+        return new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder().withApiVersion("v1").withKind("ConfigMap")
+                .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(true)
+                .build();
     }
 
     /** The gang of a member id ({@code <gang id>-<n>}). */
@@ -112,8 +118,7 @@ public final class PodFactory {
         PodBuilder pod = new PodBuilder().withNewMetadata()
                 .withName(podName(type, processorId))
                 .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type).addToLabels(PROCESSOR, processorId)
-                .addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap").withName(owner.getMetadata().getName())
-                .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(true).endOwnerReference()
+                .withOwnerReferences(ownedBy(owner))
                 .endMetadata()
                 .withNewSpec()
                 // a processor that dies is replaced by the reconciler, not restarted in place

@@ -65,6 +65,9 @@ public class LocalRuntime implements ProcessorRuntime {
             env.put("WARMPOOL_REDIS_URL", redisUrl);
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
+            if (spec != null && spec.isGang()) {
+                env.put("WARMPOOL_GANG_MEMBER", "1"); // the agent takes a loopback port for its job to serve on
+            }
             env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(config.heartbeat().interval().toMillis()));
             env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(config.jobs().retention().toSeconds()));
             config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK")))
@@ -138,11 +141,6 @@ public class LocalRuntime implements ProcessorRuntime {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** The options that load the agents' class-data archive (empty until there is one). */
-    public List<String> classDataOptions() {
-        return classData;
     }
 
     @Override
