@@ -44,15 +44,26 @@ end
 
 local end_job -- defined below: a trial's end moves its sweep, and a sweep's end ends its trials
 
--- Hands job jid to processor pid; the attempt number is the assignment's fencing token.
-local function assign(jid, pid, now)
+-- Hands job jid to processor pid; the attempt number is the assignment's fencing token. The
+-- agent hears of it through its inbox, unless it is told in the reply of the calling script
+-- (quiet: the agent that just finished a job takes the next one from finish's reply).
+local function assign(jid, pid, now, quiet)
   local jkey = key('job', jid)
   local token = redis.call('HINCRBY', jkey, 'attempts', 1)
   redis.call('HSET', jkey, 'state', 'ASSIGNED', 'processor', pid, 'assignedAt', now)
   redis.call('HSET', key('proc', pid), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now)
   redis.call('ZREM', IDLE, pid)
-  redis.call('RPUSH', key('inbox', pid), 'job ' .. jid .. ' ' .. token)
+  if not quiet then redis.call('RPUSH', key('inbox', pid), 'job ' .. jid .. ' ' .. token) end
   return token
+end
+
+-- What the agent of processor pid needs to run job jid (whose state the caller has set):
+-- {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang}.
+local function run_reply(pid, jid, now, gang)
+  redis.call('HSET', key('proc', pid), 'hb', now)
+  local j = redis.call('HMGET', key('job', jid), 'args', 'config', 'env', 'timeoutSeconds')
+  local spec = redis.call('HMGET', POOL, 'command', 'env', 'spec')
+  return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}', gang}
 end
 
 -- Puts a job back in its queue at its original place, or fails it when no attempt is left.
@@ -231,15 +242,14 @@ end
 
 -- A processor that has just become free takes the best queued job, or turns idle.
 -- A processor of a draining pool is retired instead. Returns the job id taken, or ''.
-local function next_or_idle(pid, now)
+local function next_or_idle(pid, now, quiet)
   if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
     retire(pid, now)
     return ''
   end
   local jid = pop_queued()
   if jid then
-    assign(jid, pid, now)
-    return jid
+    return jid, assign(jid, pid, now, quiet)
   end
   redis.call('HSET', key('proc', pid), 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
   redis.call('ZADD', IDLE, now, pid)

@@ -34,7 +34,4 @@ else
   end
   redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now)
 end
-redis.call('HSET', pkey, 'hb', now)
-local j = redis.call('HMGET', jkey, 'args', 'config', 'env', 'timeoutSeconds')
-local spec = redis.call('HMGET', POOL, 'command', 'env', 'spec')
-return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}', gang}
+return run_reply(pid, jid, now, gang)

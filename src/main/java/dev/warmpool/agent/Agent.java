@@ -323,6 +323,11 @@ public final class Agent {
             log("not running job %s: %s", jobId, r.size() > 1 ? r.get(1) : "");
             return;
         }
+        run(jobId, token, r);
+    }
+
+    /** Runs a job that Redis has marked running on this processor; {@code r} is what start.lua returns. */
+    private void run(String jobId, String token, List<Object> r) {
         List<String> args = strings(r.get(1));
         Map<String, String> jobEnv = stringMap(r.get(3));
         long timeoutSeconds = Long.parseLong(Replies.string(r.get(4)));
@@ -373,9 +378,7 @@ public final class Agent {
             events.add(new JobRun.Outcome(current, "SUCCEEDED", 0, "{}", "", null));
             return;
         }
-        Thread t = new Thread(current, "job-" + jobId);
-        t.setDaemon(true);
-        t.start();
+        JobRun.THREADS.execute(current);
     }
 
     /**
@@ -425,9 +428,10 @@ public final class Agent {
         jobsRun++;
         boolean spent = maxJobs > 0 && jobsRun >= maxJobs;
         boolean last = stopping || retiring || spent;
+        // not stopping, the reply may hand over the next queued job, already marked running
         List<Object> r = Replies.list(redis.runReliably(Script.FINISH, config.processorId(), o.run().jobId, o.run().token,
                 o.state(), Integer.toString(o.exitCode()), o.metrics(), o.logTail(), o.error() == null ? "" : o.error(),
-                Long.toString(config.retentionSeconds()), last ? "1" : "0"));
+                Long.toString(config.retentionSeconds()), last ? "1" : "0", "1"));
         boolean stale = "STALE".equals(r.get(0));
         log("job %s %s (exit %d)%s", o.run().jobId, o.state(), o.exitCode(),
                 stale ? ", but the assignment had moved on: " + r.get(1) : "");
@@ -437,6 +441,9 @@ public final class Agent {
         if (last) {
             deregister(spent ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)" : "the processor stopped");
             return true;
+        }
+        if (!stale && r.size() > 3) {
+            run(Replies.string(r.get(1)), Replies.string(r.get(2)), r.subList(3, r.size()));
         }
         return false;
     }

@@ -8,6 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -68,8 +74,19 @@ final class JobRun implements Runnable {
         this.onEnd = onEnd;
     }
 
+    /**
+     * The agent's threads for jobs and their output readers, kept between jobs: a new thread per
+     * job costs about 0.35 ms of CPU here, a tenth of a warm job's budget.
+     */
+    static final ExecutorService THREADS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "agent-job");
+        t.setDaemon(true);
+        return t;
+    });
+
     @Override
     public void run() {
+        Thread.currentThread().setName("job-" + jobId);
         onEnd.accept(worker != null ? onWorker() : inProcess());
     }
 
@@ -110,14 +127,15 @@ final class JobRun implements Runnable {
             pb.environment().putAll(env);
             process = pb.start();
             Tail tail = new Tail(LOG_TAIL_BYTES);
-            Thread reader = new Thread(() -> tail.readAll(process.getInputStream(), REPORT_MARKER,
-                    json -> onReport.accept(this, json)),
-                    "job-output-" + jobId);
-            reader.setDaemon(true);
-            reader.start();
+            Future<?> reader = THREADS.submit(() -> tail.readAll(process.getInputStream(), REPORT_MARKER,
+                    json -> onReport.accept(this, json)));
             int exit = process.waitFor();
             // a background child of the job may hold the output open: give it a second, then move on
-            reader.join(1000);
+            try {
+                reader.get(1, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                // what was read so far is the tail; closing the stream ends the reader
+            }
             process.getInputStream().close();
             outcome = outcome(exit, tail.text());
         } catch (IOException e) {
