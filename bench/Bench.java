@@ -4,6 +4,7 @@
 //   ./mvnw -q package -DskipTests && java -cp target/classes:target/warmpool-agent.jar bench/Bench.java [--quick]
 //   ... bench/Bench.java --soak [jobs] [retention seconds]    Redis memory over a soak (default 20000 jobs, 20 s)
 //   ... bench/Bench.java --sweeps [trials] [setup s] [work s]   a sweep in three modes (default 32, 2, 0.2)
+//   ... bench/Bench.java --burst [jobs]                          only the burst, on `true` and the no-op (default 2000)
 //   ... bench/Bench.java --startup                               manager start-up: JVM flags and caches side by side
 //
 // It starts its own redis-server (from PATH or the embedded-redis jar) and the packaged manager.
@@ -55,6 +56,33 @@ public class Bench {
             report();
             return;
         }
+        if (List.of(args).contains("--spawn-ceiling")) {
+            spawnCeilingHere(Integer.parseInt(args[1]));
+            return;
+        }
+        if (List.of(args).contains("--burst")) {
+            int n = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
+            RedisServer redis = RedisServer.ephemeral();
+            try (Jedis j = new Jedis(URI.create(redis.url()))) {
+                // BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it or of the agents
+                String extra = System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
+                Manager m = manager(redis.url(), "bench-manager", extra.isEmpty() ? new String[0] : extra.split("\\s+"));
+                try {
+                    burst(m, j, "warmup", List.of("warmpool:noop"), n); // JIT the paths first, as the full run's earlier parts do
+                    burst(m, j, "true", List.of("true"), n);
+                    burst(m, j, "trueBatch", List.of("true"), n, 100);
+                    burst(m, j, "noop", List.of("warmpool:noop"), n);
+                } finally {
+                    stop(m);
+                }
+                spawnCeiling(Math.max(50, n / 8));
+            } finally {
+                killAgents(redis.url());
+                redis.stop();
+            }
+            report();
+            return;
+        }
         if (List.of(args).contains("--sweeps")) {
             RedisServer redis = RedisServer.ephemeral();
             try {
@@ -82,7 +110,9 @@ public class Bench {
                 idle(m, quick ? 50 : 200);
                 cold(m, quick ? 3 : 10);
                 burst(m, j, "true", List.of("true"), quick ? 200 : 2000);
+                burst(m, j, "trueBatch", List.of("true"), quick ? 200 : 2000, 100);
                 burst(m, j, "noop", List.of("warmpool:noop"), quick ? 200 : 2000);
+                spawnCeiling(quick ? 50 : 300);
                 memoryPerProcessor(m, j, quick ? 100 : 1000);
                 agentFootprint(j, redis.url());
                 agentStart(m, j);
@@ -149,25 +179,38 @@ public class Bench {
     // ---- 3, 4: a burst on 4 warm processors, and what it costs Redis
 
     static void burst(Manager m, Jedis j, String label, List<String> command, int n) throws Exception {
-        String type = "b-burst-" + label;
+        burst(m, j, label, command, n, 1);
+    }
+
+    /** With {@code batch} > 1 the jobs go in batches of that many ({@code POST /jobs/batch}), 4 batches in flight. */
+    static void burst(Manager m, Jedis j, String label, List<String> command, int n, int batch) throws Exception {
+        String type = "b-burst-" + label.toLowerCase();
         send(m, "PUT", "/pools/" + type, "{\"command\": [\"" + String.join("\", \"", command)
                 + "\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
         await(() -> contains(m, "/pools/" + type, "\"idle\":4"));
         long memBefore = usedMemory(j);
         j.configResetStat();
-        List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
-        Semaphore inFlight = new Semaphore(64);
-        for (int i = 0; i < n; i++) {
-            inFlight.acquire();
-            sent.add(HTTP.sendAsync(request(m, "POST", "/jobs", "{\"type\": \"" + type + "\"}"), HttpResponse.BodyHandlers.ofString())
-                    .whenComplete((r, e) -> inFlight.release()));
-        }
-        List<String> ids = new ArrayList<>();
-        for (CompletableFuture<HttpResponse<String>> f : sent) {
-            ids.add(field(f.get().body(), "id"));
+        long redisPid = Long.parseLong(j.info("server").replaceAll("(?s).*process_id:(\\d+).*", "$1"));
+        List<Long> agents = agentPids(redisUrl(j));
+        long[] cpu0 = {cpuMs(m.process().pid(), false), agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
+                agents.stream().mapToLong(a -> cpuMs(a, true)).sum(), cpuMs(redisPid, false), cpuMs(ProcessHandle.current().pid(), false)};
+        List<String> ids;
+        if (batch <= 1) {
+            ids = Pipelined.post(m.base(), "/jobs", "{\"type\": \"" + type + "\"}", n, 4, 16);
+        } else {
+            String body = "{\"jobs\": [" + String.join(", ", java.util.Collections.nCopies(batch, "{\"type\": \"" + type + "\"}")) + "]}";
+            ids = new ArrayList<>();
+            for (String reply : Pipelined.post(m.base(), "/jobs/batch", body, n / batch, 4, 1, r -> r)) {
+                var found = java.util.regex.Pattern.compile("\"id\":\"([^\"]*)\"").matcher(reply);
+                while (found.find()) {
+                    ids.add(found.group(1));
+                }
+            }
         }
         await(() -> j.zcard(KeySchema.queue(type)) == 0 && contains(m, "/pools/" + type, "\"busy\":0"));
         Map<String, Long> stats = commandStats(j);
+        long[] cpu1 = {cpuMs(m.process().pid(), false), agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
+                agents.stream().mapToLong(a -> cpuMs(a, true)).sum(), cpuMs(redisPid, false), cpuMs(ProcessHandle.current().pid(), false)};
         List<Double> wait = new ArrayList<>();
         long first = Long.MAX_VALUE, last = 0;
         for (String id : ids) {
@@ -182,6 +225,11 @@ public class Bench {
         put(k + ".jobsPerSecond", n * 1000.0 / Math.max(1, last - first));
         put(k + ".queueWait.p50", p(wait, 50));
         put(k + ".queueWait.p99", p(wait, 99));
+        // where the two cores went, in CPU milliseconds per job (job processes: the reaped children of the agents)
+        String[] who = {"manager", "agents", "jobProcesses", "redis", "client"};
+        for (int i = 0; i < who.length; i++) {
+            put(k + ".cpuMsPerJob." + who[i], (double) (cpu1[i] - cpu0[i]) / n);
+        }
         if (label.equals("true")) {
             // commands the clients sent (each one round trip) and those the scripts ran inside Redis
             long topLevel = stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L) + stats.getOrDefault("blpop", 0L)
@@ -191,6 +239,54 @@ public class Bench {
             put("redis.commandsPerJob", (double) all / n);
             put("redis.commandstats", stats);
             put("redis.bytesPerRetainedJob", (usedMemory(j) - memBefore) / n);
+        }
+    }
+
+    /**
+     * The machine's own ceiling for a process per job: `true` spawned back to back by 1, 2 and 4
+     * threads of a JVM launched as the agents are (VFORK), no warmpool, no Redis. Run in a child
+     * JVM so the launch mechanism matches.
+     */
+    static void spawnCeiling(int perThread) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        if (Runtime.version().feature() <= 25) {
+            cmd.add("-Djdk.lang.Process.launchMechanism=VFORK");
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "bench/Bench.java", "--spawn-ceiling", Integer.toString(perThread)));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        p.waitFor();
+        for (String line : out.split("\n")) {
+            if (line.startsWith("spawnCeiling.")) {
+                String[] kv = line.split("=");
+                put(kv[0], Double.parseDouble(kv[1]));
+            }
+        }
+    }
+
+    static void spawnCeilingHere(int perThread) throws Exception {
+        for (int threads : new int[] {1, 2, 4}) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<?>> all = new ArrayList<>();
+            long t0 = System.nanoTime();
+            for (int t = 0; t < threads; t++) {
+                all.add(pool.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        Process p = new ProcessBuilder("true").redirectErrorStream(true)
+                                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                        p.getInputStream().readAllBytes();
+                        p.waitFor();
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : all) {
+                f.get();
+            }
+            double perSecond = threads * perThread * 1e9 / (System.nanoTime() - t0);
+            pool.shutdown();
+            System.out.println("spawnCeiling." + threads + "spawners.perSecond=" + perSecond);
         }
     }
 
@@ -554,21 +650,33 @@ public class Bench {
             });
             System.out.printf("(lean: %s)%n%n", LEAN);
         }
-        if (!RESULTS.containsKey("warm.submitToRunning.p50")) {
+        if (RESULTS.containsKey("warm.submitToRunning.p50")) {
+            System.out.printf("%-34s %10s %10s %10s%n", "submit -> (ms)", "warm", "cold", "cold/warm");
+            for (String f : List.of("submitToRunning.p50", "submitToRunning.p99", "submitToFinished.p50", "submitToFinished.p99",
+                    "clientSubmitToFinished.p50", "clientSubmitToFinished.p99")) {
+                double w = (double) RESULTS.get("warm." + f), c = (double) RESULTS.get("cold." + f);
+                System.out.printf("%-34s %10.1f %10.1f %10.0f%n", f, w, c, c / Math.max(w, 0.5));
+            }
+            System.out.println();
+        }
+        if (RESULTS.containsKey("burst.noop.jobs")) {
+            System.out.printf("%-34s %10s %10s %10s%n", "burst on 4 processors", "true", "true, x100", "no-op");
+            for (String f : List.of("jobs", "jobsPerSecond", "queueWait.p50", "queueWait.p99", "cpuMsPerJob.manager",
+                    "cpuMsPerJob.agents", "cpuMsPerJob.jobProcesses", "cpuMsPerJob.redis", "cpuMsPerJob.client")) {
+                System.out.printf("%-34s %10.1f %10.1f %10.1f%n", f, ((Number) RESULTS.get("burst.true." + f)).doubleValue(),
+                        ((Number) RESULTS.get("burst.trueBatch." + f)).doubleValue(), ((Number) RESULTS.get("burst.noop." + f)).doubleValue());
+            }
+            System.out.println("(x100: the same jobs in batches of 100, POST /jobs/batch)");
+            if (RESULTS.containsKey("spawnCeiling.4spawners.perSecond")) {
+                System.out.printf("%-34s %10s %10s %10s%n", "`true` spawned/s, no warmpool", "1 thread", "2 threads", "4 threads");
+                System.out.printf("%-34s %10.0f %10.0f %10.0f%n", "(the machine's ceiling)", RESULTS.get("spawnCeiling.1spawners.perSecond"),
+                        RESULTS.get("spawnCeiling.2spawners.perSecond"), RESULTS.get("spawnCeiling.4spawners.perSecond"));
+            }
+            System.out.println();
+        }
+        if (!RESULTS.containsKey("burst.noop.jobs") && !RESULTS.containsKey("warm.submitToRunning.p50")) {
             return;
         }
-        System.out.printf("%-34s %10s %10s %10s%n", "submit -> (ms)", "warm", "cold", "cold/warm");
-        for (String f : List.of("submitToRunning.p50", "submitToRunning.p99", "submitToFinished.p50", "submitToFinished.p99",
-                "clientSubmitToFinished.p50", "clientSubmitToFinished.p99")) {
-            double w = (double) RESULTS.get("warm." + f), c = (double) RESULTS.get("cold." + f);
-            System.out.printf("%-34s %10.1f %10.1f %10.0f%n", f, w, c, c / Math.max(w, 0.5));
-        }
-        System.out.printf("%n%-34s %10s %10s%n", "burst on 4 processors", "true", "no-op");
-        for (String f : List.of("jobs", "jobsPerSecond", "queueWait.p50", "queueWait.p99")) {
-            System.out.printf("%-34s %10.1f %10.1f%n", f, ((Number) RESULTS.get("burst.true." + f)).doubleValue(),
-                    ((Number) RESULTS.get("burst.noop." + f)).doubleValue());
-        }
-        System.out.println();
         RESULTS.forEach((k, v) -> {
             if (!k.startsWith("warm.") && !k.startsWith("cold.") && !k.startsWith("burst.") && !k.startsWith("sweep.")
                     && !(k.startsWith("startup.") && (k.endsWith("readyMs") || k.endsWith("rssMb")))
@@ -620,6 +728,111 @@ public class Bench {
 
     static double millis(String json, String name) {
         return Instant.parse(field(json, name)).toEpochMilli();
+    }
+
+    /**
+     * A lean HTTP/1.1 client for the burst: a few keep-alive connections, each with a window of
+     * requests in flight (pipelined), the same request bytes every time. The JDK's HttpClient
+     * spends 2-3 ms of CPU per request here, and the client shares the two cores with what it
+     * measures.
+     */
+    static final class Pipelined {
+        static List<String> post(String base, String path, String body, int n, int connections, int window) throws Exception {
+            return post(base, path, body, n, connections, window, r -> field(r, "id"));
+        }
+
+        /** {@code n} POSTs of {@code body}; {@code take} gets what is wanted from each 202's body. */
+        static List<String> post(String base, String path, String body, int n, int connections, int window,
+                java.util.function.Function<String, String> take) throws Exception {
+            URI uri = URI.create(base);
+            byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                    + "\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            List<CompletableFuture<List<String>>> parts = new ArrayList<>();
+            for (int c = 0; c < connections; c++) {
+                int share = n / connections + (c < n % connections ? 1 : 0);
+                parts.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return one(uri, request, share, window, take);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+            }
+            List<String> ids = new ArrayList<>();
+            for (CompletableFuture<List<String>> part : parts) {
+                ids.addAll(part.get());
+            }
+            return ids;
+        }
+
+        private static List<String> one(URI uri, byte[] request, int n, int window,
+                java.util.function.Function<String, String> take) throws Exception {
+            try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+                socket.setTcpNoDelay(true);
+                Semaphore slots = new Semaphore(window);
+                java.io.OutputStream out = socket.getOutputStream();
+                Thread writer = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < n; i++) {
+                            slots.acquire();
+                            out.write(request);
+                            out.flush();
+                        }
+                    } catch (Exception e) {
+                        // the reader sees the connection end
+                    }
+                });
+                writer.setDaemon(true);
+                writer.start();
+                java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+                List<String> ids = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    String status = line(in);
+                    int length = -1;
+                    boolean chunked = false;
+                    for (String h = line(in); !h.isEmpty(); h = line(in)) {
+                        if (h.regionMatches(true, 0, "content-length:", 0, 15)) {
+                            length = Integer.parseInt(h.substring(15).trim());
+                        }
+                        chunked |= h.regionMatches(true, 0, "transfer-encoding:", 0, 18) && h.toLowerCase().contains("chunked");
+                    }
+                    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                    if (chunked) {
+                        for (int size = Integer.parseInt(line(in).split(";")[0].trim(), 16); size > 0;
+                                size = Integer.parseInt(line(in).split(";")[0].trim(), 16)) {
+                            body.write(in.readNBytes(size));
+                            line(in);
+                        }
+                        line(in);
+                    } else if (length >= 0) {
+                        body.write(in.readNBytes(length));
+                    } else {
+                        throw new IllegalStateException("a response without Content-Length or chunks: " + status);
+                    }
+                    String text = body.toString(java.nio.charset.StandardCharsets.UTF_8);
+                    if (!status.contains(" 202 ")) {
+                        throw new IllegalStateException(status + " " + text);
+                    }
+                    ids.add(take.apply(text));
+                    slots.release();
+                }
+                return ids;
+            }
+        }
+
+        private static String line(java.io.DataInputStream in) throws java.io.IOException {
+            StringBuilder b = new StringBuilder();
+            for (int c = in.read(); c != '\n'; c = in.read()) {
+                if (c < 0) {
+                    throw new java.io.EOFException("the manager closed the connection");
+                }
+                if (c != '\r') {
+                    b.append((char) c);
+                }
+            }
+            return b.toString();
+        }
     }
 
     static HttpRequest request(Manager m, String method, String path, String body) {
@@ -688,6 +901,23 @@ public class Bench {
         return 0;
     }
 
+    /** CPU time of a process (or of its reaped children), in milliseconds, from /proc/PID/stat. */
+    static long cpuMs(long pid, boolean children) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // after the name: state is field 3, utime 14, stime 15, cutime 16, cstime 17 (1-based)
+            int u = children ? 13 : 11;
+            return (Long.parseLong(f[u]) + Long.parseLong(f[u + 1])) * 10; // clock ticks of 10 ms
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    static String redisUrl(Jedis j) {
+        return "redis://127.0.0.1:" + j.configGet("port").get("port");
+    }
+
     static List<Long> agentPids(String redisUrl) {
         List<Long> pids = new ArrayList<>();
         ProcessHandle.allProcesses().forEach(h -> {
@@ -704,6 +934,15 @@ public class Bench {
     }
 
     static void killAgents(String redisUrl) {
-        agentPids(redisUrl).forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        // politely first (an agent deregisters, and a flight recording in it is written), then for good
+        List<ProcessHandle> agents = agentPids(redisUrl).stream().flatMap(pid -> ProcessHandle.of(pid).stream()).toList();
+        agents.forEach(ProcessHandle::destroy);
+        for (ProcessHandle a : agents) {
+            try {
+                a.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception e) {
+                a.destroyForcibly();
+            }
+        }
     }
 }

@@ -42,6 +42,16 @@ local function remember(idem, id, fingerprint, ttl)
   end
 end
 
+-- Stores a new job (fields: {field, value, ...}) as QUEUED and in the listing index; its queue
+-- score orders by priority first (higher runs sooner), then by seq, the submission order.
+local function store_job(jid, priority, seq, fields, now)
+  local score = (1000 - priority) * 1e12 + seq
+  redis.call('HSET', key('job', jid), 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'submittedAt', now,
+    'score', string.format('%.0f', score), unpack(fields))
+  redis.call('ZADD', JOBS, now, jid)
+  return score
+end
+
 local end_job -- defined below: a trial's end moves its sweep, and a sweep's end ends its trials
 
 -- Hands job jid to processor pid; the attempt number is the assignment's fencing token. The

@@ -19,13 +19,7 @@ if not pid then
 end
 local now = now_ms()
 local jid = ARGV[2]
-local jkey = key('job', jid)
--- priority first (higher runs sooner), then submission order within a priority
-local seq = redis.call('INCR', key('seq'))
-local score = (1000 - tonumber(ARGV[3])) * 1e12 + seq
-redis.call('HSET', jkey, 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'submittedAt', now,
-  'score', string.format('%.0f', score), unpack(ARGV, 7))
-redis.call('ZADD', JOBS, now, jid)
+local score = store_job(jid, tonumber(ARGV[3]), redis.call('INCR', key('seq')), {unpack(ARGV, 7)}, now)
 remember(ARGV[4], jid, ARGV[5], ARGV[6])
 if pid then
   hand(jid, pid, gang, now)

@@ -193,4 +193,42 @@ public abstract class DispatchScenarios {
         assertFalse(given().get("/pools").then().extract().jsonPath().getList("type").contains("gone"));
         assertNotEquals(null, job(running).getString("finishedAt"));
     }
+
+    @Test
+    public void takesABatchWholeBestFirstAndReplaysItForTheSameIdempotencyKey() {
+        putPool("batch", Map.of("command", sh("sleep ${1:-0}"), "minIdle", 1, "maxSize", 1, "idleTimeoutSeconds", 300,
+                "maxQueued", 4));
+        awaitIdle("batch", 1);
+        Map<String, Object> body = Map.of("jobs", List.of(
+                Map.of("type", "batch", "args", List.of("1")),
+                Map.of("type", "batch"),
+                Map.of("type", "batch", "priority", 5),
+                Map.of("type", "batch", "env", Map.of("K", "v"))));
+        JsonPath accepted = given().contentType("application/json").header("Idempotency-Key", "batch-1").body(body)
+                .post("/jobs/batch").then().statusCode(202).extract().jsonPath();
+        List<String> ids = accepted.getList("jobs.id");
+        assertEquals(4, ids.size());
+        assertEquals(4, new java.util.HashSet<>(ids).size());
+        // the one idle processor takes the best job of the batch (priority 5); the rest queue in order
+        assertEquals(List.of("QUEUED", "QUEUED", "ASSIGNED", "QUEUED"), accepted.getList("jobs.state"));
+        assertEquals(Map.of("K", "v"), accepted.getMap("jobs[3].env"));
+        // the same batch again with the same key: the same jobs, nothing new stored
+        assertEquals(ids, given().contentType("application/json").header("Idempotency-Key", "batch-1").body(body)
+                .post("/jobs/batch").then().statusCode(202).extract().jsonPath().getList("jobs.id"));
+        List<JsonPath> ended = ids.stream().map(Api::awaitEnd).toList();
+        ended.forEach(j -> assertEquals("SUCCEEDED", j.getString("state")));
+        List<String> byStart = new ArrayList<>(ids);
+        byStart.sort((a, b) -> Long.compare(millis(ended.get(ids.indexOf(a)), "startedAt"), millis(ended.get(ids.indexOf(b)), "startedAt")));
+        assertEquals(List.of(ids.get(2), ids.get(0), ids.get(1), ids.get(3)), byStart);
+        assertEquals(4, given().get("/jobs?type=batch&limit=100").then().extract().jsonPath().getList("id").size());
+
+        // all or none: five jobs would not fit in a queue of four behind a busy processor
+        String blocker = submit(Map.of("type", "batch", "args", List.of("2")));
+        List<Map<String, Object>> five = java.util.Collections.nCopies(5, Map.of("type", "batch"));
+        given().contentType("application/json").body(Map.of("jobs", five)).post("/jobs/batch").then().statusCode(429)
+                .body("type", org.hamcrest.Matchers.endsWith("/queue-full"))
+                .body("detail", org.hamcrest.Matchers.containsString("batch of 5 jobs"));
+        assertEquals(5, given().get("/jobs?type=batch&limit=100").then().extract().jsonPath().getList("id").size());
+        assertEquals("SUCCEEDED", awaitEnd(blocker).getString("state"));
+    }
 }

@@ -16,6 +16,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
+import java.util.Map;
 
 /** Jobs: submit, read (and wait for the end), list, cancel. */
 @Path("/jobs")
@@ -36,6 +37,17 @@ public class JobResource {
     public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey, UriInfo uri) {
         return jobs.submit(body, idempotencyKey).map(job -> Response.accepted(job)
                 .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
+    }
+
+    /**
+     * Accepts up to 1000 jobs of one type at once, all or none (202 with {"jobs": [...]}, in the
+     * request's order); one Redis step for the whole batch.
+     */
+    @POST
+    @Path("/batch")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
+        return jobs.submitBatch(body, idempotencyKey).map(list -> Response.accepted(Map.of("jobs", list)).build());
     }
 
     /** The job; with {@code wait}, held until it ends or that many seconds pass. */

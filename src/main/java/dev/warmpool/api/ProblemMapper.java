@@ -97,13 +97,45 @@ public class ProblemMapper {
             String field = m.getPath().stream()
                     .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
                     .collect(Collectors.joining(".")).replace(".[", "[");
-            return Problem.invalid(field, "Field '" + field + "' has the wrong type: " + m.getOriginalMessage() + ".");
+            String expected = expected(m);
+            return Problem.invalid(field, "Field '" + field + "' has the wrong type: "
+                    + (expected != null ? "it must be " + expected : m.getOriginalMessage()) + ".");
         }
         if (e instanceof JsonMappingException) {
             return new Problem(400, "malformed-json", "Malformed JSON", "The body must be a JSON object.");
         }
         return new Problem(400, "malformed-json", "Malformed JSON",
                 "The body is not valid JSON: " + e.getOriginalMessage() + ".");
+    }
+
+    /** What a field must be, in JSON's words ("a JSON array"), when the mismatch says; else null. */
+    private static String expected(JsonMappingException e) {
+        if (!(e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m) || m.getTargetType() == null) {
+            return null;
+        }
+        Class<?> t = m.getTargetType();
+        if (java.util.Collection.class.isAssignableFrom(t) || t.isArray()) {
+            return "a JSON array";
+        }
+        if (java.util.Map.class.isAssignableFrom(t) || t.isRecord()) {
+            return "a JSON object";
+        }
+        if (t == String.class) {
+            return "a string";
+        }
+        if (t == Boolean.class || t == boolean.class) {
+            return "true or false";
+        }
+        if (t == Integer.class || t == int.class) {
+            return "a whole number from -2147483648 to 2147483647";
+        }
+        if (t == Long.class || t == long.class) {
+            return "a whole number";
+        }
+        if (Number.class.isAssignableFrom(t) || t == double.class || t == float.class) {
+            return "a number";
+        }
+        return null;
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {

@@ -1,6 +1,7 @@
 package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.warmpool.api.BatchRequest;
 import dev.warmpool.api.JobRequest;
 import dev.warmpool.api.Problem;
 import dev.warmpool.config.WarmpoolConfig;
@@ -49,12 +50,109 @@ public class JobService {
         JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
         PoolStore.Idempotency idem = idempotency(store, config, idempotencyKey, r);
+        checkRoom();
+        Accepted job = accept(r, "");
+        return store.submit(r.type(), job.id(), job.stored().priority(), idem, job.stored().fields()).flatMap(reply -> {
+            String status = Replies.string(reply.get(0));
+            return switch (status) {
+                case "NOPOOL" -> pools.unknownType(r.type());
+                case "DUPLICATE" -> replay(idempotencyKey, idem, Replies.string(reply.get(1)), Replies.string(reply.get(2)));
+                case "FULL" -> Uni.createFrom().failure(queueFull(r.type(), reply.get(1), ""));
+                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(r.type(), "jobs"));
+                default -> {
+                    boolean assigned = "ASSIGNED".equals(status);
+                    if (!assigned) {
+                        reconciler.nudge(); // no idle processor: start one now, not at the next tick
+                    }
+                    yield Uni.createFrom().item(job.view(assigned ? Replies.string(reply.get(1)) : null,
+                            Times.iso(Replies.string(reply.get(2)))));
+                }
+            };
+        });
+    }
+
+    /**
+     * Up to 1000 jobs of one type in one step, all accepted or none (202 with them, in the
+     * request's order): each runs on an idle processor or is queued, best first. An
+     * Idempotency-Key answers a repeated batch with the jobs it created first.
+     */
+    public Uni<List<Job>> submitBatch(BatchRequest request, String idempotencyKey) {
+        BatchRequest b = Checks.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
+        String type = b.jobs().get(0).type();
+        PoolService.checkType(type, "jobs[0].type");
+        for (int i = 1; i < b.jobs().size(); i++) {
+            if (!type.equals(b.jobs().get(i).type())) {
+                throw Problem.invalid("jobs[" + i + "].type", "Every job of a batch must have the same type: jobs[0] is '"
+                        + type + "', jobs[" + i + "] is '" + PoolService.shown(b.jobs().get(i).type())
+                        + "'; send one batch per type.");
+            }
+        }
+        PoolStore.Idempotency idem = idempotency(store, config, idempotencyKey, b);
+        checkRoom();
+        List<Accepted> jobs = new java.util.ArrayList<>(b.jobs().size());
+        for (int i = 0; i < b.jobs().size(); i++) {
+            jobs.add(accept(b.jobs().get(i), "jobs[" + i + "]."));
+        }
+        return store.submitBatch(type, jobs.stream().map(Accepted::stored).toList(), idem).flatMap(reply -> {
+            String status = Replies.string(reply.get(0));
+            return switch (status) {
+                case "NOPOOL" -> pools.unknownType(type);
+                case "DUPLICATE" -> replayBatch(idempotencyKey, idem, Replies.string(reply.get(1)), Replies.string(reply.get(2)));
+                case "FULL" -> Uni.createFrom().failure(queueFull(type, reply.get(1),
+                        "a batch of " + jobs.size() + " jobs is taken whole and would not fit; "));
+                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(type, "jobs"));
+                default -> {
+                    String now = Times.iso(Replies.string(reply.get(1)));
+                    List<Job> out = new java.util.ArrayList<>(jobs.size());
+                    boolean queued = false;
+                    for (int i = 0; i < jobs.size(); i++) {
+                        String pid = Replies.string(reply.get(i + 2));
+                        queued |= pid.isEmpty();
+                        out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now));
+                    }
+                    if (queued) {
+                        reconciler.nudge();
+                    }
+                    yield Uni.createFrom().item(out);
+                }
+            };
+        });
+    }
+
+    /** The soft global bound on queued jobs (the last reconcile pass's count). */
+    private void checkRoom() {
         if (reconciler.queuedJobs() >= config.jobs().maxQueued()) {
             throw new Problem(429, "too-many-jobs", "Too many requests", "warmpool holds " + reconciler.queuedJobs()
                     + " queued jobs, its limit (warmpool.jobs.max-queued); retry when some have run.").retryAfter(10);
         }
+    }
+
+    private static Problem queueFull(String type, Object queued, String why) {
+        return new Problem(429, "queue-full", "Too many requests", "The queue of pool '" + type + "' is full ("
+                + queued + " jobs, its maxQueued); " + why + "retry when some have run, or raise maxQueued with PUT /pools/"
+                + type + ".").retryAfter(5);
+    }
+
+    /** A valid job request with its defaults filled in and a new id, ready to store and to show. */
+    private record Accepted(PoolStore.NewJob stored, JobRequest request, int timeout, int maxAttempts, List<String> args,
+            JsonNode config, Map<String, String> env) {
+        String id() {
+            return stored.id();
+        }
+
+        /** The job as it was accepted: assigned to {@code processor}, or queued when that is null. */
+        Job view(String processor, String now) {
+            boolean assigned = processor != null;
+            return new Job(id(), request.type(), assigned ? JobState.ASSIGNED : JobState.QUEUED, stored.priority(),
+                    assigned ? 1 : 0, maxAttempts, timeout, processor, now, assigned ? now : null, null, null, args, config,
+                    env.isEmpty() ? null : env, null, null, null, null, null, null);
+        }
+    }
+
+    /** {@code field} prefixes the names in errors, e.g. "jobs[3]." in a batch. */
+    private Accepted accept(JobRequest r, String field) {
         if (r.config() != null && !r.config().isObject() && !r.config().isNull()) {
-            throw Problem.invalid("config", "'config' must be a JSON object, e.g. {\"lr\": 0.01}.");
+            throw Problem.invalid(field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
         }
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         int priority = r.priority() == null ? 0 : r.priority();
@@ -72,28 +170,15 @@ public class JobService {
         fields.put("args", store.write(args));
         fields.put("config", cfg == null ? "{}" : store.write(cfg));
         fields.put("env", store.write(env));
-        return store.submit(r.type(), id, priority, idem, fields).flatMap(reply -> {
-            String status = Replies.string(reply.get(0));
-            return switch (status) {
-                case "NOPOOL" -> pools.unknownType(r.type());
-                case "DUPLICATE" -> replay(idempotencyKey, idem, Replies.string(reply.get(1)), Replies.string(reply.get(2)));
-                case "FULL" -> Uni.createFrom().failure(new Problem(429, "queue-full", "Too many requests", "The queue of pool '"
-                        + r.type() + "' is full (" + reply.get(1) + " jobs, its maxQueued); retry when some have run, "
-                        + "or raise maxQueued with PUT /pools/" + r.type() + ".").retryAfter(5));
-                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(r.type(), "jobs"));
-                default -> {
-                    boolean assigned = "ASSIGNED".equals(status);
-                    if (!assigned) {
-                        reconciler.nudge(); // no idle processor: start one now, not at the next tick
-                    }
-                    String now = Times.iso(Replies.string(reply.get(2)));
-                    yield Uni.createFrom().item(new Job(id, r.type(), assigned ? JobState.ASSIGNED : JobState.QUEUED,
-                            priority, assigned ? 1 : 0, maxAttempts, timeout, assigned ? Replies.string(reply.get(1)) : null,
-                            now, assigned ? now : null, null, null, args, cfg == null ? null : cfg, env.isEmpty() ? null : env,
-                            null, null, null, null, null, null));
-                }
-            };
-        });
+        return new Accepted(new PoolStore.NewJob(id, priority, fields), r, timeout, maxAttempts, args, cfg, env);
+    }
+
+    /** The jobs a repeated Idempotency-Key's batch created, if the request is the same one. */
+    private Uni<List<Job>> replayBatch(String key, PoolStore.Idempotency idem, String jobIds, String fingerprint) {
+        if (!idem.fingerprint().equals(fingerprint)) {
+            return Uni.createFrom().failure(keyReused(config, key, "batch", jobIds.split(",")[0]));
+        }
+        return Uni.join().all(Arrays.stream(jobIds.split(",")).map(this::get).toList()).andFailFast();
     }
 
     /** The job a repeated Idempotency-Key created, if the request is the same one. */

@@ -130,8 +130,13 @@ public class PoolService {
     }
 
     static void checkType(String type) {
+        checkType(type, "type");
+    }
+
+    /** {@code field}: where the type was given, e.g. "jobs[0].type" in a batch. */
+    static void checkType(String type, String field) {
         if (!Names.validType(type)) {
-            throw Problem.invalid("type", "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
+            throw Problem.invalid(field, "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
                     + "digits and '-', at most 40 characters, starting and ending with a letter or digit.");
         }
     }

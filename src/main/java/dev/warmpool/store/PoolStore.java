@@ -125,6 +125,30 @@ public class PoolStore {
                 .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
     }
 
+    /** A job ready to store: its id, priority and hash fields. */
+    public record NewJob(String id, int priority, Map<String, String> fields) {
+    }
+
+    /** Stores a batch of jobs of one pool and assigns or queues each (see submit_batch.lua for the replies). */
+    public Uni<List<Object>> submitBatch(String type, List<NewJob> jobs, Idempotency idem) {
+        List<String> args = new ArrayList<>(jobs.size() * 20 + 4);
+        args.add(idem.keyHash());
+        args.add(idem.fingerprint());
+        args.add(Long.toString(idem.ttlSeconds()));
+        args.add(Integer.toString(jobs.size()));
+        for (NewJob job : jobs) {
+            args.add(job.id());
+            args.add(Integer.toString(job.priority()));
+            args.add(Integer.toString(job.fields().size()));
+            job.fields().forEach((k, v) -> {
+                args.add(k);
+                args.add(v);
+            });
+        }
+        return scripts.run(Script.SUBMIT_BATCH, type, args)
+                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+    }
+
     /** Cancels a job: {CANCELLED, previous state}, {ENDED, state} or {NOJOB}. */
     public Uni<List<Object>> cancel(String type, String jobId, String reason, long retentionSeconds) {
         return scripts.run(Script.CANCEL, type, List.of(jobId, reason, Long.toString(retentionSeconds)))

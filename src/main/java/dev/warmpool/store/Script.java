@@ -15,7 +15,7 @@ import java.util.List;
  * Plain Java, so that the agent (which has no Quarkus) runs the very same scripts.
  */
 public enum Script {
-    POOL_PUT, POOL_DELETE, POOL_GC, SUBMIT, CANCEL, REGISTER, HEARTBEAT, START, FINISH, DEREGISTER,
+    POOL_PUT, POOL_DELETE, POOL_GC, SUBMIT, SUBMIT_BATCH, CANCEL, REGISTER, HEARTBEAT, START, FINISH, DEREGISTER,
     SPAWN, SPAWN_GANG, RETIRE, LOST, SNAPSHOT, LIST_JOBS, REPORT, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
 
     private final String source;

@@ -144,6 +144,39 @@ public class BadInputTests {
         assertEquals(before, jobsOfPool());
     }
 
+    static Stream<Arguments> badBatches() {
+        Map<String, Object> ok = Map.of("type", POOL);
+        return Stream.of(
+                Arguments.of(Map.of(), "jobs", "must list the jobs"),
+                Arguments.of(Map.of("jobs", List.of()), "jobs", "1 to 1000 jobs"),
+                Arguments.of(Map.of("jobs", java.util.Collections.nCopies(1001, ok)), "jobs", "1 to 1000 jobs"),
+                Arguments.of(Map.of("jobs", ok), "jobs", "array"),
+                Arguments.of(Map.of("jobs", List.of(ok, Map.of("type", "other"))), "jobs[1].type", "same type"),
+                Arguments.of(Map.of("jobs", List.of(ok, Map.of("type", POOL, "timeoutSeconds", 0))), "jobs[1].timeoutSeconds",
+                        "1 second or more"),
+                Arguments.of(Map.of("jobs", List.of(ok, Map.of("type", POOL, "config", List.of(1)))), "jobs[1].config",
+                        "JSON object"),
+                Arguments.of(Map.of("jobs", List.of(Map.of("type", "UPPER"))), "jobs[0].type", "not a valid name"),
+                Arguments.of(Map.of("jobs", List.of(ok), "colour", "blue"), "colour", "colour"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badBatches")
+    void refusesABadBatchNamingTheFieldAndStoresNothing(Map<String, Object> body, String field, String says) {
+        int before = jobsOfPool();
+        problem(given().contentType("application/json").body(body).post("/jobs/batch").then(), 400)
+                .body("field", equalTo(field)).body("detail", containsString(says));
+        assertEquals(before, jobsOfPool());
+    }
+
+    @Test
+    void refusesABatchWithANullJobAndOneForAnUnknownType() {
+        problem(given().contentType("application/json").body("{\"jobs\": [null]}").post("/jobs/batch").then(), 400)
+                .body("field", equalTo("jobs[0]"));
+        problem(given().contentType("application/json").body(Map.of("jobs", List.of(Map.of("type", "no-such-type"))))
+                .post("/jobs/batch").then(), 404).body("knownTypes", hasItem(POOL));
+    }
+
     @Test
     void answersUnknownAndMalformedJobIdsWithNotFound() {
         problem(given().get("/jobs/" + POOL + ".0000000000abcdefgh").then(), 404)

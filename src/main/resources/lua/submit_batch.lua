@@ -1,0 +1,43 @@
+-- submit_batch: stores a batch of jobs of one pool in one step: as submit does for one job, each
+-- is handed to an idle processor (in a gang pool, an idle gang) or queued, best first (priority,
+-- then the batch's order). All of them or none: a batch that would not fit in the queue even if
+-- no job found an idle processor is refused whole.
+-- KEYS[1] pool hash.
+-- ARGV: prefix, idempotency key hash or '', request fingerprint, idempotency ttl seconds, number
+--       of jobs, then per job: job id, priority, number of fields n, then n field, value pairs
+-- Returns {'OK', now, then per job (in the batch's order) its processor id, or '' when queued},
+-- {'DUPLICATE', the batch's job ids comma-separated, its fingerprint}, {'FULL', queue length},
+-- 'NOPOOL' or 'DRAINING'. Nothing is stored unless the reply is OK.
+local refused = refusal(ARGV[2])
+if refused then return refused end
+local count = tonumber(ARGV[5])
+local queued = redis.call('ZCARD', QUEUE)
+if queued + count > tonumber(redis.call('HGET', POOL, 'maxQueued') or '10000') then
+  return {'FULL', tostring(queued)}
+end
+local now = now_ms()
+local first = redis.call('INCRBY', key('seq'), count) - count
+local jobs, ids = {}, {}
+local i = 6
+for n = 1, count do
+  local jid, priority, fields = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  local score = store_job(jid, priority, first + n, {unpack(ARGV, i + 3, i + 2 + 2 * fields)}, now)
+  i = i + 3 + 2 * fields
+  ids[n] = jid
+  jobs[n] = {n = n, id = jid, score = score}
+end
+table.sort(jobs, function(a, b) return a.score < b.score end)
+local taken = {}
+for _, job in ipairs(jobs) do
+  local pid, gang = claim()
+  if pid then
+    hand(job.id, pid, gang, now)
+    taken[job.n] = pid
+  else
+    redis.call('ZADD', QUEUE, job.score, job.id)
+  end
+end
+remember(ARGV[2], table.concat(ids, ','), ARGV[3], ARGV[4])
+local reply = {'OK', tostring(now)}
+for n = 1, count do reply[n + 2] = taken[n] or '' end
+return reply

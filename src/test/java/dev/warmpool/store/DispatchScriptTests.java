@@ -1,0 +1,142 @@
+package dev.warmpool.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.pool.Names;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The hot-path scripts on a real redis-server (started here on a free port), called as the
+ * manager and an agent call them: an agent that finishes a job takes the next one from the
+ * reply, already running; a batch is stored whole, best job first, or not at all.
+ */
+class DispatchScriptTests {
+    static RedisServer redis;
+    static Jedis j;
+    static final String TYPE = "hot";
+    static final String PROC = "phot000001";
+
+    @BeforeAll
+    static void start() {
+        redis = RedisServer.ephemeral();
+        j = new Jedis(URI.create(redis.url()));
+    }
+
+    @AfterAll
+    static void stop() {
+        j.close();
+        redis.stop();
+    }
+
+    static Object run(Script s, String... args) {
+        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(TYPE)));
+        argv.addAll(List.of(args));
+        return j.eval(s.source(), List.of(KeySchema.pool(TYPE)), argv);
+    }
+
+    @BeforeEach
+    void pool() {
+        j.flushAll();
+        run(Script.POOL_PUT, "{\"command\":[\"true\"]}", "0", "1", "300000", "[\"true\"]", "{}", "3", "");
+        assertEquals(1L, run(Script.SPAWN, PROC));
+        assertEquals("OK", Replies.status(run(Script.REGISTER, PROC, "1", "host", "")));
+    }
+
+    static String submit(String priority) {
+        String id = Names.newJobId(TYPE, System.currentTimeMillis());
+        run(Script.SUBMIT, id, priority, "", "", "0", "id", id, "type", TYPE, "args", "[\"" + id + "\"]");
+        return id;
+    }
+
+    static List<Object> finish(String job, String token, String take) {
+        return Replies.list(run(Script.FINISH, PROC, job, token, "SUCCEEDED", "0", "{}", "", "", "60", "0", take));
+    }
+
+    static List<String> inbox() {
+        return j.lrange(KeySchema.inbox(TYPE, PROC), 0, -1);
+    }
+
+    @Test
+    void anAgentThatTakesItsNextJobGetsItRunningInTheReplyAndNoInboxMessage() {
+        String first = submit("0");
+        assertEquals(List.of("job " + first + " 1"), inbox(), "an idle processor hears of a job in its inbox");
+        j.del(KeySchema.inbox(TYPE, PROC));
+        assertEquals("RUN", Replies.status(run(Script.START, PROC, first, "1")));
+        String second = submit("0");
+        String third = submit("0");
+
+        List<Object> r = finish(first, "1", "1");
+        assertEquals(List.of("OK", second, "1", "RUN", "[\"" + second + "\"]"),
+                r.subList(0, 5).stream().map(Replies::string).toList());
+        assertEquals(List.of(), inbox(), "the reply told the agent; nothing waits in the inbox");
+        assertEquals("RUNNING", j.hget(KeySchema.job(TYPE, second), "state"));
+        assertTrue(j.hget(KeySchema.job(TYPE, second), "startedAt") != null);
+        assertEquals(second, j.hget(KeySchema.processor(TYPE, PROC), "job"));
+
+        // without take (an agent of an earlier version), the next job goes through the inbox as before
+        List<Object> old = finish(second, "1", "0");
+        assertEquals(List.of("OK", third), old.stream().map(Replies::string).toList());
+        assertEquals(List.of("job " + third + " 1"), inbox());
+        assertEquals("ASSIGNED", j.hget(KeySchema.job(TYPE, third), "state"));
+
+        // an empty queue: the processor turns idle whichever way
+        assertEquals("RUN", Replies.status(run(Script.START, PROC, third, "1")));
+        assertEquals(List.of("OK", ""), finish(third, "1", "1").stream().map(Replies::string).toList());
+        assertEquals("IDLE", j.hget(KeySchema.processor(TYPE, PROC), "state"));
+    }
+
+    static List<Object> batch(String idem, String fingerprint, String... priorities) {
+        List<String> args = new ArrayList<>(List.of(idem, fingerprint, "60", Integer.toString(priorities.length)));
+        for (int i = 0; i < priorities.length; i++) {
+            String id = Names.newJobId(TYPE, System.currentTimeMillis());
+            args.addAll(List.of(id, priorities[i], "3", "id", id, "type", TYPE, "priority", priorities[i]));
+        }
+        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(TYPE)));
+        argv.addAll(args);
+        Object r = j.eval(Script.SUBMIT_BATCH.source(), List.of(KeySchema.pool(TYPE)), argv);
+        return r instanceof List<?> ? Replies.list(r) : List.of(Replies.string(r));
+    }
+
+    @Test
+    void aBatchGivesItsBestJobToTheIdleProcessorAndQueuesTheRestInOrder() {
+        List<Object> r = batch("", "", "0", "7", "0");
+        assertEquals("OK", Replies.string(r.get(0)));
+        assertEquals(List.of("", PROC, ""), r.subList(2, 5).stream().map(Replies::string).toList());
+        String best = j.hget(KeySchema.processor(TYPE, PROC), "job");
+        assertEquals("ASSIGNED", j.hget(KeySchema.job(TYPE, best), "state"));
+        assertEquals("7", j.hget(KeySchema.job(TYPE, best), "priority"), "the best job, second in the batch, runs first");
+        List<String> queue = j.zrange(KeySchema.queue(TYPE), 0, -1);
+        assertEquals(2, queue.size());
+        // the queue keeps the batch's order among equal priorities
+        List<String> submitted = j.zrange(KeySchema.prefix(TYPE) + "jobs", 0, -1);
+        assertEquals(3, submitted.size());
+        assertTrue(queue.stream().allMatch(submitted::contains));
+        List<Long> seqs = queue.stream().map(id -> Long.parseLong(j.hget(KeySchema.job(TYPE, id), "score"))).toList();
+        assertEquals(seqs.stream().sorted().toList(), seqs);
+    }
+
+    @Test
+    void aBatchThatWouldNotFitInTheQueueIsRefusedWholeAndARepeatedKeyAnswersWithTheFirstBatch() {
+        assertEquals(List.of("FULL", "0"), batch("", "", "0", "0", "0", "0", "0").stream().map(Replies::string).toList(),
+                "five jobs, one idle processor and room for three queued: refused, though four would fit");
+        assertEquals(0L, j.zcard(KeySchema.prefix(TYPE) + "jobs"));
+        assertEquals("IDLE", j.hget(KeySchema.processor(TYPE, PROC), "state"));
+
+        List<Object> first = batch("key1", "fp1", "0", "0");
+        assertEquals("OK", Replies.string(first.get(0)));
+        List<String> ids = j.zrange(KeySchema.prefix(TYPE) + "jobs", 0, -1);
+        List<Object> again = batch("key1", "fp1", "0", "0");
+        assertEquals("DUPLICATE", Replies.string(again.get(0)));
+        assertEquals(ids.stream().sorted().toList(), List.of(Replies.string(again.get(1)).split(",")).stream().sorted().toList());
+        assertEquals("fp1", Replies.string(again.get(2)));
+        assertEquals(2L, j.zcard(KeySchema.prefix(TYPE) + "jobs"));
+    }
+}
