@@ -27,8 +27,8 @@ import java.util.function.Consumer;
  */
 final class Worker {
     /** What the stdout reader hands over when the worker's output ends. */
-    private static final String EOF = "\u0000eof";
-    private static final int MAX_LINE = 1 << 20;
+    static final String EOF = "\u0000eof";
+    static final int MAX_LINE = 1 << 20;
 
     /** The worker's answer to one job. */
     record Reply(String status, String metrics, String error) {
@@ -158,11 +158,29 @@ final class Worker {
         }
     }
 
-    private static void readLines(InputStream stream, BlockingQueue<String> q) {
+    /**
+     * The worker's output as lines, each cut at {@link #MAX_LINE} characters while it is read: a
+     * worker that prints megabytes without a newline costs the agent (a 32 MB heap) no more.
+     */
+    static void readLines(InputStream stream, BlockingQueue<String> q) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                q.add(line.length() > MAX_LINE ? line.substring(0, MAX_LINE) : line);
+            StringBuilder line = new StringBuilder();
+            char[] buf = new char[8192];
+            int n;
+            while ((n = r.read(buf)) > 0) {
+                for (int i = 0; i < n; i++) {
+                    char c = buf[i];
+                    if (c == '\n') {
+                        int end = line.length() > 0 && line.charAt(line.length() - 1) == '\r' ? line.length() - 1 : line.length();
+                        q.add(line.substring(0, end));
+                        line.setLength(0);
+                    } else if (line.length() < MAX_LINE) {
+                        line.append(c);
+                    }
+                }
+            }
+            if (line.length() > 0) {
+                q.add(line.toString());
             }
         } catch (IOException e) {
             // the worker is gone
