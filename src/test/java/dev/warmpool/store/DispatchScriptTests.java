@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.Names;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -19,27 +18,24 @@ import redis.clients.jedis.Jedis;
  * reply, already running; a batch is stored whole, best job first, or not at all.
  */
 class DispatchScriptTests {
-    static RedisServer redis;
+    static ScriptsOnRedis on;
     static Jedis j;
     static final String TYPE = "hot";
     static final String PROC = "phot000001";
 
     @BeforeAll
     static void start() {
-        redis = RedisServer.ephemeral();
-        j = new Jedis(URI.create(redis.url()));
+        on = new ScriptsOnRedis(TYPE);
+        j = on.j;
     }
 
     @AfterAll
     static void stop() {
-        j.close();
-        redis.stop();
+        on.close();
     }
 
     static Object run(Script s, String... args) {
-        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(TYPE)));
-        argv.addAll(List.of(args));
-        return j.eval(s.source(), List.of(KeySchema.pool(TYPE)), argv);
+        return on.run(s, List.of(args));
     }
 
     @BeforeEach
@@ -99,9 +95,7 @@ class DispatchScriptTests {
             String id = Names.newJobId(TYPE, System.currentTimeMillis());
             args.addAll(List.of(id, priorities[i], "3", "id", id, "type", TYPE, "priority", priorities[i]));
         }
-        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(TYPE)));
-        argv.addAll(args);
-        Object r = j.eval(Script.SUBMIT_BATCH.source(), List.of(KeySchema.pool(TYPE)), argv);
+        Object r = on.run(Script.SUBMIT_BATCH, args);
         return r instanceof List<?> ? Replies.list(r) : List.of(Replies.string(r));
     }
 

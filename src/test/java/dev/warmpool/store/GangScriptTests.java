@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.Names;
-import java.net.URI;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,7 +16,7 @@ import redis.clients.jedis.Jedis;
  * and the agents call them: a job claims every member of an idle gang in one step, or waits.
  */
 class GangScriptTests {
-    static RedisServer redis;
+    static ScriptsOnRedis on;
     static Jedis j;
     static final String TYPE = "gang";
     static final String GANG = "pgang00001";
@@ -26,20 +24,17 @@ class GangScriptTests {
 
     @BeforeAll
     static void start() {
-        redis = RedisServer.ephemeral();
-        j = new Jedis(URI.create(redis.url()));
+        on = new ScriptsOnRedis(TYPE);
+        j = on.j;
     }
 
     @AfterAll
     static void stop() {
-        j.close();
-        redis.stop();
+        on.close();
     }
 
     static Object run(Script s, String... args) {
-        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(TYPE)));
-        argv.addAll(List.of(args));
-        return j.eval(s.source(), List.of(KeySchema.pool(TYPE)), argv);
+        return on.run(s, List.of(args));
     }
 
     static String status(Object reply) {
