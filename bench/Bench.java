@@ -72,6 +72,7 @@ public class Bench {
                     burst(m, j, "true", List.of("true"), n);
                     burst(m, j, "trueBatch", List.of("true"), n, 100);
                     burst(m, j, "noop", List.of("warmpool:noop"), n);
+                    agentFootprint(j, redis.url());
                 } finally {
                     stop(m);
                 }
@@ -335,6 +336,7 @@ public class Bench {
     static void agentFootprint(Jedis j, String redisUrl) {
         List<Long> pids = agentPids(redisUrl);
         put("agent.rssMb", pids.stream().mapToLong(Bench::rssKb).max().orElse(0) / 1024);
+        put("agent.rssMb.p50", p(pids.stream().map(pid -> rssKb(pid) / 1024.0).toList(), 50));
         List<Double> starts = new ArrayList<>();
         for (String type : j.smembers(KeySchema.POOLS)) {
             for (String id : j.smembers(KeySchema.prefix(type) + "procs")) {
