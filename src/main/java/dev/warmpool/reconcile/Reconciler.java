@@ -10,6 +10,7 @@ import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
@@ -36,6 +37,7 @@ import org.jboss.logging.Logger;
 public class Reconciler {
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
     private static final Duration CALL = Duration.ofSeconds(10);
+    private static final int SNAPSHOTS_AT_ONCE = 32;
 
     /** What one pass did. */
     public record Report(boolean ran, int started, int retired, int lost, int orphansStopped, int poolsRemoved) {
@@ -150,8 +152,10 @@ public class Reconciler {
         int started = 0, retired = 0, lost = 0, removed = 0;
         long heartbeatsSince = heartbeatsSince();
         long queued = 0;
-        for (String type : typesWithConfigPools()) {
-            Optional<PoolSnapshot> snapshot = store.snapshot(type).await().atMost(CALL);
+        List<String> types = typesWithConfigPools();
+        Map<String, Optional<PoolSnapshot>> snapshots = snapshots(types);
+        for (String type : types) {
+            Optional<PoolSnapshot> snapshot = snapshots.get(type);
             if (snapshot.isEmpty()) {
                 // a name without a pool: a crash between the two steps of a create, or a create
                 // under way right now (the name is added first). Only a name that stays without
@@ -182,6 +186,24 @@ public class Reconciler {
         queuedJobs = queued;
         int orphans = stopOrphans(running, known);
         return new Report(true, started, retired, lost, orphans, removed);
+    }
+
+    /**
+     * Every pool's snapshot, asked for {@value #SNAPSHOTS_AT_ONCE} pools at a time rather than one
+     * after another: each is one script, and the pools' plans only act on their own pool (every
+     * action re-checks in its script), so a snapshot a few milliseconds older changes nothing.
+     */
+    private Map<String, Optional<PoolSnapshot>> snapshots(List<String> types) {
+        Map<String, Optional<PoolSnapshot>> out = new HashMap<>();
+        for (int from = 0; from < types.size(); from += SNAPSHOTS_AT_ONCE) {
+            List<String> chunk = types.subList(from, Math.min(types.size(), from + SNAPSHOTS_AT_ONCE));
+            List<Optional<PoolSnapshot>> got = Uni.join().all(chunk.stream().map(store::snapshot).toList())
+                    .andFailFast().await().atMost(CALL);
+            for (int i = 0; i < chunk.size(); i++) {
+                out.put(chunk.get(i), got.get(i));
+            }
+        }
+        return out;
     }
 
     private int applyLost(String type, SizingPolicy.Plan plan) {
