@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.warmpool.pool.Names;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -18,24 +17,14 @@ import redis.clients.jedis.Jedis;
  * reply, already running; a batch is stored whole, best job first, or not at all.
  */
 class DispatchScriptTests {
-    static ScriptsOnRedis on;
-    static Jedis j;
     static final String TYPE = "hot";
+    @RegisterExtension
+    static final ScriptsOnRedis ON = new ScriptsOnRedis(TYPE);
+    static final Jedis j = ON.j;
     static final String PROC = "phot000001";
 
-    @BeforeAll
-    static void start() {
-        on = new ScriptsOnRedis(TYPE);
-        j = on.j;
-    }
-
-    @AfterAll
-    static void stop() {
-        on.close();
-    }
-
     static Object run(Script s, String... args) {
-        return on.run(s, List.of(args));
+        return ON.run(s, List.of(args));
     }
 
     @BeforeEach
@@ -95,7 +84,7 @@ class DispatchScriptTests {
             String id = Names.newJobId(TYPE, System.currentTimeMillis());
             args.addAll(List.of(id, priorities[i], "3", "id", id, "type", TYPE, "priority", priorities[i]));
         }
-        Object r = on.run(Script.SUBMIT_BATCH, args);
+        Object r = ON.run(Script.SUBMIT_BATCH, args);
         return r instanceof List<?> ? Replies.list(r) : List.of(Replies.string(r));
     }
 

@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.Names;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -16,25 +15,15 @@ import redis.clients.jedis.Jedis;
  * and the agents call them: a job claims every member of an idle gang in one step, or waits.
  */
 class GangScriptTests {
-    static ScriptsOnRedis on;
-    static Jedis j;
     static final String TYPE = "gang";
+    @RegisterExtension
+    static final ScriptsOnRedis ON = new ScriptsOnRedis(TYPE);
+    static final Jedis j = ON.j;
     static final String GANG = "pgang00001";
     static final List<String> MEMBERS = List.of(GANG + "-0", GANG + "-1", GANG + "-2");
 
-    @BeforeAll
-    static void start() {
-        on = new ScriptsOnRedis(TYPE);
-        j = on.j;
-    }
-
-    @AfterAll
-    static void stop() {
-        on.close();
-    }
-
     static Object run(Script s, String... args) {
-        return on.run(s, List.of(args));
+        return ON.run(s, List.of(args));
     }
 
     static String status(Object reply) {

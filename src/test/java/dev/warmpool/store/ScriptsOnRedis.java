@@ -3,13 +3,16 @@ package dev.warmpool.store;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import redis.clients.jedis.Jedis;
 
 /**
- * A real redis-server on a free port for one test class, and the scripts called on one pool the
- * way the manager and the agents call them.
+ * A real redis-server on a free port for one test class ({@code @RegisterExtension static}: it
+ * stops after the class), and the scripts called on one pool the way the manager and the agents
+ * call them.
  */
-final class ScriptsOnRedis implements AutoCloseable {
+final class ScriptsOnRedis implements AfterAllCallback {
     private final RedisServer redis = RedisServer.ephemeral();
     final Jedis j = new Jedis(URI.create(redis.url()));
     private final String type;
@@ -26,7 +29,7 @@ final class ScriptsOnRedis implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public void afterAll(ExtensionContext context) {
         j.close();
         redis.stop();
     }
