@@ -46,79 +46,43 @@ public class Bench {
             soak(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 20);
             return;
         }
-        if (List.of(args).contains("--startup")) {
-            RedisServer redis = RedisServer.ephemeral();
-            try {
-                startup(redis.url());
-            } finally {
-                killAgents(redis.url());
-                redis.stop();
-            }
-            report();
-            return;
-        }
         if (List.of(args).contains("--spawn-ceiling")) {
             spawnCeilingHere(Integer.parseInt(args[1]));
             return;
         }
+        if (List.of(args).contains("--startup")) {
+            onOwnRedis((url, j) -> startup(url));
+            return;
+        }
         if (List.of(args).contains("--scale")) {
-            RedisServer redis = RedisServer.ephemeral();
-            try (Jedis j = new Jedis(URI.create(redis.url()))) {
-                scale(redis.url(), j, new int[] {1, 10, 100});
-            } finally {
-                redis.stop();
-            }
-            report();
+            onOwnRedis((url, j) -> scale(url, j, new int[] {1, 10, 100}));
             return;
         }
         if (List.of(args).contains("--burst")) {
             int n = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-            RedisServer redis = RedisServer.ephemeral();
-            try (Jedis j = new Jedis(URI.create(redis.url()))) {
-                // BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it or of the agents
-                String extra = System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
-                Manager m = manager(redis.url(), "bench-manager", extra.isEmpty() ? new String[0] : extra.split("\\s+"));
-                try {
+            // BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it or of the agents
+            String extra = System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
+            onOwnRedis((url, j) -> {
+                withManager(url, extra.isEmpty() ? new String[0] : extra.split("\\s+"), m -> {
                     burst(m, j, "warmup", List.of("warmpool:noop"), n); // JIT the paths first, as the full run's earlier parts do
                     burst(m, j, "true", List.of("true"), n);
                     burst(m, j, "trueBatch", List.of("true"), n, 100);
                     burst(m, j, "noop", List.of("warmpool:noop"), n);
-                    agentFootprint(j, redis.url());
-                } finally {
-                    stop(m);
-                }
+                    agentFootprint(j, url);
+                });
                 spawnCeiling(Math.max(50, n / 8));
-            } finally {
-                killAgents(redis.url());
-                redis.stop();
-            }
-            report();
+            });
             return;
         }
         if (List.of(args).contains("--sweeps")) {
-            RedisServer redis = RedisServer.ephemeral();
-            try {
-                Manager m = manager(redis.url(), "bench-manager");
-                try {
-                    sweeps(m, args.length > 1 ? Integer.parseInt(args[1]) : 32, args.length > 2 ? Double.parseDouble(args[2]) : 2,
-                            args.length > 3 ? Double.parseDouble(args[3]) : 0.2);
-                } finally {
-                    stop(m);
-                }
-            } finally {
-                killAgents(redis.url());
-                redis.stop();
-            }
-            report();
+            onOwnRedis((url, j) -> withManager(url, new String[0], m -> sweeps(m, args.length > 1 ? Integer.parseInt(args[1]) : 32,
+                    args.length > 2 ? Double.parseDouble(args[2]) : 2, args.length > 3 ? Double.parseDouble(args[3]) : 0.2)));
             return;
         }
-        RedisServer redis = RedisServer.ephemeral();
-        try (Jedis j = new Jedis(URI.create(redis.url()))) {
-            Manager m = manager(redis.url(), "bench-manager");
-            long rssStart = rssKb(m.process().pid());
-            put("manager.readyMs", m.readyMs());
-            put("manager.rssStartMb", rssStart / 1024);
-            try {
+        onOwnRedis((url, j) -> {
+            withManager(url, new String[0], m -> {
+                put("manager.readyMs", m.readyMs());
+                put("manager.rssStartMb", rssKb(m.process().pid()) / 1024);
                 idle(m, quick ? 50 : 200);
                 cold(m, quick ? 3 : 10);
                 burst(m, j, "true", List.of("true"), quick ? 200 : 2000);
@@ -126,19 +90,33 @@ public class Bench {
                 burst(m, j, "noop", List.of("warmpool:noop"), quick ? 200 : 2000);
                 spawnCeiling(quick ? 50 : 300);
                 memoryPerProcessor(m, j, quick ? 100 : 1000);
-                agentFootprint(j, redis.url());
+                agentFootprint(j, url);
                 agentStart(m, j);
                 put("manager.rssAfterBurstMb", rssKb(m.process().pid()) / 1024);
                 sweeps(m, quick ? 4 : 32, quick ? 0.2 : 2, quick ? 0.05 : 0.2);
                 gang(m, quick ? 10 : 50);
-            } finally {
-                stop(m);
-            }
-            scale(redis.url(), j, quick ? new int[] {1, 2} : new int[] {1, 10, 100});
-            cds(redis.url());
+            });
+            scale(url, j, quick ? new int[] {1, 2} : new int[] {1, 10, 100});
+            cds(url);
             if (!quick) {
-                startup(redis.url());
+                startup(url);
             }
+        });
+    }
+
+    interface OnRedis {
+        void run(String redisUrl, Jedis j) throws Exception;
+    }
+
+    interface OnManager {
+        void run(Manager m) throws Exception;
+    }
+
+    /** One part of the bench on a redis-server of its own, stopped after it with the agents it left; then the report. */
+    static void onOwnRedis(OnRedis part) throws Exception {
+        RedisServer redis = RedisServer.ephemeral();
+        try (Jedis j = new Jedis(URI.create(redis.url()))) {
+            part.run(redis.url(), j);
         } finally {
             killAgents(redis.url());
             redis.stop();
@@ -146,21 +124,41 @@ public class Bench {
         report();
     }
 
+    /** The packaged manager, ready, for {@code part}, stopped after it. */
+    static void withManager(String redisUrl, String[] options, OnManager part) throws Exception {
+        Manager m = manager(redisUrl, "bench-manager", options);
+        try {
+            part.run(m);
+        } finally {
+            stop(m);
+        }
+    }
+
     // ---- 1, 2: one job after another, on a warm processor and on a cold one
 
     static void idle(Manager m, int n) throws Exception {
         send(m, "PUT", "/pools/b-idle", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
         await(() -> contains(m, "/pools/b-idle", "\"idle\":1"));
+        List<List<Double>> t = oneAfterAnother(m, "b-idle", n, () -> true);
+        percentiles("warm", t.get(0), t.get(1), t.get(2));
+    }
+
+    /**
+     * {@code n} jobs of {@code type}, each submitted once {@code ready} holds and waited for: submit
+     * to running and to finished by the server's clocks, and submit to finished as the client sees it.
+     */
+    static List<List<Double>> oneAfterAnother(Manager m, String type, int n, BooleanSupplier ready) throws Exception {
         List<Double> running = new ArrayList<>(), finished = new ArrayList<>(), client = new ArrayList<>();
         for (int i = 0; i < n; i++) {
+            await(ready, 2);
             long c0 = System.nanoTime();
-            String id = field(send(m, "POST", "/jobs", "{\"type\": \"b-idle\"}"), "id");
+            String id = field(send(m, "POST", "/jobs", "{\"type\": \"" + type + "\"}"), "id");
             String job = send(m, "GET", "/jobs/" + id + "?wait=30", null);
             client.add((System.nanoTime() - c0) / 1e6);
             running.add(millis(job, "startedAt") - millis(job, "submittedAt"));
             finished.add(millis(job, "finishedAt") - millis(job, "submittedAt"));
         }
-        percentiles("warm", running, finished, client);
+        return List.of(running, finished, client);
     }
 
     static void cold(Manager m, int n) throws Exception {
@@ -518,16 +516,9 @@ public class Bench {
         send(m, "PUT", "/pools/b-gang", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"gang\": "
                 + "{\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"60\"]}, \"worker\": {\"count\": 2}}}");
         await(() -> contains(m, "/pools/b-gang", "\"idle\":3"));
-        List<Double> running = new ArrayList<>(), finished = new ArrayList<>(), client = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            await(() -> contains(m, "/pools/b-gang", "\"idle\":3"), 2); // the ps member is free again
-            long c0 = System.nanoTime();
-            String id = field(send(m, "POST", "/jobs", "{\"type\": \"b-gang\"}"), "id");
-            String job = send(m, "GET", "/jobs/" + id + "?wait=30", null);
-            client.add((System.nanoTime() - c0) / 1e6);
-            running.add(millis(job, "startedAt") - millis(job, "submittedAt"));
-            finished.add(millis(job, "finishedAt") - millis(job, "submittedAt"));
-        }
+        // before each job, the ps member is free again
+        List<List<Double>> t = oneAfterAnother(m, "b-gang", n, () -> contains(m, "/pools/b-gang", "\"idle\":3"));
+        List<Double> running = t.get(0), finished = t.get(1), client = t.get(2);
         put("gang.jobs", n);
         put("gang.submitToRunning.p50", p(running, 50));
         put("gang.submitToRunning.p99", p(running, 99));

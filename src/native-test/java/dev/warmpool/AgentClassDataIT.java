@@ -22,11 +22,7 @@ class AgentClassDataIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        if (manager != null) {
-            manager.kill();
-        }
-        LocalRuntime.killAll(redis.url());
-        redis.stop();
+        ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
     }
 
     static boolean archiveExists(Path dir) throws Exception {

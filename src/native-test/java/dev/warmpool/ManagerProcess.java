@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.runtime.local.LocalRuntime;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.net.URI;
@@ -74,5 +75,16 @@ final class ManagerProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         kill();
+    }
+
+    /** After a test: kills its managers (null ones skipped), the agents they left on {@code redis}, then Redis. */
+    static void tearDown(RedisServer redis, Iterable<ManagerProcess> managers) throws InterruptedException {
+        for (ManagerProcess m : managers) {
+            if (m != null) {
+                m.kill();
+            }
+        }
+        LocalRuntime.killAll(redis.url());
+        redis.stop();
     }
 }

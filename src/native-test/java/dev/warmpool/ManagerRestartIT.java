@@ -34,11 +34,7 @@ class ManagerRestartIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        if (manager != null) {
-            manager.kill();
-        }
-        LocalRuntime.killAll(redis.url());
-        redis.stop();
+        ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
     }
 
     @Test

@@ -24,11 +24,7 @@ class ManyManagersIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        for (ManagerProcess m : managers) {
-            m.kill();
-        }
-        LocalRuntime.killAll(redis.url());
-        redis.stop();
+        ManagerProcess.tearDown(redis, managers);
     }
 
     @Test

@@ -53,21 +53,17 @@ public class JobService {
         checkRoom();
         Accepted job = accept(r, "");
         return store.submit(r.type(), job.id(), job.stored().priority(), idem, job.stored().fields()).flatMap(reply -> {
-            String status = Replies.string(reply.get(0));
-            return switch (status) {
-                case "NOPOOL" -> pools.unknownType(r.type());
-                case "DUPLICATE" -> replay(idempotencyKey, idem, Replies.string(reply.get(1)), Replies.string(reply.get(2)));
-                case "FULL" -> Uni.createFrom().failure(queueFull(r.type(), reply.get(1), ""));
-                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(r.type(), "jobs"));
-                default -> {
-                    boolean assigned = "ASSIGNED".equals(status);
-                    if (!assigned) {
-                        reconciler.nudge(); // no idle processor: start one now, not at the next tick
-                    }
-                    yield Uni.createFrom().item(job.view(assigned ? Replies.string(reply.get(1)) : null,
-                            Times.iso(Replies.string(reply.get(2)))));
-                }
-            };
+            Uni<Job> refused = refused(reply, r.type(), "", () -> replay(idempotencyKey, idem,
+                    Replies.string(reply.get(1)), Replies.string(reply.get(2))));
+            if (refused != null) {
+                return refused;
+            }
+            boolean assigned = "ASSIGNED".equals(Replies.string(reply.get(0)));
+            if (!assigned) {
+                reconciler.nudge(); // no idle processor: start one now, not at the next tick
+            }
+            return Uni.createFrom().item(job.view(assigned ? Replies.string(reply.get(1)) : null,
+                    Times.iso(Replies.string(reply.get(2)))));
         });
     }
 
@@ -94,29 +90,39 @@ public class JobService {
             jobs.add(accept(b.jobs().get(i), "jobs[" + i + "]."));
         }
         return store.submitBatch(type, jobs.stream().map(Accepted::stored).toList(), idem).flatMap(reply -> {
-            String status = Replies.string(reply.get(0));
-            return switch (status) {
-                case "NOPOOL" -> pools.unknownType(type);
-                case "DUPLICATE" -> replayBatch(idempotencyKey, idem, Replies.string(reply.get(1)), Replies.string(reply.get(2)));
-                case "FULL" -> Uni.createFrom().failure(queueFull(type, reply.get(1),
-                        "a batch of " + jobs.size() + " jobs is taken whole and would not fit; "));
-                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(type, "jobs"));
-                default -> {
-                    String now = Times.iso(Replies.string(reply.get(1)));
-                    List<Job> out = new java.util.ArrayList<>(jobs.size());
-                    boolean queued = false;
-                    for (int i = 0; i < jobs.size(); i++) {
-                        String pid = Replies.string(reply.get(i + 2));
-                        queued |= pid.isEmpty();
-                        out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now));
-                    }
-                    if (queued) {
-                        reconciler.nudge();
-                    }
-                    yield Uni.createFrom().item(out);
-                }
-            };
+            Uni<List<Job>> refused = refused(reply, type, "a batch of " + jobs.size()
+                    + " jobs is taken whole and would not fit; ", () -> replayBatch(idempotencyKey, idem,
+                    Replies.string(reply.get(1)), Replies.string(reply.get(2))));
+            if (refused != null) {
+                return refused;
+            }
+            String now = Times.iso(Replies.string(reply.get(1)));
+            List<Job> out = new java.util.ArrayList<>(jobs.size());
+            boolean queued = false;
+            for (int i = 0; i < jobs.size(); i++) {
+                String pid = Replies.string(reply.get(i + 2));
+                queued |= pid.isEmpty();
+                out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now));
+            }
+            if (queued) {
+                reconciler.nudge();
+            }
+            return Uni.createFrom().item(out);
         });
+    }
+
+    /**
+     * What a submit script's refusal means to the client (NOPOOL 404, FULL 429 saying
+     * {@code fullWhy}, DRAINING 409, DUPLICATE the replay), or null when the jobs were taken.
+     */
+    private <T> Uni<T> refused(List<Object> reply, String type, String fullWhy, java.util.function.Supplier<Uni<T>> duplicate) {
+        return switch (Replies.string(reply.get(0))) {
+            case "NOPOOL" -> pools.unknownType(type);
+            case "DUPLICATE" -> duplicate.get();
+            case "FULL" -> Uni.createFrom().failure(queueFull(type, reply.get(1), fullWhy));
+            case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(type, "jobs"));
+            default -> null;
+        };
     }
 
     /** The soft global bound on queued jobs (the last reconcile pass's count). */

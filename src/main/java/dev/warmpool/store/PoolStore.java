@@ -122,7 +122,7 @@ public class PoolStore {
             args.add(v);
         });
         return scripts.run(Script.SUBMIT, type, args)
-                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+                .map(Replies::listOrStatus);
     }
 
     /** A job ready to store: its id, priority and hash fields. */
@@ -146,13 +146,13 @@ public class PoolStore {
             });
         }
         return scripts.run(Script.SUBMIT_BATCH, type, args)
-                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+                .map(Replies::listOrStatus);
     }
 
     /** Cancels a job: {CANCELLED, previous state}, {ENDED, state} or {NOJOB}. */
     public Uni<List<Object>> cancel(String type, String jobId, String reason, long retentionSeconds) {
         return scripts.run(Script.CANCEL, type, List.of(jobId, reason, Long.toString(retentionSeconds)))
-                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+                .map(Replies::listOrStatus);
     }
 
     public Uni<Optional<Job>> job(String type, String jobId) {
@@ -196,7 +196,7 @@ public class PoolStore {
             args.add(config);
         });
         return scripts.run(Script.SWEEP_PUT, type, args)
-                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+                .map(Replies::listOrStatus);
     }
 
     /** A sweep's hash and its trials' fields, or empty. */
@@ -215,7 +215,7 @@ public class PoolStore {
     /** Cancels a sweep: {CANCELLED}, {ENDED, state} or {NOSWEEP}. */
     public Uni<List<Object>> cancelSweep(String type, String sweepId, String reason, long retentionSeconds) {
         return scripts.run(Script.SWEEP_CANCEL, type, List.of(sweepId, reason, Long.toString(retentionSeconds)))
-                .map(reply -> reply instanceof List<?> ? Replies.list(reply) : List.of(Replies.string(reply)));
+                .map(Replies::listOrStatus);
     }
 
     /** Records a processor about to be started; false when the pool is full or draining. */

@@ -14,6 +14,11 @@ public final class Replies {
         return reply instanceof List<?> l ? (List<Object>) l : List.of();
     }
 
+    /** An array reply as it is, or a status reply ('NOPOOL') as a list of one. */
+    public static List<Object> listOrStatus(Object reply) {
+        return reply instanceof List<?> ? list(reply) : List.of(string(reply));
+    }
+
     public static String string(Object reply) {
         return reply == null ? null : reply.toString();
     }
