@@ -40,6 +40,7 @@ final class Worker {
     private volatile Process process;
     private volatile boolean killed;
     private volatile BlockingQueue<String> lines;
+    private volatile Thread errReader;
     private volatile Tail log = new Tail(JobRun.LOG_TAIL_BYTES);
 
     Worker(List<String> command, Map<String, String> env, String workingDir) {
@@ -80,6 +81,7 @@ final class Worker {
         err.setDaemon(true);
         err.start();
         lines = q;
+        errReader = err;
         process = p;
         Agent.log("started persistent worker %s (pid %d)", command, p.pid());
     }
@@ -119,10 +121,20 @@ final class Worker {
         }
     }
 
-    /** The worker's exit code once it has exited (its output has ended: it is going), or -1 if it lingers 5 s. */
+    /**
+     * The worker's exit code once it has exited (its output has ended: it is going), or -1 if it
+     * lingers 5 s; by then its stderr has been read to the end into the job's log (up to 1 s more,
+     * as a child of the worker may hold it open): a dying worker's last words are on stderr, and
+     * its stdout can end before they are read.
+     */
     int exitCode() throws InterruptedException {
         Process p = process;
-        return p != null && p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) ? p.exitValue() : -1;
+        int code = p != null && p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) ? p.exitValue() : -1;
+        Thread err = errReader;
+        if (err != null) {
+            err.join(1000);
+        }
+        return code;
     }
 
     /** Ends the worker and its children (a cancelled, timed-out or stopped job): politely first. */

@@ -1,6 +1,7 @@
 package dev.warmpool.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
@@ -8,6 +9,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.junit.jupiter.api.Test;
 
@@ -56,5 +58,16 @@ class WorkerTests {
         assertEquals(Worker.EOF, lines.get(3));
         // reading the whole line first (readLine) allocates several times its 64 MiB of chars
         assertTrue(allocated < 32L << 20, "allocated " + (allocated >> 20) + " MiB while reading a 64 MiB line");
+    }
+
+    @Test
+    void aDyingWorkersLastStderrIsInItsJobsLogEvenWhenItArrivesAfterStdoutEnded() throws Exception {
+        // the worker closes stdout and exits; what it said last reaches stderr a moment later
+        // (a child holds stderr), the order in which a loaded machine can deliver a dying worker's output
+        Worker w = new Worker(List.of("sh", "-c", "read job; exec >&-; (sleep 0.3; echo dying >&2) & exit 3"), Map.of(), null);
+        Tail tail = new Tail(1024);
+        assertNull(w.call("{\"id\": \"j1\"}", report -> { }, tail), "a worker that exits gives no answer");
+        assertEquals(3, w.exitCode());
+        assertTrue(tail.text().contains("dying"), "the job's log is '" + tail.text() + "'");
     }
 }
