@@ -33,8 +33,13 @@ final class ManagerProcess implements AutoCloseable {
 
     /** Starts a manager on {@code redisUrl} and waits until it is ready. */
     static ManagerProcess start(String redisUrl, String name, String... options) throws IOException {
+        return start(Path.of(System.getProperty("java.home"), "bin", "java"), redisUrl, name, options);
+    }
+
+    /** Starts a manager with the JVM {@code java} on {@code redisUrl} and waits until it is ready. */
+    static ManagerProcess start(Path java, String redisUrl, String name, String... options) throws IOException {
         int port = RedisServer.freePort();
-        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new java.util.ArrayList<>(List.of(java.toString(),
                 "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port, "-Dquarkus.profile=test"));
         cmd.addAll(List.of(options));
         cmd.addAll(List.of("-jar", RUNNER.toString()));
