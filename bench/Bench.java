@@ -530,7 +530,10 @@ public class Bench {
     // ---- 6b: manager start-up, launch to ready, median of 3 launches per way of starting it:
     // this JVM plain; C1 only with the serial GC (the manager waits on Redis and processes, it
     // needs no C2); and, with a JDK 25 (JAVA25_HOME, or Temurin 25 under /usr/lib/jvm), plain and
-    // with an AOT cache (JEP 483/515) recorded by a training run of the same flags.
+    // with an AOT cache (JEP 483/514/515) recorded by the image's training script
+    // (src/main/docker/aot-train.sh) with the same flags, on the default fast-jar layout and on the
+    // aot-jar layout (./mvnw package -Paot, built here into target/bench/aot-jar), whose classes the
+    // JVM loads itself and so can cache whole.
 
     static final String LEAN = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
     /** No demo agent starting beside the manager: the manager's own start is measured. */
@@ -538,36 +541,55 @@ public class Bench {
 
     static void startup(String redisUrl) throws Exception {
         String here = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        startupWay(redisUrl, "jdk" + Runtime.version().feature() + ".plain", here, "");
-        startupWay(redisUrl, "jdk" + Runtime.version().feature() + ".lean", here, LEAN);
+        Path fastJar = Path.of("target", "quarkus-app").toAbsolutePath();
+        startupWay(redisUrl, "jdk" + Runtime.version().feature() + ".plain", here, fastJar, "");
+        startupWay(redisUrl, "jdk" + Runtime.version().feature() + ".lean", here, fastJar, LEAN);
         Path jdk25 = jdk25();
         if (jdk25 == null) {
             put("startup.jdk25", "no JDK 25 found (set JAVA25_HOME)");
             return;
         }
         String java25 = jdk25.resolve("bin").resolve("java").toString();
-        startupWay(redisUrl, "jdk25.plain", java25, "");
-        startupWay(redisUrl, "jdk25.lean", java25, LEAN);
-        Path cache = Path.of("target", "bench", "manager.aot").toAbsolutePath();
-        Files.deleteIfExists(cache);
-        Manager training = launch(java25, redisUrl, "bench-aot-training", Path.of("."),
-                (QUIET + " " + LEAN + " -XX:AOTCacheOutput=" + cache).split(" "));
-        for (int i = 0; i < 20; i++) { // the paths a user takes first: pools, jobs, sweeps
-            send(training, "GET", "/pools", null);
-            send(training, "GET", "/jobs?limit=5", null);
-            send(training, "GET", "/sweeps", null);
-            send(training, "GET", "/q/health/ready", null);
-        }
-        stop(training); // the JVM writes the cache as it exits
+        startupWay(redisUrl, "jdk25.plain", java25, fastJar, "");
+        startupWay(redisUrl, "jdk25.lean", java25, fastJar, LEAN);
+        Path cache = train(java25, fastJar, Path.of("target", "bench", "manager.aot").toAbsolutePath());
         put("startup.jdk25.aotCacheMb", Files.size(cache) / (1024 * 1024));
-        startupWay(redisUrl, "jdk25.lean+aot", java25, LEAN + " -XX:AOTCache=" + cache);
+        startupWay(redisUrl, "jdk25.lean+aot", java25, fastJar, LEAN + " -XX:AOTCache=" + cache);
+        Path aotJar = Path.of("target", "bench", "aot-jar").toAbsolutePath();
+        Process build = new ProcessBuilder("./mvnw", "-q", "quarkus:build", "-Paot",
+                "-Dquarkus.package.output-directory=" + aotJar).inheritIO().start();
+        if (build.waitFor() != 0) {
+            put("startup.aotJar", "the aot-jar build failed (./mvnw quarkus:build -Paot)");
+            return;
+        }
+        startupWay(redisUrl, "jdk25.lean (aot-jar)", java25, aotJar, LEAN);
+        Path aotJarCache = train(java25, aotJar, aotJar.resolve("app.aot"));
+        put("startup.jdk25.aotJar.aotCacheMb", Files.size(aotJarCache) / (1024 * 1024));
+        startupWay(redisUrl, "jdk25.lean+aot (aot-jar)", java25, aotJar, LEAN + " -XX:AOTCache=" + aotJarCache);
     }
 
-    static void startupWay(String redisUrl, String label, String java, String options) throws Exception {
+    /** The AOT cache of the manager in {@code app}, recorded by the image's training script on a Redis of its own. */
+    static Path train(String java, Path app, Path cache) throws Exception {
+        RedisServer redis = RedisServer.ephemeral();
+        try {
+            ProcessBuilder pb = new ProcessBuilder("bash", "src/main/docker/aot-train.sh", app.toString(), cache.toString())
+                    .inheritIO();
+            pb.environment().putAll(Map.of("JAVA", java, "JAVA_OPTS", LEAN, "REDIS_URL", redis.url(),
+                    "TRAIN_PORT", Integer.toString(RedisServer.freePort())));
+            if (pb.start().waitFor() != 0) {
+                throw new IllegalStateException("src/main/docker/aot-train.sh failed for " + app);
+            }
+            return cache;
+        } finally {
+            redis.stop();
+        }
+    }
+
+    static void startupWay(String redisUrl, String label, String java, Path app, String options) throws Exception {
         List<Double> ready = new ArrayList<>();
         List<Double> rss = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Manager m = launch(java, redisUrl, "bench-startup", Path.of("."), (QUIET + " " + options).trim().split(" "));
+            Manager m = launch(java, redisUrl, "bench-startup", app, (QUIET + " " + options).trim().split(" "));
             ready.add(m.readyMs());
             rss.add(rssKb(m.process().pid()) / 1024.0);
             stop(m);
@@ -607,10 +629,13 @@ public class Bench {
                 all.toArray(new String[0]));
     }
 
-    /** The packaged manager on the JVM {@code java}, from {@code dir}, ready. */
+    /**
+     * The packaged manager on the JVM {@code java}, ready: the one in {@code dir} when it holds one
+     * (started from there), else target/quarkus-app's, started from {@code dir}.
+     */
     static Manager launch(String java, String redisUrl, String name, Path dir, String... options) throws Exception {
         int port = RedisServer.freePort();
-        Path app = Path.of("target", "quarkus-app").toAbsolutePath();
+        Path app = Files.exists(dir.resolve("quarkus-run.jar")) ? dir.toAbsolutePath() : Path.of("target", "quarkus-app").toAbsolutePath();
         List<String> cmd = new ArrayList<>(List.of(java,
                 "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port,
                 "-Dwarmpool.runtime.local.state-dir=" + Path.of("target", "bench").toAbsolutePath(),
@@ -693,7 +718,9 @@ public class Bench {
                 System.out.printf("%-44s %s%n", k, v instanceof Double d ? String.format("%.2f", d) : v);
             }
         });
-        System.out.println("redis.commandstats (burst of true)          " + RESULTS.get("redis.commandstats"));
+        if (RESULTS.containsKey("redis.commandstats")) {
+            System.out.println("redis.commandstats (burst of true)          " + RESULTS.get("redis.commandstats"));
+        }
         System.out.println("(all figures also in target/bench.json)");
     }
 
