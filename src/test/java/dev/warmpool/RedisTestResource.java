@@ -1,13 +1,16 @@
 package dev.warmpool;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.warmpool.runtime.local.LocalRuntime;
 import dev.warmpool.store.RedisServer;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.time.Duration;
 import java.util.Map;
 
 /**
  * A real redis-server of the test run's own, on a free port (never the shared 6379); when the
- * run ends, the agents that served it are killed and the server is stopped.
+ * run ends, the server is stopped and the agents that served it are killed.
  */
 public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
     private RedisServer redis;
@@ -21,8 +24,13 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
     @Override
     public void stop() {
         if (redis != null) {
-            LocalRuntime.killAll(redis.url());
+            // The manager under test is still up here: agents killed while its Redis answers are
+            // lost processors to it, and it starts new ones at once, which outlive the run. With
+            // Redis gone it can start none (a start is recorded in Redis first), so Redis goes
+            // first, then the agents, until none has appeared for half a second.
             redis.stop();
+            await().atMost(Duration.ofSeconds(30)).during(Duration.ofMillis(500)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> LocalRuntime.killAll(redis.url()) == 0);
         }
     }
 }
