@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.HashSet;
 import java.util.Set;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
@@ -24,7 +25,7 @@ final class RedisLink implements AutoCloseable {
 
     RedisLink(String url, String type, String processorId) {
         // several addresses (redis://a:1,redis://b:2) name the nodes of a Redis Cluster
-        this.redis = url.contains(",") ? new JedisCluster(nodes(url)) : new JedisPooled(URI.create(url));
+        this.redis = url.contains(",") ? new JedisCluster(nodes(url), poolConfig()) : new JedisPooled(poolConfig(), URI.create(url));
         this.type = type;
         this.inbox = KeySchema.inbox(type, processorId);
     }
@@ -76,6 +77,16 @@ final class RedisLink implements AutoCloseable {
     String next(double timeoutSeconds) {
         KeyValue<String, String> kv = redis.blpop(timeoutSeconds, inbox);
         return kv == null ? null : kv.getValue();
+    }
+
+    /**
+     * The connection pool without its JMX MBean: registering it cost each agent about 35 ms of
+     * its start (the platform MBean server is made for it), and nothing reads it.
+     */
+    private static ConnectionPoolConfig poolConfig() {
+        ConnectionPoolConfig config = new ConnectionPoolConfig();
+        config.setJmxEnabled(false);
+        return config;
     }
 
     static Set<HostAndPort> nodes(String urls) {
