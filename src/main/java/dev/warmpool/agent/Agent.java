@@ -56,6 +56,7 @@ public final class Agent {
     private volatile JobRun current;
     private final String address = address();
     private Worker worker;
+    private PoolPart poolPart;
     private int jobsRun;
     private int maxJobs;
     private boolean retiring;
@@ -331,13 +332,14 @@ public final class Agent {
         List<String> args = strings(r.get(1));
         Map<String, String> jobEnv = stringMap(r.get(3));
         long timeoutSeconds = Long.parseLong(Replies.string(r.get(4)));
-        List<String> poolCommand = strings(r.get(5));
-        JsonObject spec = JsonParser.parseString(Replies.string(r.get(7))).getAsJsonObject();
+        PoolPart pool = poolPart(Replies.string(r.get(5)), Replies.string(r.get(6)), Replies.string(r.get(7)));
+        List<String> poolCommand = pool.command();
+        JsonObject spec = pool.spec();
         String workingDir = text(spec, "workingDir");
         maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
                 ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
         // the environment, later entries winning: the pool's, a gang role's, the job's, then warmpool's
-        Map<String, String> poolEnv = stringMap(r.get(6));
+        Map<String, String> poolEnv = pool.env();
         Map<String, String> env = new HashMap<>(poolEnv);
         List<String> command = new ArrayList<>(poolCommand);
         String gang = r.size() > 8 ? Replies.string(r.get(8)) : "";
@@ -379,6 +381,25 @@ public final class Agent {
             return;
         }
         JobRun.THREADS.execute(current);
+    }
+
+    /**
+     * The pool's part of a job as start.lua and finish.lua return it (command, env, spec JSON),
+     * parsed once: it is the same for job after job, and parsing it took a tenth of the agent's
+     * work per job. Read-only: the spec is never changed, the lists and maps cannot be.
+     */
+    private record PoolPart(String commandJson, String envJson, String specJson, List<String> command,
+            Map<String, String> env, JsonObject spec) {
+    }
+
+    private PoolPart poolPart(String commandJson, String envJson, String specJson) {
+        PoolPart p = poolPart;
+        if (p == null || !p.commandJson().equals(commandJson) || !p.envJson().equals(envJson) || !p.specJson().equals(specJson)) {
+            p = new PoolPart(commandJson, envJson, specJson, java.util.Collections.unmodifiableList(strings(commandJson)),
+                    java.util.Collections.unmodifiableMap(stringMap(envJson)), JsonParser.parseString(specJson).getAsJsonObject());
+            poolPart = p;
+        }
+        return p;
     }
 
     /**
@@ -433,8 +454,9 @@ public final class Agent {
                 o.state(), Integer.toString(o.exitCode()), o.metrics(), o.logTail(), o.error() == null ? "" : o.error(),
                 Long.toString(config.retentionSeconds()), last ? "1" : "0", "1"));
         boolean stale = "STALE".equals(r.get(0));
-        log("job %s %s (exit %d)%s", o.run().jobId, o.state(), o.exitCode(),
-                stale ? ", but the assignment had moved on: " + r.get(1) : "");
+        // concatenated, not formatted: String.format took a fifth of the agent's CPU in a burst
+        log("job " + o.run().jobId + " " + o.state() + " (exit " + o.exitCode() + ")"
+                + (stale ? ", but the assignment had moved on: " + r.get(1) : ""));
         if (!stale && sink != null) {
             sink.finished(o.run().jobId, o.run().token, config.pool(), o.state(), o.exitCode(), o.metrics(), o.error());
         }
@@ -509,6 +531,10 @@ public final class Agent {
     }
 
     static void log(String format, Object... args) {
-        System.out.println(Instant.now() + " " + String.format(format, args));
+        log(String.format(format, args));
+    }
+
+    static void log(String message) {
+        System.out.println(Instant.now() + " " + message);
     }
 }

@@ -6,13 +6,20 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
-/** The last {@code capacity} bytes of a stream, read on its own thread. */
+/**
+ * The last {@code capacity} bytes of a stream, read on its own thread. The ring grows with the
+ * output up to its capacity: most jobs print little, and a 16 KiB ring per job was most of an
+ * agent's allocation (and so of its collections) in a burst.
+ */
 final class Tail {
-    private final byte[] ring;
+    private static final int FIRST_SIZE = 512;
+    private final int capacity;
+    private byte[] ring;
     private long total;
 
     Tail(int capacity) {
-        this.ring = new byte[capacity];
+        this.capacity = capacity;
+        this.ring = new byte[Math.min(capacity, FIRST_SIZE)];
     }
 
     void readAll(InputStream in) {
@@ -24,7 +31,7 @@ final class Tail {
      * 64 KiB long) also goes, without the marker, to {@code onLine}.
      */
     void readAll(InputStream in, String marker, java.util.function.Consumer<String> onLine) {
-        byte[] buf = new byte[8192];
+        byte[] buf = new byte[4096];
         java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
         byte[] mark = marker == null ? null : marker.getBytes(StandardCharsets.UTF_8);
         try {
@@ -64,6 +71,10 @@ final class Tail {
     }
 
     synchronized void append(byte[] buf, int n) {
+        if (total + n > ring.length && ring.length < capacity) {
+            // not wrapped yet (total <= ring.length): the bytes so far keep their places
+            ring = java.util.Arrays.copyOf(ring, (int) Math.min(capacity, Math.max(2L * ring.length, total + n)));
+        }
         for (int i = 0; i < n; i++) {
             ring[(int) ((total + i) % ring.length)] = buf[i];
         }

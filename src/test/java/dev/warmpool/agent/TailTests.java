@@ -40,4 +40,25 @@ class TailTests {
         cut.readAll(new ByteArrayInputStream("é€".getBytes(StandardCharsets.UTF_8))); // keeps half of é
         assertEquals("\uFFFD€", cut.text());
     }
+
+    /** Output in reads of odd sizes, so that the ring grows and then wraps in the middle of a read. */
+    @Test
+    void growsWithTheOutputAndThenKeepsTheLastBytes() {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; out.length() < 40_000; i++) {
+            out.append("line ").append(i).append('\n');
+        }
+        byte[] bytes = out.toString().getBytes(StandardCharsets.UTF_8);
+        for (int length : new int[] {300, 513, 1_000, 16_384, 16_385, bytes.length}) {
+            Tail t = new Tail(16_384);
+            t.readAll(new ByteArrayInputStream(bytes, 0, length) {
+                @Override
+                public synchronized int read(byte[] b, int off, int len) {
+                    return super.read(b, off, Math.min(len, 777));
+                }
+            });
+            String kept = new String(bytes, Math.max(0, length - 16_384), Math.min(length, 16_384), StandardCharsets.UTF_8);
+            assertEquals(kept, t.text(), length + " bytes of output");
+        }
+    }
 }
