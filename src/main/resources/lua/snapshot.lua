@@ -1,15 +1,18 @@
 -- snapshot: one read of a pool for the API and the reconciler.
 -- KEYS[1] pool hash.  ARGV: prefix
--- Returns {pool hash as a flat list, queue length, now, proc 1 flat list, proc 2 flat list, ...,
--- then, in a gang pool, gang 1 flat list, ...} (a gang's hash has 'members'), or 'NOPOOL'.
+-- Returns {pool hash as a flat list, queue length, now, proc 1, proc 2, ..., then, in a gang
+-- pool, gang 1, ...}, or 'NOPOOL'. Each processor and gang is the values of the fields below,
+-- in this order (no field names: the reply of a pass over 10,000 processors is a third of the
+-- size, and parsing it was most of the pass); a gang has 'members', a processor does not.
+local FIELDS = {'id', 'state', 'job', 'since', 'hb', 'startedAt', 'members'}
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
 local out = {redis.call('HGETALL', POOL), redis.call('ZCARD', QUEUE), now_ms()}
 for _, pid in ipairs(redis.call('SMEMBERS', PROCS)) do
-  local h = redis.call('HGETALL', key('proc', pid))
-  if #h > 0 then table.insert(out, h) end
+  local h = redis.call('HMGET', key('proc', pid), unpack(FIELDS))
+  if h[1] then table.insert(out, h) end
 end
 for _, gid in ipairs(redis.call('SMEMBERS', GANGS)) do
-  local h = redis.call('HGETALL', key('gang', gid))
-  if #h > 0 then table.insert(out, h) end
+  local h = redis.call('HMGET', key('gang', gid), unpack(FIELDS))
+  if h[1] then table.insert(out, h) end
 end
 return out

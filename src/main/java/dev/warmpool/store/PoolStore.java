@@ -94,8 +94,9 @@ public class PoolStore {
             List<Processor> procs = new ArrayList<>();
             List<Processor> gangs = new ArrayList<>();
             for (Object p : parts.subList(3, parts.size())) {
-                Map<String, String> h = Replies.hash(p);
-                (h.containsKey("members") ? gangs : procs).add(Processor.from(h));
+                // snapshot.lua's fields: id, state, job, since, hb, startedAt, members (a gang's only)
+                List<String> v = Replies.list(p).stream().map(Replies::string).toList();
+                (v.get(6) != null ? gangs : procs).add(Processor.from(v));
             }
             return Optional.of(new PoolSnapshot(type, read(pool.get("spec"), PoolSpec.class),
                     !"ACTIVE".equals(pool.get("state")), Integer.parseInt(Replies.string(parts.get(1))),

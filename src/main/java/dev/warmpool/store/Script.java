@@ -18,21 +18,28 @@ public enum Script {
     POOL_PUT, POOL_DELETE, POOL_GC, SUBMIT, SUBMIT_BATCH, CANCEL, REGISTER, HEARTBEAT, START, FINISH, DEREGISTER,
     SPAWN, SPAWN_GANG, RETIRE, LOST, SNAPSHOT, LIST_JOBS, REPORT, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
 
-    private final String source;
-    private final String sha;
-
-    Script() {
-        this.source = read("lib") + "\n" + read(name().toLowerCase());
-        this.sha = sha1(source);
-    }
+    // read and hashed on first use, not all 22 at class initialisation: an agent uses six of
+    // them, and hashing them all (each with lib.lua in front) took about 20 ms of its start
+    private volatile String source;
+    private volatile String sha;
 
     public String source() {
-        return source;
+        String s = source;
+        if (s == null) {
+            s = read("lib") + "\n" + read(name().toLowerCase());
+            source = s; // a race only computes the same text twice
+        }
+        return s;
     }
 
     /** The SHA1 that EVALSHA takes. */
     public String sha() {
-        return sha;
+        String h = sha;
+        if (h == null) {
+            h = sha1(source());
+            sha = h;
+        }
+        return h;
     }
 
     /** KEYS and ARGV of a call on the pool of {@code type}: numkeys 1, the pool key, the prefix, then args. */

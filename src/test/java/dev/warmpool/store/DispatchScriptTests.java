@@ -35,6 +35,14 @@ class DispatchScriptTests {
         assertEquals("OK", Replies.status(run(Script.REGISTER, PROC, "1", "host", "")));
     }
 
+    /** Scripts are read and hashed on first use: each one's resource is there and Redis knows it by that SHA1. */
+    @Test
+    void everyScriptLoadsUnderTheShaItIsCalledBy() {
+        for (Script s : Script.values()) {
+            assertEquals(s.sha(), j.scriptLoad(s.source()), s.name());
+        }
+    }
+
     static String submit(String priority) {
         String id = Names.newJobId(TYPE, System.currentTimeMillis());
         run(Script.SUBMIT, id, priority, "", "", "0", "id", id, "type", TYPE, "args", "[\"" + id + "\"]");
