@@ -6,7 +6,9 @@ import java.util.Map;
 
 /** The body of {@code PUT /pools/{type}}: a {@link PoolSpec} whose sizing fields may be left out. */
 public record PoolRequest(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds,
-        Map<String, String> env, String workingDir, Integer maxQueued, dev.warmpool.pool.PodTemplate template,
+        Map<String, String> env, String workingDir, Integer maxQueued,
+        @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = dev.warmpool.pool.PodTemplate.OnFirstUse.class)
+        dev.warmpool.pool.PodTemplate template,
         String worker, Integer maxJobsPerProcessor, Map<String, PoolSpec.GangRole> gang) {
 
     public PoolSpec toSpec() {

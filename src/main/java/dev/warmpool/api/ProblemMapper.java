@@ -86,17 +86,18 @@ public class ProblemMapper {
 
     private static Problem fromJackson(JsonProcessingException e) {
         if (e instanceof UnrecognizedPropertyException u) {
-            return Problem.invalid(u.getPropertyName(), "Unknown field '" + u.getPropertyName() + "'; known fields are "
-                    + u.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")) + ".");
+            // named by its path, so that a nested one reads "template.imagePullPolicy"
+            String field = u.getPath().isEmpty() ? u.getPropertyName() : path(u);
+            return Problem.invalid(field, "Unknown field '" + field + "'; known fields " + (field.equals(u.getPropertyName())
+                    ? "" : "there ") + "are " + u.getKnownPropertyIds().stream().map(Object::toString).sorted()
+                    .collect(Collectors.joining(", ")) + ".");
         }
         if (causedBy(e, JsonParseException.class)) {
             return new Problem(400, "malformed-json", "Malformed JSON",
                     "The body is not valid JSON: " + rootMessage(e) + ".");
         }
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
-            String field = m.getPath().stream()
-                    .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                    .collect(Collectors.joining(".")).replace(".[", "[");
+            String field = path(m);
             String expected = expected(m);
             return Problem.invalid(field, "Field '" + field + "' has the wrong type: "
                     + (expected != null ? "it must be " + expected : m.getOriginalMessage()) + ".");
@@ -106,6 +107,13 @@ public class ProblemMapper {
         }
         return new Problem(400, "malformed-json", "Malformed JSON",
                 "The body is not valid JSON: " + e.getOriginalMessage() + ".");
+    }
+
+    /** Where in the body the problem is: {@code template.tolerations}, {@code gang[worker].count}, {@code args[2]}. */
+    private static String path(JsonMappingException m) {
+        return m.getPath().stream()
+                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .collect(Collectors.joining(".")).replace(".[", "[");
     }
 
     /** What a field must be, in JSON's words ("a JSON array"), when the mismatch says; else null. */

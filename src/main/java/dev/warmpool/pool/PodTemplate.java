@@ -40,4 +40,23 @@ public record PodTemplate(
     public String agentMode() {
         return agent == null ? INIT_CONTAINER : agent;
     }
+
+    /**
+     * Reads a template with Jackson's own deserializer for it, made at the first template read
+     * rather than with the deserializer of the object that holds it: Jackson resolves a bean's
+     * property types eagerly, and fabric8's Volume alone reaches hundreds of classes, so every
+     * first read of a pool spec (the manager's start, its first reconcile pass) paid for them
+     * even on the local runtime, where no pool has a template.
+     */
+    public static final class OnFirstUse extends com.fasterxml.jackson.databind.deser.std.StdDeserializer<PodTemplate> {
+        public OnFirstUse() {
+            super(PodTemplate.class);
+        }
+
+        @Override
+        public PodTemplate deserialize(com.fasterxml.jackson.core.JsonParser p,
+                com.fasterxml.jackson.databind.DeserializationContext ctxt) throws java.io.IOException {
+            return ctxt.readValue(p, PodTemplate.class);
+        }
+    }
 }

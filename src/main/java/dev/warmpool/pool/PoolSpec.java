@@ -1,6 +1,7 @@
 package dev.warmpool.pool;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
@@ -34,7 +35,7 @@ public record PoolSpec(
         String workingDir,
         @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000, message = "must be at most 1000000")
         Integer maxQueued,
-        @jakarta.validation.Valid PodTemplate template,
+        @jakarta.validation.Valid @JsonDeserialize(using = PodTemplate.OnFirstUse.class) PodTemplate template,
         @jakarta.validation.constraints.Pattern(regexp = "process|persistent", message = "must be \"process\" (a new process per job, the default) or \"persistent\" (one long-lived worker per processor)")
         String worker,
         @Min(value = 1, message = "must be 1 or more") Integer maxJobsPerProcessor,

@@ -57,7 +57,14 @@ public class BadInputTests {
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {}}}", "gang[worker].count"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"Work_er\": {\"count\": 1}}}", "gang<K>[Work_er]"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 40}, \"ps\": {\"count\": 30}}}", "gang"),
-                Arguments.of("{\"command\": [\"true\"], \"worker\": \"persistent\", \"gang\": {\"worker\": {\"count\": 2}}}", "worker"));
+                Arguments.of("{\"command\": [\"true\"], \"worker\": \"persistent\", \"gang\": {\"worker\": {\"count\": 2}}}", "worker"),
+                // the Kubernetes template (read by its own deserializer, made on first use)
+                Arguments.of("{\"command\": [\"true\"], \"template\": {\"agent\": \"built-in\"}}", "template.image"),
+                Arguments.of("{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"agent\": \"sidecar\"}}", "template.agent"),
+                Arguments.of("{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"imagePullPolicy\": \"Always\"}}",
+                        "template.imagePullPolicy"),
+                Arguments.of("{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"tolerations\": \"all\"}}",
+                        "template.tolerations"));
     }
 
     @ParameterizedTest
