@@ -28,6 +28,11 @@ public class WarmpoolMain {
             LOG.infof("No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s",
                     redis.url(), dir.toAbsolutePath(), redis.process().isPresent() ? " (started now)" : " (already running)");
         }
+        if ("false".equalsIgnoreCase(setting("warmpool.auth.enabled", "WARMPOOL_AUTH_ENABLED", "true"))
+                && System.getProperty("quarkus.http.host") == null && System.getenv("QUARKUS_HTTP_HOST") == null) {
+            // no authentication: reachable from this machine only (Startup refuses any other address)
+            System.setProperty("quarkus.http.host", "127.0.0.1");
+        }
         Quarkus.run(args);
     }
 

@@ -53,6 +53,7 @@ final class ManagerProcess implements AutoCloseable {
     HttpResponse<String> call(String method, String path, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                .header("Authorization", Tokens.bearer(Tokens.ADMIN))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

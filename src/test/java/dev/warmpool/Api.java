@@ -12,6 +12,10 @@ import java.util.Map;
 
 /** Calls of the HTTP API that tests share, and the conditions they wait on. */
 public final class Api {
+    static {
+        Tokens.asAdminByDefault();
+    }
+
     private Api() {
     }
 

@@ -29,6 +29,10 @@ import org.junit.jupiter.api.Test;
  * in-process ({@link WarmDispatchTests}), against the packaged app, and against Redis Cluster.
  */
 public abstract class DispatchScenarios {
+    static {
+        Tokens.asAdminByDefault();
+    }
+
 
     static Map<String, Object> spec(List<String> command, int minIdle, int maxSize, int idleTimeoutSeconds) {
         return Map.of("command", command, "minIdle", minIdle, "maxSize", maxSize, "idleTimeoutSeconds", idleTimeoutSeconds);
@@ -76,7 +80,8 @@ public abstract class DispatchScenarios {
     @Test
     public void givesTheJobItsArgsConfigAndEnvAndReadsItsMetrics() {
         putPool("io", Map.of("command", sh("printf '%s|%s|%s|%s' \"$1\" \"$WARMPOOL_CONFIG\" \"$K\" \"$P\"; "
-                + "printf '{\"loss\": 0.5}' > \"$WARMPOOL_RESULT\""), "env", Map.of("P", "pool")));
+                + "printf '{\"loss\": 0.5}' > \"$WARMPOOL_RESULT\""), "env", Map.of("P", "pool"),
+                "jobEnv", List.of("K")));
         JsonPath j = awaitEnd(submit(Map.of("type", "io", "args", List.of("x y"), "config", Map.of("lr", 0.01),
                 "env", Map.of("K", "v"))));
         assertEquals("SUCCEEDED", j.getString("state"));
@@ -197,7 +202,7 @@ public abstract class DispatchScenarios {
     @Test
     public void takesABatchWholeBestFirstAndReplaysItForTheSameIdempotencyKey() {
         putPool("batch", Map.of("command", sh("sleep ${1:-0}"), "minIdle", 1, "maxSize", 1, "idleTimeoutSeconds", 300,
-                "maxQueued", 4));
+                "maxQueued", 4, "jobEnv", List.of("K")));
         awaitIdle("batch", 1);
         Map<String, Object> body = Map.of("jobs", List.of(
                 Map.of("type", "batch", "args", List.of("1")),

@@ -29,6 +29,10 @@ import org.junit.jupiter.api.Test;
  * given to a file named after the job and its role, so the test can read every member's view.
  */
 public abstract class GangScenarios {
+    static {
+        Tokens.asAdminByDefault();
+    }
+
     static final ObjectMapper JSON = new ObjectMapper();
 
     /** What a member writes: role, index, TF_CONFIG, RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, its agent's pid. */

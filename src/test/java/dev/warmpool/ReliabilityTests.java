@@ -30,6 +30,10 @@ import redis.clients.jedis.Jedis;
 /** No job lost, none completed twice, no processor leaked: processors die, freeze, Redis forgets. */
 @QuarkusTest
 class ReliabilityTests {
+    static {
+        Tokens.asAdminByDefault();
+    }
+
     @ConfigProperty(name = "quarkus.redis.hosts")
     String redisUrl;
     Jedis redis;

@@ -27,6 +27,10 @@ import org.junit.jupiter.api.Test;
  * clients/python/warmpool_worker.py) on real agents and a real redis-server, over HTTP.
  */
 public abstract class SweepScenarios {
+    static {
+        Tokens.asAdminByDefault();
+    }
+
     static final String TRIAL = Path.of("src/test/resources/sweeps/trial.py").toAbsolutePath().toString();
     static final String CLIENT = Path.of("clients/python").toAbsolutePath().toString();
 

@@ -65,12 +65,15 @@ public final class Agent {
     private long orphanSince;
     private long stopDeadline;
     private volatile boolean running = true;
+    /** What every job's environment starts from (see {@link ChildEnv}): never the agent's own. */
+    private final Map<String, String> baseEnv;
 
     Agent(AgentConfig config) throws IOException {
         this.config = config;
         this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
         this.resultFile = Files.createTempDirectory("warmpool-" + config.processorId()).resolve("result.json");
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
+        this.baseEnv = ChildEnv.base(System.getenv());
     }
 
     public static void main(String[] args) throws Exception {
@@ -129,7 +132,8 @@ public final class Agent {
 
     /** The persistent worker for the pool's command and env: the one there is, or a new one when the pool changed. */
     private Worker worker(List<String> command, Map<String, String> env, String workingDir) {
-        Map<String, String> all = new HashMap<>(env);
+        Map<String, String> all = new HashMap<>(baseEnv);
+        all.putAll(env);
         all.put("WARMPOOL_PROCESSOR_ID", config.processorId());
         all.put("WARMPOOL_POOL", config.pool());
         Worker wanted = new Worker(command, all, workingDir);
@@ -330,7 +334,7 @@ public final class Agent {
     /** Runs a job that Redis has marked running on this processor; {@code r} is what start.lua returns. */
     private void run(String jobId, String token, List<Object> r) {
         List<String> args = strings(r.get(1));
-        Map<String, String> jobEnv = stringMap(r.get(3));
+        Map<String, String> jobEnv = ChildEnv.allowed(jobId, stringMap(r.get(3)));
         long timeoutSeconds = Long.parseLong(Replies.string(r.get(4)));
         PoolPart pool = poolPart(Replies.string(r.get(5)), Replies.string(r.get(6)), Replies.string(r.get(7)));
         List<String> poolCommand = pool.command();
@@ -340,7 +344,8 @@ public final class Agent {
                 ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
         // the environment, later entries winning: the pool's, a gang role's, the job's, then warmpool's
         Map<String, String> poolEnv = pool.env();
-        Map<String, String> env = new HashMap<>(poolEnv);
+        Map<String, String> env = new HashMap<>(baseEnv);
+        env.putAll(poolEnv);
         List<String> command = new ArrayList<>(poolCommand);
         String gang = r.size() > 8 ? Replies.string(r.get(8)) : "";
         JsonObject member = gang == null || gang.isEmpty() ? null : JsonParser.parseString(gang).getAsJsonObject();

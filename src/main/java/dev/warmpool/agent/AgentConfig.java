@@ -8,7 +8,7 @@ record AgentConfig(String redisUrl, String pool, String processorId, long heartb
 
     static AgentConfig fromEnv(Map<String, String> env) {
         return new AgentConfig(
-                required(env, "WARMPOOL_REDIS_URL"),
+                redisUrl(env),
                 required(env, "WARMPOOL_POOL"),
                 required(env, "WARMPOOL_PROCESSOR_ID"),
                 Long.parseLong(env.getOrDefault("WARMPOOL_HEARTBEAT_INTERVAL_MS", "2000")),
@@ -16,6 +16,27 @@ record AgentConfig(String redisUrl, String pool, String processorId, long heartb
                 Long.parseLong(env.getOrDefault("WARMPOOL_STOP_GRACE_SECONDS", "20")),
                 // how long a processor whose pool is gone from Redis waits for it to come back
                 Long.parseLong(env.getOrDefault("WARMPOOL_ORPHAN_SECONDS", "60")));
+    }
+
+    /**
+     * The Redis URL, password and all: from {@code WARMPOOL_REDIS_URL_FILE}, a 0600 file the local
+     * runtime writes and the agent deletes once read (a command line is world-readable in
+     * {@code ps}, an environment is readable by the job's own user), or from
+     * {@code WARMPOOL_REDIS_URL} (on Kubernetes, from a Secret).
+     */
+    static String redisUrl(Map<String, String> env) {
+        String file = env.get("WARMPOOL_REDIS_URL_FILE");
+        if (file == null || file.isBlank()) {
+            return required(env, "WARMPOOL_REDIS_URL");
+        }
+        java.nio.file.Path path = java.nio.file.Path.of(file);
+        try {
+            String url = java.nio.file.Files.readString(path).trim();
+            java.nio.file.Files.deleteIfExists(path);
+            return url;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("WARMPOOL_REDIS_URL_FILE=" + file + " cannot be read: " + e.getMessage(), e);
+        }
     }
 
     private static String required(Map<String, String> env, String name) {

@@ -124,6 +124,7 @@ final class JobRun implements Runnable {
             if (workingDir != null) {
                 pb.directory(new File(workingDir));
             }
+            pb.environment().clear(); // from scratch: the agent's own environment is not the job's
             pb.environment().putAll(env);
             process = pb.start();
             Tail tail = new Tail(LOG_TAIL_BYTES);

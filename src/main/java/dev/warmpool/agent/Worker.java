@@ -70,6 +70,7 @@ final class Worker {
         if (workingDir != null) {
             pb.directory(new File(workingDir));
         }
+        pb.environment().clear(); // from scratch: the agent's own environment is not the worker's
         pb.environment().putAll(env);
         pb.environment().put("WARMPOOL_WORKER", "persistent");
         Process p = pb.start();

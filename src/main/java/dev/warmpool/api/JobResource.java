@@ -1,6 +1,9 @@
 package dev.warmpool.api;
 
 import dev.warmpool.pool.Job;
+import dev.warmpool.auth.Roles;
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.annotation.security.RolesAllowed;
 import dev.warmpool.service.JobService;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -21,11 +24,14 @@ import java.util.Map;
 /** Jobs: submit, read (and wait for the end), list, cancel. */
 @Path("/jobs")
 @Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class JobResource {
     private final JobService jobs;
+    private final SecurityIdentity identity;
 
-    public JobResource(JobService jobs) {
+    public JobResource(JobService jobs, SecurityIdentity identity) {
         this.jobs = jobs;
+        this.identity = identity;
     }
 
     /**
@@ -34,8 +40,9 @@ public class JobResource {
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey, UriInfo uri) {
-        return jobs.submit(body, idempotencyKey).map(job -> Response.accepted(job)
+        return jobs.submit(body, idempotencyKey, Callers.of(identity)).map(job -> Response.accepted(job)
                 .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
     }
 
@@ -46,8 +53,9 @@ public class JobResource {
     @POST
     @Path("/batch")
     @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        return jobs.submitBatch(body, idempotencyKey).map(list -> Response.accepted(Map.of("jobs", list)).build());
+        return jobs.submitBatch(body, idempotencyKey, Callers.of(identity)).map(list -> Response.accepted(Map.of("jobs", list)).build());
     }
 
     /** The job; with {@code wait}, held until it ends or that many seconds pass. */
@@ -63,9 +71,11 @@ public class JobResource {
         return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep);
     }
 
+    /** Cancels a job: one's own, or anyone's as an admin. */
     @DELETE
     @Path("/{id}")
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Job> cancel(@PathParam("id") String id) {
-        return jobs.cancel(id);
+        return jobs.cancel(id, Callers.of(identity));
     }
 }

@@ -9,10 +9,11 @@ public record PoolRequest(List<String> command, Integer minIdle, Integer maxSize
         Map<String, String> env, String workingDir, Integer maxQueued,
         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = dev.warmpool.pool.PodTemplate.OnFirstUse.class)
         dev.warmpool.pool.PodTemplate template,
-        String worker, Integer maxJobsPerProcessor, Map<String, PoolSpec.GangRole> gang) {
+        String worker, Integer maxJobsPerProcessor, Map<String, PoolSpec.GangRole> gang, List<String> jobEnv,
+        List<String> submitters) {
 
     public PoolSpec toSpec() {
         return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued, template, worker,
-                maxJobsPerProcessor, gang).withDefaults();
+                maxJobsPerProcessor, gang, jobEnv, submitters).withDefaults();
     }
 }

@@ -1,6 +1,8 @@
 package dev.warmpool.api;
 
 import dev.warmpool.service.PoolService;
+import dev.warmpool.auth.Roles;
+import jakarta.annotation.security.RolesAllowed;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -17,6 +19,7 @@ import java.util.List;
 /** Pools of warm processors, one per job type. */
 @Path("/pools")
 @Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class PoolResource {
     private final PoolService pools;
 
@@ -38,6 +41,7 @@ public class PoolResource {
     /** Creates (201) or updates (200) the pool; idempotent. */
     @PUT
     @Path("/{type}")
+    @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> put(@PathParam("type") String type, PoolRequest body, UriInfo uri) {
         return pools.put(type, body).map(put -> put.created()
@@ -48,6 +52,7 @@ public class PoolResource {
     /** Drains the pool (202): no new jobs, queued ones cancelled, processors retired as they come free. */
     @DELETE
     @Path("/{type}")
+    @RolesAllowed(Roles.ADMIN)
     public Uni<Response> delete(@PathParam("type") String type) {
         return pools.delete(type).map(view -> Response.accepted(view).build());
     }

@@ -29,6 +29,51 @@ public class ProblemMapper {
         return respond(p, uri);
     }
 
+    /** No token, or one warmpool does not accept: 401 with the Bearer challenge. Never echoes the token. */
+    @ServerExceptionMapper
+    public Response badToken(io.quarkus.security.AuthenticationFailedException e, UriInfo uri) {
+        return unauthenticated(e.getMessage(), uri);
+    }
+
+    @ServerExceptionMapper
+    public Response anonymous(io.quarkus.security.UnauthorizedException e, UriInfo uri) {
+        return unauthenticated((String) null, uri);
+    }
+
+    private Response unauthenticated(String why, UriInfo uri) {
+        String detail = why != null && !why.isBlank() && !why.contains("Bearer ey") ? why
+                : "This needs a token: send 'Authorization: Bearer <token>' (the run command writes one to .warmpool/token).";
+        Response r = respond(new Problem(401, "unauthenticated", "Unauthorized", detail), uri);
+        return Response.fromResponse(r).header("WWW-Authenticate", "Bearer realm=\"warmpool\"").build();
+    }
+
+    /** A caller without the role an endpoint needs: 403 naming the roles that may. */
+    @ServerExceptionMapper
+    public Response forbidden(io.quarkus.security.ForbiddenException e, UriInfo uri,
+            org.jboss.resteasy.reactive.server.SimpleResourceInfo resource) {
+        String[] roles = roles(resource);
+        String detail = roles.length > 0
+                ? "This needs the role " + String.join(" or ", roles) + "; your token has none of them. Ask an admin for one that does."
+                : e.getMessage() != null && !e.getMessage().isBlank() ? e.getMessage() : "Your token may not do this.";
+        return respond(new Problem(403, "forbidden", "Forbidden", detail).with("requiredRoles", java.util.List.of(roles)), uri);
+    }
+
+    private static String[] roles(org.jboss.resteasy.reactive.server.SimpleResourceInfo resource) {
+        if (resource == null || resource.getResourceClass() == null) {
+            return new String[0];
+        }
+        try {
+            java.lang.reflect.Method m = resource.getResourceClass().getMethod(resource.getMethodName(), resource.parameterTypes());
+            jakarta.annotation.security.RolesAllowed on = m.getAnnotation(jakarta.annotation.security.RolesAllowed.class);
+            if (on == null) {
+                on = resource.getResourceClass().getAnnotation(jakarta.annotation.security.RolesAllowed.class);
+            }
+            return on == null ? new String[0] : on.value();
+        } catch (NoSuchMethodException ex) {
+            return new String[0];
+        }
+    }
+
     @ServerExceptionMapper
     public Response badJson(JsonProcessingException e, UriInfo uri) {
         return respond(fromJackson(e), uri);

@@ -1,6 +1,9 @@
 package dev.warmpool.api;
 
 import dev.warmpool.service.SweepService;
+import dev.warmpool.auth.Roles;
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.annotation.security.RolesAllowed;
 import dev.warmpool.sweep.Sweep;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -20,11 +23,14 @@ import java.util.List;
 /** Sweeps: submit (the configurations are drawn and stored at once), read with every trial, list, cancel. */
 @Path("/sweeps")
 @Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class SweepResource {
     private final SweepService sweeps;
+    private final SecurityIdentity identity;
 
-    public SweepResource(SweepService sweeps) {
+    public SweepResource(SweepService sweeps, SecurityIdentity identity) {
         this.sweeps = sweeps;
+        this.identity = identity;
     }
 
     /**
@@ -33,8 +39,9 @@ public class SweepResource {
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submit(SweepRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey, UriInfo uri) {
-        return sweeps.submit(body, idempotencyKey).map(sweep -> Response.accepted(sweep)
+        return sweeps.submit(body, idempotencyKey, Callers.of(identity)).map(sweep -> Response.accepted(sweep)
                 .location(uri.getBaseUriBuilder().path("sweeps").path(sweep.id()).build()).build());
     }
 
@@ -53,7 +60,8 @@ public class SweepResource {
     /** Cancels every trial that has not ended; running ones are killed. */
     @DELETE
     @Path("/{id}")
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Sweep> cancel(@PathParam("id") String id) {
-        return sweeps.cancel(id);
+        return sweeps.cancel(id, Callers.of(identity));
     }
 }

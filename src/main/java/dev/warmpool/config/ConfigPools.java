@@ -14,7 +14,8 @@ public final class ConfigPools {
         Map<String, PoolRequest> out = new TreeMap<>();
         config.pools().forEach((type, p) -> out.put(type, new PoolRequest(p.command(), p.minIdle(), p.maxSize(),
                 p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued(), null,
-                p.worker(), p.maxJobsPerProcessor().orElse(null), null)));
+                p.worker(), p.maxJobsPerProcessor().orElse(null), null, p.jobEnv().orElse(null),
+                p.submitters().orElse(null))));
         return out;
     }
 

@@ -17,10 +17,22 @@ public class Startup {
     private static final Logger LOG = Logger.getLogger(Startup.class);
 
     void onStart(@Observes StartupEvent ev, WarmpoolConfig config, PoolService pools, Reconciler reconciler,
-            dev.warmpool.runtime.ProcessorRuntime runtime) {
+            dev.warmpool.runtime.ProcessorRuntime runtime, dev.warmpool.auth.StaticTokens tokens,
+            @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.host") String host) {
         List<String> problems = check(config);
+        if (!config.auth().enabled() && !loopback(host)) {
+            problems.add("warmpool.auth.enabled=false lets anyone who reaches the port run any program, so the manager "
+                    + "listens on 127.0.0.1 alone then; quarkus.http.host=" + host + " is not loopback: turn "
+                    + "authentication on, or bind to 127.0.0.1");
+        }
         if (!problems.isEmpty()) {
             throw new IllegalStateException("warmpool cannot start:\n  - " + String.join("\n  - ", problems));
+        }
+        if (config.auth().enabled()) {
+            tokens.init();
+        } else {
+            LOG.warn("AUTHENTICATION IS OFF (warmpool.auth.enabled=false): every caller on this machine is an admin "
+                    + "and may run any program as this user. Listening on " + host + " only.");
         }
         ConfigPools.requests(config).forEach((type, request) -> {
             pools.put(type, request).await().atMost(Duration.ofSeconds(30));
@@ -29,6 +41,10 @@ public class Startup {
         });
         reconciler.nudge();
         runtime.prepare();
+    }
+
+    static boolean loopback(String host) {
+        return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
     }
 
     static List<String> check(WarmpoolConfig c) {

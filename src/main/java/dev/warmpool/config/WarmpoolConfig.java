@@ -25,6 +25,81 @@ public interface WarmpoolConfig {
 
     Events events();
 
+    Auth auth();
+
+    Policy policy();
+
+    Limits limits();
+
+    interface Auth {
+        /**
+         * Whether callers must show a token. Off only on purpose: the manager then binds to
+         * 127.0.0.1 alone and says so loudly at every start, since anyone who reaches the port
+         * could otherwise run any program as the manager's user.
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * Static API tokens: lines of {@code <name> <roles> <sha256-hex>} (see the README,
+         * "Security"); re-read when it changes. With neither this nor a JWT issuer set, the manager
+         * makes one admin token at first start in the state dir ({@code .warmpool/token}).
+         */
+        Optional<Path> tokensFile();
+
+        /** How soon an edited tokens file takes effect: it is checked this often. */
+        @WithDefault("5s")
+        Duration reloadInterval();
+
+        Jwt jwt();
+
+        /** Whether /q/metrics answers without a token (a Prometheus in the same trust zone); off by default. */
+        @WithDefault("false")
+        boolean publicMetrics();
+    }
+
+    /** OIDC/JWT bearer tokens, e.g. Kubernetes service-account tokens or Knative Eventing's OIDC tokens. */
+    interface Jwt {
+        /** The issuer ({@code iss}) every JWT must name; JWTs are not accepted while it is unset. */
+        Optional<String> issuer();
+
+        /** The audience ({@code aud}) a JWT must name; any when unset. */
+        Optional<String> audience();
+
+        /** Where the issuer's keys are: a JWKS URL (or file); the issuer's {@code /openid/v1/jwks}-style endpoint. */
+        Optional<String> jwksUrl();
+
+        /** The claim that carries the caller's roles or groups: {@code groups}; {@code sub} for service accounts. */
+        @WithDefault("groups")
+        String rolesClaim();
+    }
+
+    interface Policy {
+        /**
+         * Image prefixes a pool's template may use (e.g. {@code registry.example.com/ml/}); any
+         * image when unset. A PUT /pools with another image is refused (403).
+         */
+        Optional<List<String>> images();
+
+        /** Whether a pool's template may use hostPath volumes or privileged containers: no. */
+        @WithDefault("false")
+        boolean allowHostAccess();
+    }
+
+    interface Limits {
+        /**
+         * Jobs one caller may submit per second, over time (a batch counts its jobs, a sweep its
+         * trials); past it a submit is answered 429 with Retry-After. Per manager replica. High
+         * enough that a burst benchmark (about 500 jobs/s here) is not what it stops.
+         */
+        @WithDefault("2000")
+        double submitsPerSecond();
+
+        /** Jobs one caller may submit at once above the rate: a sweep or batch of that size goes through. */
+        @WithDefault("20000")
+        int submitBurst();
+    }
+
     interface Events {
         /** Where agents send dev.warmpool.job.finished; K_SINK (a SinkBinding's) when unset; none when neither is. */
         Optional<String> sink();
@@ -63,6 +138,12 @@ public interface WarmpoolConfig {
 
         /** A processor is given back after this many jobs; unlimited when unset. */
         Optional<Integer> maxJobsPerProcessor();
+
+        /** Variables a job's env may set (names or PREFIX_*); none when unset. */
+        Optional<List<String>> jobEnv();
+
+        /** Token names or groups that may submit besides admins; every submitter when unset. */
+        Optional<List<String>> submitters();
     }
 
     interface Reconcile {
@@ -145,6 +226,13 @@ public interface WarmpoolConfig {
 
         /** The Redis address pods use; the manager's (quarkus.redis.hosts) when unset. */
         Optional<String> redisUrl();
+
+        /**
+         * The Secret that holds the Redis URL for pods, as {@code <secret>/<key>} (key {@code url}
+         * when left out): pods read it from there, and their spec names no password. Set it
+         * whenever Redis has a password.
+         */
+        Optional<String> redisSecret();
 
         /** The Lease that elects the one reconciling manager. */
         @WithDefault("warmpool-reconciler")

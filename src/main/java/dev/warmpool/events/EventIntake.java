@@ -13,6 +13,9 @@ import dev.warmpool.api.Problem;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.service.JobService;
+import dev.warmpool.auth.Roles;
+import dev.warmpool.service.Caller;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.http.restful.ws.impl.RestfulWSMessageFactory;
 import io.cloudevents.rw.CloudEventRWException;
@@ -45,13 +48,20 @@ public class EventIntake {
         this.json = json;
     }
 
-    public Uni<Response> receive(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body) {
+    /**
+     * A submit event needs a submitter's token (as {@code POST /jobs} does); a PingSource's ping
+     * needs none, since a PingSource sends no token, and all a ping does is run the idempotent
+     * reconcile pass that the manager runs every few seconds anyway.
+     */
+    public Uni<Response> receive(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body,
+            Uni<SecurityIdentity> identity) {
         CloudEvent event = read(mediaType, headers, body);
         return switch (event.getType()) {
-            case EventTypes.JOB_SUBMIT -> submit(event, JobRequest.class, "{\"type\": \"pytorch-cpu\"}", jobs::submit,
-                    Job::id, EventTypes.JOB_ACCEPTED);
-            case EventTypes.SWEEP_SUBMIT -> submit(event, SweepRequest.class, "{\"type\": \"pytorch-cpu\", \"space\": "
-                    + "{\"lr\": {\"grid\": [0.01, 0.1]}}}", sweeps::submit, Sweep::id, EventTypes.SWEEP_ACCEPTED);
+            case EventTypes.JOB_SUBMIT -> submitter(identity).flatMap(caller -> submit(event, JobRequest.class,
+                    "{\"type\": \"pytorch-cpu\"}", (r, key) -> jobs.submit(r, key, caller), Job::id, EventTypes.JOB_ACCEPTED));
+            case EventTypes.SWEEP_SUBMIT -> submitter(identity).flatMap(caller -> submit(event, SweepRequest.class,
+                    "{\"type\": \"pytorch-cpu\", \"space\": {\"lr\": {\"grid\": [0.01, 0.1]}}}",
+                    (r, key) -> sweeps.submit(r, key, caller), Sweep::id, EventTypes.SWEEP_ACCEPTED));
             case EventTypes.PING -> Uni.createFrom().item(reconciler::reconcileOnce)
                     .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                     .map(report -> Response.ok(report).build());
@@ -59,6 +69,19 @@ public class EventIntake {
                     + "type '" + shorten(event.getType()) + "'; it takes " + String.join(", ", EventTypes.ACCEPTED) + ".")
                     .with("acceptedTypes", EventTypes.ACCEPTED);
         };
+    }
+
+    /** The caller, if it may submit: 401 without a (valid) token, 403 without the role. */
+    private static Uni<Caller> submitter(Uni<SecurityIdentity> identity) {
+        return identity.map(id -> {
+            if (id == null || id.isAnonymous()) {
+                throw new io.quarkus.security.UnauthorizedException();
+            }
+            if (!id.hasRole(Roles.SUBMITTER) && !id.hasRole(Roles.ADMIN)) {
+                throw new io.quarkus.security.ForbiddenException("Submitting an event needs the role submitter or admin.");
+            }
+            return new Caller(id.getPrincipal().getName(), id.getRoles());
+        });
     }
 
     private static CloudEvent read(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body) {

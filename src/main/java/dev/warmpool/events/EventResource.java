@@ -1,6 +1,8 @@
 package dev.warmpool.events;
 
+import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -14,15 +16,20 @@ import jakarta.ws.rs.core.Response;
 @Path("/")
 public class EventResource {
     private final EventIntake intake;
+    private final CurrentIdentityAssociation identity;
 
-    public EventResource(EventIntake intake) {
+    public EventResource(EventIntake intake, CurrentIdentityAssociation identity) {
         this.intake = intake;
+        this.identity = identity;
     }
 
+    /** Open at this layer: the intake asks for a submitter's token for submit events, none for pings. */
     @POST
+    @PermitAll
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<Response> receive(byte[] body, @Context HttpHeaders headers) {
-        return intake.receive(headers.getMediaType(), headers.getRequestHeaders(), body == null ? new byte[0] : body);
+        return intake.receive(headers.getMediaType(), headers.getRequestHeaders(), body == null ? new byte[0] : body,
+                identity.getDeferredIdentity());
     }
 }

@@ -13,7 +13,7 @@ import java.util.Map;
 public record Job(String id, String type, JobState state, Integer priority, Integer attempts, Integer maxAttempts,
         Integer timeoutSeconds, String processor, String submittedAt, String assignedAt, String startedAt,
         String finishedAt, List<String> args, JsonNode config, Map<String, String> env, Result result, String error,
-        String sweep, Integer trial, JsonNode progress, Map<String, String> members) {
+        String sweep, Integer trial, JsonNode progress, Map<String, String> members, String submittedBy) {
 
     /** What the job's process left: exit code, the metrics from its result file, the end of its output. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -36,7 +36,8 @@ public record Job(String id, String type, JobState state, Integer priority, Inte
                 Times.iso(h.get("finishedAt")), read(json, h.get("args"), new TypeReference<>() {
                 }), tree(json, h.get("config")), read(json, h.get("env"), new TypeReference<>() {
                 }), result, state == JobState.SUCCEEDED || error == null || error.isEmpty() ? null : error,
-                blankToNull(h.get("sweep")), integer(h.get("trial")), tree(json, h.get("progress")), members(h));
+                blankToNull(h.get("sweep")), integer(h.get("trial")), tree(json, h.get("progress")), members(h),
+                blankToNull(h.get("submittedBy")));
     }
 
     /** A gang job's members and how each ended, e.g. {"worker-0": "SUCCEEDED (exit 0)"}; null for other jobs. */

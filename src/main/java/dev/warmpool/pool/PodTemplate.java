@@ -18,6 +18,9 @@ import java.util.Map;
  * <p>{@code agent}: {@code init-container} (the default) copies a self-contained agent into a
  * shared volume and starts the main container under it, so any image works;
  * {@code built-in} starts {@code warmpool-agent} from the image's PATH.
+ *
+ * <p>A processor's pod gets no Kubernetes API token unless {@code automountServiceAccountToken}
+ * is true: a job has no business with the API server unless its pool says so.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PodTemplate(
@@ -32,10 +35,18 @@ public record PodTemplate(
         String serviceAccountName,
         List<Volume> volumes,
         List<VolumeMount> volumeMounts,
-        SecurityContext securityContext) {
+        SecurityContext securityContext,
+        Boolean automountServiceAccountToken) {
 
     public static final String INIT_CONTAINER = "init-container";
     public static final String BUILT_IN = "built-in";
+
+    /** Whether the pod asks for host access: a hostPath volume or a privileged container. */
+    public boolean hostAccess() {
+        boolean hostPath = volumes != null && volumes.stream().anyMatch(v -> v.getHostPath() != null);
+        boolean privileged = securityContext != null && Boolean.TRUE.equals(securityContext.getPrivileged());
+        return hostPath || privileged;
+    }
 
     public String agentMode() {
         return agent == null ? INIT_CONTAINER : agent;

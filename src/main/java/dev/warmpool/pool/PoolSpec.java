@@ -18,6 +18,10 @@ import java.util.Map;
  * each job as a JSON line on its stdin (see the README, "Persistent workers"), so the
  * interpreter and whatever it loaded stay warm across jobs. {@code maxJobsPerProcessor} gives a
  * processor back after that many jobs (1: a fresh processor per job, as Katib runs trials).
+ *
+ * <p>Who may use it: {@code jobEnv} lists the variables a job's {@code env} may set (exact names
+ * or {@code PREFIX_*}; none when absent), {@code submitters} the token names or groups that may
+ * submit to it besides admins (everyone with the submitter role when absent).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSpec(
@@ -41,7 +45,11 @@ public record PoolSpec(
         @Min(value = 1, message = "must be 1 or more") Integer maxJobsPerProcessor,
         @Size(min = 1, max = 8, message = "must have 1 to 8 roles")
         Map<@jakarta.validation.constraints.Pattern(regexp = "[a-z]([a-z0-9]{0,14})", message = "must be a role name of at most 15 lower-case letters and digits, e.g. \"worker\"") String,
-            @NotNull(message = "must not be null") @jakarta.validation.Valid GangRole> gang) {
+            @NotNull(message = "must not be null") @jakarta.validation.Valid GangRole> gang,
+        @Size(max = 256, message = "may have at most 256 names")
+        List<@NotNull(message = "must not contain null") @jakarta.validation.constraints.Pattern(regexp = "[A-Za-z_][A-Za-z0-9_]{0,255}\\*?", message = "must be a variable name, or a prefix ending in *, e.g. \"HF_*\"") String> jobEnv,
+        @Size(max = 256, message = "may have at most 256 names")
+        List<@NotEmpty(message = "must be a token name or a group") @Size(max = 256) String> submitters) {
 
     /**
      * One role of a gang: how many members play it, and (optionally) their own command and env.
@@ -99,7 +107,13 @@ public record PoolSpec(
                 workingDir == null || workingDir.isBlank() ? null : workingDir,
                 maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued, template,
                 worker == null || worker.isBlank() ? "process" : worker, maxJobsPerProcessor,
-                gang == null || gang.isEmpty() ? null : new java.util.TreeMap<>(gang));
+                gang == null || gang.isEmpty() ? null : new java.util.TreeMap<>(gang),
+                jobEnv == null || jobEnv.isEmpty() ? null : jobEnv, submitters == null || submitters.isEmpty() ? null : submitters);
+    }
+
+    /** Whether {@code caller} (a name and its roles or groups) may submit here; admins always may. */
+    public boolean admits(String name, java.util.Set<String> groups) {
+        return submitters == null || submitters.contains(name) || submitters.stream().anyMatch(groups::contains);
     }
 
     public boolean persistent() {

@@ -36,7 +36,8 @@ public class RuntimeProducer {
         String namespace = k.namespace().orElse(Optional.ofNullable(client.getNamespace()).orElse("default"));
         PodFactory.Settings settings = new PodFactory.Settings(k.redisUrl().orElse(redis), k.agentImage(),
                 config.heartbeat().interval().toMillis(), config.jobs().retention().toSeconds(),
-                config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK"))).orElse(null));
+                config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK"))).orElse(null),
+                k.redisSecret().orElse(null));
         KubernetesRuntime runtime = new KubernetesRuntime(client, calls, namespace, settings, json);
         String identity = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Names.newProcessorId();
         runtime.elect(k.leaseName(), identity);

@@ -36,23 +36,31 @@ public class JobService {
     private final Reconciler reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
+    private final SubmitLimiter limiter;
+    private final Access access;
 
     public JobService(PoolStore store, PoolService pools, Reconciler reconciler, Validator validator,
-            WarmpoolConfig config) {
+            WarmpoolConfig config, SubmitLimiter limiter) {
         this.store = store;
         this.pools = pools;
         this.reconciler = reconciler;
         this.validator = validator;
         this.config = config;
+        this.limiter = limiter;
+        this.access = new Access(store);
     }
 
-    public Uni<Job> submit(JobRequest request, String idempotencyKey) {
+    public Uni<Job> submit(JobRequest request, String idempotencyKey, Caller caller) {
         JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
+        Access.checkEnvNames(r.env(), "env");
         PoolStore.Idempotency idem = idempotency(store, config, idempotencyKey, r);
         checkRoom();
-        Accepted job = accept(r, "");
-        return store.submit(r.type(), job.id(), job.stored().priority(), idem, job.stored().fields()).flatMap(reply -> {
+        limiter.take(caller, 1);
+        Accepted job = accept(r, "", caller);
+        return access.check(r.type(), caller, List.of(job.env()), List.of("env"))
+                .flatMap(ok -> store.submit(r.type(), job.id(), job.stored().priority(), idem, job.stored().fields()))
+                .flatMap(reply -> {
             Uni<Job> refused = refused(reply, r.type(), "", () -> replay(idempotencyKey, idem,
                     Replies.string(reply.get(1)), Replies.string(reply.get(2))));
             if (refused != null) {
@@ -72,7 +80,7 @@ public class JobService {
      * request's order): each runs on an idle processor or is queued, best first. An
      * Idempotency-Key answers a repeated batch with the jobs it created first.
      */
-    public Uni<List<Job>> submitBatch(BatchRequest request, String idempotencyKey) {
+    public Uni<List<Job>> submitBatch(BatchRequest request, String idempotencyKey, Caller caller) {
         BatchRequest b = Checks.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
         String type = b.jobs().get(0).type();
         PoolService.checkType(type, "jobs[0].type");
@@ -83,13 +91,20 @@ public class JobService {
                         + "'; send one batch per type.");
             }
         }
+        for (int i = 0; i < b.jobs().size(); i++) {
+            Access.checkEnvNames(b.jobs().get(i).env(), "jobs[" + i + "].env");
+        }
         PoolStore.Idempotency idem = idempotency(store, config, idempotencyKey, b);
         checkRoom();
+        limiter.take(caller, b.jobs().size());
         List<Accepted> jobs = new java.util.ArrayList<>(b.jobs().size());
         for (int i = 0; i < b.jobs().size(); i++) {
-            jobs.add(accept(b.jobs().get(i), "jobs[" + i + "]."));
+            jobs.add(accept(b.jobs().get(i), "jobs[" + i + "].", caller));
         }
-        return store.submitBatch(type, jobs.stream().map(Accepted::stored).toList(), idem).flatMap(reply -> {
+        List<String> envFields = java.util.stream.IntStream.range(0, jobs.size()).mapToObj(i -> "jobs[" + i + "].env").toList();
+        return access.check(type, caller, jobs.stream().map(Accepted::env).toList(), envFields)
+                .flatMap(ok -> store.submitBatch(type, jobs.stream().map(Accepted::stored).toList(), idem))
+                .flatMap(reply -> {
             Uni<List<Job>> refused = refused(reply, type, "a batch of " + jobs.size()
                     + " jobs is taken whole and would not fit; ", () -> replayBatch(idempotencyKey, idem,
                     Replies.string(reply.get(1)), Replies.string(reply.get(2))));
@@ -151,12 +166,12 @@ public class JobService {
             boolean assigned = processor != null;
             return new Job(id(), request.type(), assigned ? JobState.ASSIGNED : JobState.QUEUED, stored.priority(),
                     assigned ? 1 : 0, maxAttempts, timeout, processor, now, assigned ? now : null, null, null, args, config,
-                    env.isEmpty() ? null : env, null, null, null, null, null, null);
+                    env.isEmpty() ? null : env, null, null, null, null, null, null, stored.fields().get("submittedBy"));
         }
     }
 
     /** {@code field} prefixes the names in errors, e.g. "jobs[3]." in a batch. */
-    private Accepted accept(JobRequest r, String field) {
+    private Accepted accept(JobRequest r, String field, Caller caller) {
         if (r.config() != null && !r.config().isObject() && !r.config().isNull()) {
             throw Problem.invalid(field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
         }
@@ -176,6 +191,7 @@ public class JobService {
         fields.put("args", store.write(args));
         fields.put("config", cfg == null ? "{}" : store.write(cfg));
         fields.put("env", store.write(env));
+        fields.put("submittedBy", caller.name());
         return new Accepted(new PoolStore.NewJob(id, priority, fields), r, timeout, maxAttempts, args, cfg, env);
     }
 
@@ -271,9 +287,16 @@ public class JobService {
                         .thenComparing(Job::id, Comparator.reverseOrder()));
     }
 
-    public Uni<Job> cancel(String id) {
+    /** Cancels a job: the caller's own, or anyone's as an admin (403 otherwise, and nothing changes). */
+    public Uni<Job> cancel(String id, Caller caller) {
         String type = typeOf(id);
-        return store.cancel(type, id, "cancelled by request", config.jobs().retention().toSeconds()).flatMap(reply -> {
+        return get(id).invoke(job -> {
+            if (!caller.mayCancel(job.submittedBy())) {
+                throw new Problem(403, "forbidden", "Forbidden", "Job " + id + " was submitted by '" + job.submittedBy()
+                        + "'; only they or an admin may cancel it.").with("submittedBy", job.submittedBy());
+            }
+        }).flatMap(job -> store.cancel(type, id, "cancelled by " + caller.name(), config.jobs().retention().toSeconds()))
+                .flatMap(reply -> {
             String status = Replies.string(reply.get(0));
             if ("NOJOB".equals(status)) {
                 throw noJob(id);

@@ -117,11 +117,45 @@ public class PoolService {
                         + "per member and job and reuses its gangs; leave 'worker' and 'maxJobsPerProcessor' out.");
             }
         }
+        checkJobEnv(spec);
+        checkTemplate(spec);
         if (spec.minIdle() > spec.maxSize()) {
             throw Problem.invalid("minIdle", "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' ("
                     + spec.maxSize() + ").");
         }
         return spec;
+    }
+
+    private static void checkJobEnv(PoolSpec spec) {
+        List<String> jobEnv = spec.jobEnv() == null ? List.of() : spec.jobEnv();
+        for (int i = 0; i < jobEnv.size(); i++) {
+            String p = jobEnv.get(i);
+            String name = p.endsWith("*") ? p.substring(0, p.length() - 1) : p;
+            if (dev.warmpool.protocol.EnvNames.forbidden(name)) {
+                throw Problem.invalid("jobEnv[" + i + "]", "'" + p + "' can never be set by a job, even when a pool lists it: "
+                        + "it would let the job choose what code runs. Set it in the pool's 'env' if the pool needs it.");
+            }
+        }
+    }
+
+    /** Kubernetes templates within the operator's policy: allowed images, no host access unless allowed. */
+    private void checkTemplate(PoolSpec spec) {
+        dev.warmpool.pool.PodTemplate t = spec.template();
+        if (t == null) {
+            return;
+        }
+        List<String> images = config.policy().images().orElse(List.of());
+        if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
+            throw new Problem(403, "forbidden", "Forbidden", "The image '" + shown(t.image()) + "' is not one this "
+                    + "warmpool may run: its images start with " + String.join(", ", images)
+                    + " (warmpool.policy.images).").with("field", "template.image");
+        }
+        if (t.hostAccess() && !config.policy().allowHostAccess()) {
+            throw new Problem(403, "forbidden", "Forbidden", "The template asks for host access (a hostPath volume or a "
+                    + "privileged container), which this warmpool does not allow (warmpool.policy.allow-host-access).")
+                    .with("field", t.securityContext() != null && Boolean.TRUE.equals(t.securityContext().getPrivileged())
+                            ? "template.securityContext.privileged" : "template.volumes");
+        }
     }
 
     /** User input as it may be quoted back: at most 64 characters. */

@@ -43,9 +43,13 @@ public class SweepService {
     private final Validator validator;
     private final WarmpoolConfig config;
     private final ObjectMapper json;
+    private final SubmitLimiter limiter;
+    private final Access access;
 
     public SweepService(PoolStore store, PoolService pools, Reconciler reconciler, Validator validator,
-            WarmpoolConfig config, ObjectMapper json) {
+            WarmpoolConfig config, ObjectMapper json, SubmitLimiter limiter) {
+        this.limiter = limiter;
+        this.access = new Access(store);
         this.store = store;
         this.pools = pools;
         this.reconciler = reconciler;
@@ -54,13 +58,15 @@ public class SweepService {
         this.json = json;
     }
 
-    public Uni<Sweep> submit(SweepRequest request, String idempotencyKey) {
+    public Uni<Sweep> submit(SweepRequest request, String idempotencyKey, Caller caller) {
         SweepRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\", \"space\": {\"lr\": "
                 + "{\"grid\": [0.01, 0.1]}}}");
         PoolService.checkType(r.type());
+        Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
         List<Map<String, Object>> configs = configurations(r, spec);
         PoolStore.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r);
+        limiter.take(caller, configs.size());
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();
         sweep.put("type", r.type());
@@ -73,6 +79,7 @@ public class SweepService {
         sweep.put("minSteps", stopping == null ? "0" : stopping.minSteps().toString());
         sweep.put("minTrials", stopping == null ? "0" : stopping.minTrials().toString());
         sweep.put("spec", store.write(spec));
+        sweep.put("submittedBy", caller.name());
         Map<String, String> shared = new LinkedHashMap<>();
         shared.put("type", r.type());
         int priority = r.priority() == null ? 0 : r.priority();
@@ -83,11 +90,13 @@ public class SweepService {
                 ? config.jobs().defaultMaxAttempts() : r.maxAttempts()));
         shared.put("args", store.write(r.args() == null ? List.of() : r.args()));
         shared.put("env", store.write(r.env() == null ? Map.of() : r.env()));
+        shared.put("submittedBy", caller.name());
         Map<String, String> trials = new LinkedHashMap<>();
         for (int i = 0; i < configs.size(); i++) {
             trials.put(Names.trialId(id, i), store.write(configs.get(i)));
         }
-        return store.putSweep(r.type(), id, idem, priority, sweep, shared, trials).flatMap(reply -> {
+        return access.check(r.type(), caller, java.util.Collections.singletonList(r.env()), List.of("env"))
+                .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials)).flatMap(reply -> {
             String status = Replies.string(reply.get(0));
             return switch (status) {
                 case "NOPOOL" -> pools.unknownType(r.type());
@@ -164,9 +173,16 @@ public class SweepService {
                         .thenComparing(Sweep::id, Comparator.reverseOrder()));
     }
 
-    public Uni<Sweep> cancel(String id) {
+    /** Cancels a sweep: the caller's own, or anyone's as an admin (403 otherwise, and nothing changes). */
+    public Uni<Sweep> cancel(String id, Caller caller) {
         String type = typeOf(id);
-        return store.cancelSweep(type, id, "the sweep was cancelled", config.jobs().retention().toSeconds()).flatMap(reply -> {
+        return get(id).invoke(sweep -> {
+            if (!caller.mayCancel(sweep.submittedBy())) {
+                throw new Problem(403, "forbidden", "Forbidden", "Sweep " + id + " was submitted by '" + sweep.submittedBy()
+                        + "'; only they or an admin may cancel it.").with("submittedBy", sweep.submittedBy());
+            }
+        }).flatMap(s -> store.cancelSweep(type, id, "the sweep was cancelled by " + caller.name(),
+                config.jobs().retention().toSeconds())).flatMap(reply -> {
             String status = Replies.string(reply.get(0));
             if ("NOSWEEP".equals(status)) {
                 throw noSweep(id);
@@ -200,7 +216,8 @@ public class SweepService {
                 num(h, "failed"), num(h, "cancelled"), num(h, "earlyStopped"));
         Sweep.Spec spec = read(h.get("spec"), Sweep.Spec.class);
         return new Sweep(h.get("id"), h.get("type"), h.get("state"), spec, progress, best, Times.iso(h.get("createdAt")),
-                Times.iso(h.get("finishedAt")), blankToNull(h.get("error")), withTrials ? trials : null);
+                Times.iso(h.get("finishedAt")), blankToNull(h.get("error")), withTrials ? trials : null,
+                blankToNull(h.get("submittedBy")));
     }
 
     private static int num(Map<String, String> h, String field) {

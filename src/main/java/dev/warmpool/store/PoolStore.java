@@ -156,6 +156,20 @@ public class PoolStore {
                 .map(Replies::listOrStatus);
     }
 
+    /** The pool's spec as it was PUT, or empty when there is no such pool. */
+    public Uni<Optional<PoolSpec>> spec(String type) {
+        return redis.hget(KeySchema.pool(type), "spec").map(r -> {
+            if (r == null) {
+                return Optional.<PoolSpec>empty();
+            }
+            try {
+                return Optional.of(json.readValue(r.toString(), PoolSpec.class));
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("pool " + type + " has a spec that does not parse: " + e.getOriginalMessage(), e);
+            }
+        });
+    }
+
     public Uni<Optional<Job>> job(String type, String jobId) {
         return redis.hgetall(KeySchema.job(type, jobId)).map(r -> {
             Map<String, String> h = Replies.hash(ScriptRunner.plain(r));

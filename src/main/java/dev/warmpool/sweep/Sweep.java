@@ -8,7 +8,7 @@ import java.util.List;
 /** A sweep as {@code GET /sweeps/{id}} shows it: what it searches, how far it is, the best trial, every trial. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Sweep(String id, String type, String state, Spec spec, Progress progress, Best best, String createdAt,
-        String finishedAt, String error, List<Trial> trials) {
+        String finishedAt, String error, List<Trial> trials, String submittedBy) {
 
     /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -22,6 +22,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Every bad input gets a problem+json that names what is wrong, and stores nothing. */
 @QuarkusTest
 public class BadInputTests {
+    static {
+        dev.warmpool.Tokens.asAdminByDefault();
+    }
+
     static final String POOL = "bad-input";
 
     @BeforeEach

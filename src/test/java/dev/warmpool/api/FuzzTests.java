@@ -20,6 +20,10 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 class FuzzTests {
+    static {
+        dev.warmpool.Tokens.asAdminByDefault();
+    }
+
     static final String POOL = "fuzz";
     final Random random = new Random(20261202);
 

@@ -25,6 +25,10 @@ import org.junit.jupiter.api.Test;
 
 /** CloudEvents in (Knative sink at POST /) and out (K_SINK), in-process and against the packaged app. */
 public abstract class EventScenarios {
+    static {
+        dev.warmpool.Tokens.asAdminByDefault();
+    }
+
 
     /** The periodic reconciler is slowed to once an hour, so a ping is what reconciles. */
     public static class QuietReconciler implements QuarkusTestProfile {

@@ -40,8 +40,17 @@ public final class PodFactory {
     /** The port on which a gang member's job serves the others (TensorFlow's default). */
     public static final int GANG_PORT = 2222;
 
-    /** What every pod shares: where Redis is, how often to heartbeat, where events go. */
-    public record Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink) {
+    /**
+     * What every pod shares: where Redis is, how often to heartbeat, where events go. With
+     * {@code redisSecret} ({@code <secret>/<key>}) the Redis URL, password and all, reaches the
+     * agent from that Secret, and the pod spec (readable by anyone who may list pods) holds only
+     * the reference.
+     */
+    public record Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink,
+            String redisSecret) {
+        public Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink) {
+            this(redisUrl, agentImage, heartbeatMillis, retentionSeconds, sink, null);
+        }
     }
 
     private PodFactory() {
@@ -124,7 +133,7 @@ public final class PodFactory {
                 // a processor that dies is replaced by the reconciler, not restarted in place
                 .withRestartPolicy("Never")
                 .withServiceAccountName(t.serviceAccountName())
-                .withAutomountServiceAccountToken(t.serviceAccountName() != null)
+                .withAutomountServiceAccountToken(Boolean.TRUE.equals(t.automountServiceAccountToken()))
                 .withNodeSelector(t.nodeSelector())
                 .withTolerations(t.tolerations())
                 .withVolumes(volumes)
@@ -160,7 +169,9 @@ public final class PodFactory {
         if (t.env() != null) {
             env.putAll(t.env());
         }
-        env.put("WARMPOOL_REDIS_URL", s.redisUrl());
+        if (s.redisSecret() == null) {
+            env.put("WARMPOOL_REDIS_URL", s.redisUrl());
+        }
         env.put("WARMPOOL_POOL", type);
         env.put("WARMPOOL_PROCESSOR_ID", processorId);
         env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
@@ -172,6 +183,18 @@ public final class PodFactory {
             env.put("WARMPOOL_MEMBER_ADDR", processorId + "." + gangServiceName(type) + ":" + GANG_PORT);
         }
         List<EnvVar> out = new ArrayList<>();
+        if (s.redisSecret() != null) {
+            int slash = s.redisSecret().indexOf('/');
+            out.add(new io.fabric8.kubernetes.api.model.EnvVarBuilder().withName("WARMPOOL_REDIS_URL").withNewValueFrom()
+                    .withNewSecretKeyRef(slash < 0 ? "url" : s.redisSecret().substring(slash + 1),
+                            slash < 0 ? s.redisSecret() : s.redisSecret().substring(0, slash), false)
+                    .endValueFrom().build());
+        }
+        // the agent passes these names of its own environment on to jobs (besides a small safe
+        // base): what the template sets for the training image, never warmpool's own variables
+        if (t.env() != null && !t.env().isEmpty()) {
+            env.put("WARMPOOL_PASS_ENV", String.join(",", new java.util.TreeSet<>(t.env().keySet())));
+        }
         env.forEach((k, v) -> out.add(new EnvVar(k, v, null)));
         return out;
     }

@@ -51,7 +51,7 @@ public class LocalRuntime implements ProcessorRuntime {
         cmd.add(javaBinary());
         cmd.add(PROCESSOR + processorId);
         cmd.add(POOL + type);
-        cmd.add(REDIS + redisUrl);
+        cmd.add(REDIS + withoutCredentials(redisUrl));
         cmd.addAll(classData);
         cmd.addAll(launch);
         Path logs = config.runtime().local().stateDir().resolve("logs");
@@ -62,7 +62,7 @@ public class LocalRuntime implements ProcessorRuntime {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve(type + "-" + processorId + ".log").toFile()))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
             Map<String, String> env = pb.environment();
-            env.put("WARMPOOL_REDIS_URL", redisUrl);
+            env.put("WARMPOOL_REDIS_URL_FILE", secretFile(processorId, redisUrl).toString());
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
             if (spec != null && spec.isGang()) {
@@ -79,6 +79,36 @@ public class LocalRuntime implements ProcessorRuntime {
         } catch (IOException e) {
             throw new UncheckedIOException("could not start an agent for pool " + type, e);
         }
+    }
+
+    /**
+     * The Redis URL for one agent, in a file only this user can read, which the agent deletes as
+     * soon as it has read it: neither {@code ps} nor a job's {@code /proc/<agent>/environ} shows it.
+     */
+    private Path secretFile(String processorId, String url) throws IOException {
+        Path dir = config.runtime().local().stateDir().resolve("run").toAbsolutePath();
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        }
+        Path file = dir.resolve(processorId + ".redis");
+        Files.deleteIfExists(file);
+        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, url);
+        return file;
+    }
+
+    /** A Redis URL as an agent's command line names it (to find it again): without user or password. */
+    static String withoutCredentials(String url) {
+        StringBuilder out = new StringBuilder();
+        for (String one : url.split(",")) {
+            int scheme = one.indexOf("://");
+            int at = one.lastIndexOf('@');
+            out.append(out.length() == 0 ? "" : ",").append(scheme >= 0 && at > scheme
+                    ? one.substring(0, scheme + 3) + one.substring(at + 1) : one);
+        }
+        return out.toString();
     }
 
     /**
@@ -186,7 +216,7 @@ public class LocalRuntime implements ProcessorRuntime {
     }
 
     static Stream<ProcessHandle> agents(String redisUrl) {
-        String marker = REDIS + redisUrl;
+        String marker = REDIS + withoutCredentials(redisUrl);
         return ProcessHandle.allProcesses().filter(h -> h.isAlive() && arguments(h).contains(marker));
     }
 

@@ -31,14 +31,14 @@ class PodFactoryTests {
     }
 
     static PoolSpec spec(PodTemplate t) {
-        return new PoolSpec(List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t, "process", null, null);
+        return new PoolSpec(List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t, "process", null, null, null, null);
     }
 
     static PodTemplate gpuTemplate(String agent) {
         return new PodTemplate("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", agent, Map.of("NCCL_DEBUG", "WARN"),
                 new ResourceRequirementsBuilder().addToRequests("cpu", new Quantity("2")).addToLimits("nvidia.com/gpu", new Quantity("1")).build(),
                 Map.of("cloud.google.com/gke-accelerator", "nvidia-l4"),
-                List.of(new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null)), "trainer", null, null, null);
+                List.of(new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null)), "trainer", null, null, null, null);
     }
 
     static Map<String, String> env(Container c) {
@@ -105,9 +105,12 @@ class PodFactoryTests {
         assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
         assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
         assertEquals("RuntimeDefault", pod.getSpec().getSecurityContext().getSeccompProfile().getType());
-        assertTrue(pod.getSpec().getAutomountServiceAccountToken(), "a named service account keeps its token");
-        PodTemplate noSa = new PodTemplate("img", null, null, null, null, null, null, null, null, null);
+        assertFalse(pod.getSpec().getAutomountServiceAccountToken(), "a named service account gets no token unless asked");
+        PodTemplate noSa = new PodTemplate("img", null, null, null, null, null, null, null, null, null, null);
         assertFalse(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS).getSpec().getAutomountServiceAccountToken());
+        PodTemplate asks = new PodTemplate("img", null, null, null, null, null, "trainer", null, null, null, true);
+        assertTrue(PodFactory.pod("t", "p1", spec(asks), owner(), SETTINGS).getSpec().getAutomountServiceAccountToken(),
+                "a template that asks for the token gets it");
         assertNull(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS).getSpec().getServiceAccountName());
     }
 

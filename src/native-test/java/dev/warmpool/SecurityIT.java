@@ -1,0 +1,7 @@
+package dev.warmpool;
+
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+
+@QuarkusIntegrationTest
+class SecurityIT extends SecurityScenarios {
+}

@@ -1,0 +1,7 @@
+package dev.warmpool;
+
+import io.quarkus.test.junit.QuarkusTest;
+
+@QuarkusTest
+class SecurityTests extends SecurityScenarios {
+}
