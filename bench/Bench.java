@@ -35,6 +35,8 @@ import redis.clients.jedis.Pipeline;
 public class Bench {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final Map<String, Object> RESULTS = new LinkedHashMap<>();
+    /** The benchmark's own admin token: every manager it starts reads its hash from target/bench/tokens. */
+    static final String TOKEN = "wp_bench_" + Long.toHexString(new java.security.SecureRandom().nextLong());
     static boolean quick;
 
     record Manager(Process process, String base, double readyMs) {
@@ -652,7 +654,8 @@ public class Bench {
         List<String> cmd = new ArrayList<>(List.of(java,
                 "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port,
                 "-Dwarmpool.runtime.local.state-dir=" + Path.of("target", "bench").toAbsolutePath(),
-                "-Dwarmpool.runtime.local.agent-jar=" + Path.of("target", "warmpool-agent.jar").toAbsolutePath()));
+                "-Dwarmpool.runtime.local.agent-jar=" + Path.of("target", "warmpool-agent.jar").toAbsolutePath(),
+                "-Dwarmpool.auth.tokens-file=" + tokensFile()));
         cmd.addAll(List.of(options));
         cmd.addAll(List.of("-jar", dir.toAbsolutePath().normalize().equals(app) ? "quarkus-run.jar" : app.resolve("quarkus-run.jar").toString()));
         long t0 = System.nanoTime();
@@ -661,6 +664,13 @@ public class Bench {
         Manager m = new Manager(p, "http://127.0.0.1:" + port, 0);
         await(() -> status(m, "/q/health/ready") == 200, 2);
         return new Manager(p, m.base(), (System.nanoTime() - t0) / 1e6);
+    }
+
+    static Path tokensFile() throws java.io.IOException {
+        Path f = Path.of("target", "bench", "tokens").toAbsolutePath();
+        Files.createDirectories(f.getParent());
+        Files.writeString(f, dev.warmpool.auth.TokenFile.line("bench", "admin", TOKEN) + "\n");
+        return f;
     }
 
     static void stop(Manager m) throws InterruptedException {
@@ -795,7 +805,7 @@ public class Bench {
                 java.util.function.Function<String, String> take) throws Exception {
             URI uri = URI.create(base);
             byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
-                    + "\r\nContent-Type: application/json\r\nContent-Length: " + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                    + "\r\nAuthorization: Bearer " + TOKEN + "\r\nContent-Type: application/json\r\nContent-Length: " + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
                     + "\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             List<CompletableFuture<List<String>>> parts = new ArrayList<>();
             for (int c = 0; c < connections; c++) {
@@ -886,7 +896,7 @@ public class Bench {
 
     static HttpRequest request(Manager m, String method, String path, String body) {
         return HttpRequest.newBuilder(URI.create(m.base() + path)).timeout(Duration.ofSeconds(120))
-                .header("Content-Type", "application/json")
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + TOKEN)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
     }
 
@@ -896,7 +906,7 @@ public class Bench {
 
     static String send(Manager m, String method, String path, String body, Map<String, String> headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(m.base() + path)).timeout(Duration.ofSeconds(120))
-                .header("Content-Type", "application/json")
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + TOKEN)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         headers.forEach(b::header);
         HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());

@@ -56,8 +56,8 @@ gone() {
 http() {
   local method=$1 path=$2 body=${3:-} extra=${4:-}
   exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
-  printf '%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s' \
-    "$method" "$path" "$extra" "${#body}" "$body" >&3
+  printf '%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s' \
+    "$method" "$path" "$token" "$extra" "${#body}" "$body" >&3
   sed '1,/^\r$/d' <&3
   exec 3<&-
 }
@@ -102,6 +102,8 @@ if ! wait_for 60 ready; then
   exit 1
 fi
 
+# the admin token the manager made at its first start (no tokens file was given)
+token=$(cat "$work/state/token")
 first=""
 for i in $(seq 12); do
   http GET /pools >/dev/null

@@ -101,6 +101,7 @@ class ChaosIT {
             HttpResponse<String> r = ManagerProcess.HTTP.send(java.net.http.HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + m.port + "/jobs")).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                    .header("Authorization", Tokens.bearer(Tokens.ADMIN))
                     .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
                     HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 202) {

@@ -77,6 +77,23 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
         return Uni.createFrom().item(new ChallengeData(401, "WWW-Authenticate", CHALLENGE));
     }
 
+    /**
+     * The 401 for paths outside the API (/q/metrics), answered as the API answers it: as
+     * problem+json with the Bearer challenge (the API's own 401s come from ProblemMapper).
+     */
+    @Override
+    public Uni<Boolean> sendChallenge(RoutingContext context) {
+        if (context.response().ended()) {
+            return Uni.createFrom().item(true);
+        }
+        String body = "{\"type\":\"https://warmpool.dev/problems/unauthenticated\",\"title\":\"Unauthorized\",\"status\":401,"
+                + "\"detail\":\"This needs a token: send 'Authorization: Bearer <token>' (the run command writes one to "
+                + ".warmpool/token).\"}";
+        return Uni.createFrom().completionStage(() -> context.response().setStatusCode(401)
+                .putHeader("WWW-Authenticate", CHALLENGE).putHeader("Content-Type", "application/problem+json")
+                .end(body).toCompletionStage()).replaceWith(true);
+    }
+
     @Override
     public Set<Class<? extends AuthenticationRequest>> getCredentialTypes() {
         return Set.of(StaticTokenRequest.class);

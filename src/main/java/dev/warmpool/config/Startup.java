@@ -43,7 +43,8 @@ public class Startup {
         runtime.prepare();
     }
 
-    static boolean loopback(String host) {
+    /** Whether {@code host} is reachable from this machine only. */
+    public static boolean loopback(String host) {
         return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
     }
 

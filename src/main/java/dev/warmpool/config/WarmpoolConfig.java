@@ -31,6 +31,29 @@ public interface WarmpoolConfig {
 
     Limits limits();
 
+    Redis redis();
+
+    interface Redis {
+        /** Port of the run command's own redis-server (read by WarmpoolMain, before this config exists). */
+        @WithDefault("6380")
+        int embeddedPort();
+
+        /** Its data directory. */
+        @WithDefault(".warmpool/redis")
+        String embeddedDir();
+
+        /**
+         * Whether local agents connect as a Redis ACL user of their pool's own (see AgentUsers)
+         * when Redis asks for a password; they use the manager's credentials otherwise.
+         */
+        @WithDefault("true")
+        boolean agentUsers();
+
+        /** How often an agent user gets a new password (the previous one stays valid until the next). */
+        @WithDefault("24h")
+        Duration agentPasswordRotation();
+    }
+
     interface Auth {
         /**
          * Whether callers must show a token. Off only on purpose: the manager then binds to

@@ -18,7 +18,6 @@ import dev.warmpool.service.Caller;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.http.restful.ws.impl.RestfulWSMessageFactory;
-import io.cloudevents.rw.CloudEventRWException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -87,7 +86,9 @@ public class EventIntake {
     private static CloudEvent read(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body) {
         try {
             return RestfulWSMessageFactory.create(mediaType, headers, body).toEvent();
-        } catch (CloudEventRWException | IllegalArgumentException | IllegalStateException e) {
+        } catch (RuntimeException e) {
+            // the SDK's reader fails in many ways on hostile input (its own exceptions, Jackson's,
+            // a NullPointerException for a structured body of `null`): each means "not a CloudEvent"
             throw new Problem(400, "invalid-cloudevent", "Invalid CloudEvent", "The request is not a CloudEvent 1.0 in binary "
                     + "mode (ce-specversion, ce-id, ce-source and ce-type headers) or structured mode "
                     + "(application/cloudevents+json): " + shorten(e.getMessage()) + ".");

@@ -36,11 +36,6 @@ public final class EnvNames {
         return HOOKS.contains(upper) || PREFIXES.stream().anyMatch(upper::startsWith);
     }
 
-    /** A valid entry of a pool's {@code jobEnv}: a variable name, or a prefix ending in {@code *}. */
-    public static boolean validPattern(String pattern) {
-        return pattern != null && pattern.matches("[A-Za-z_][A-Za-z0-9_]*\\*?");
-    }
-
     /** True when {@code name} is one the pool's {@code jobEnv} lists, exactly or by a {@code PREFIX_*} pattern. */
     public static boolean allowed(String name, List<String> jobEnv) {
         if (jobEnv == null || forbidden(name)) {

@@ -78,7 +78,11 @@ public class Reconciler {
     /** Jobs queued over all pools at the last pass (the soft global bound on submits). */
     private volatile long queuedJobs;
 
-    public Reconciler(PoolStore store, ProcessorRuntime runtime, WarmpoolConfig config) {
+    private final dev.warmpool.store.AgentUsers agentUsers;
+
+    public Reconciler(PoolStore store, ProcessorRuntime runtime, WarmpoolConfig config,
+            dev.warmpool.store.AgentUsers agentUsers) {
+        this.agentUsers = agentUsers;
         this.store = store;
         this.runtime = runtime;
         this.config = config;
@@ -174,12 +178,18 @@ public class Reconciler {
                     .map(ProcessorRuntime.Running::processorId).collect(Collectors.toSet());
             SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, ofPool, heartbeatsSince);
             s.processors().forEach(p -> known.add(type + "/" + p.id()));
+            if (agentUsers.enabled() && !s.processors().isEmpty()) {
+                // level-triggered: a Redis restarted without its ACLs gets the pool's agent user back
+                // (and a password due for rotation is rotated) before an agent has to reconnect
+                agentUsers.ensure(type).await().atMost(CALL);
+            }
             lost += applyLost(type, plan);
             retired += applyRetire(type, plan);
             started += applyStart(s, plan, known);
             if (s.draining() && store.collectPool(type, retentionSeconds()).await().atMost(CALL)) {
                 LOG.infof("pool %s drained and removed", type);
                 runtime.poolRemoved(type);
+                agentUsers.remove(type).await().atMost(CALL);
                 removed++;
             }
         }

@@ -20,10 +20,13 @@ public class RuntimeProducer {
     @Produces
     @ApplicationScoped
     ProcessorRuntime runtime(WarmpoolConfig config, @ConfigProperty(name = "quarkus.redis.hosts") String redisHosts,
-            Instance<KubernetesClient> kubernetes, KubernetesCalls calls, ObjectMapper json) {
+            Instance<KubernetesClient> kubernetes, KubernetesCalls calls, ObjectMapper json,
+            dev.warmpool.store.AgentUsers agentUsers) {
         String redis = redisHosts.replace(" ", "");
         return switch (config.runtime().type()) {
-            case "local" -> new LocalRuntime(redis, config);
+            // each agent connects as its pool's Redis user (when Redis asks for a password)
+            case "local" -> new LocalRuntime(redis, config,
+                    type -> agentUsers.urlFor(type).await().atMost(java.time.Duration.ofSeconds(10)));
             case "kubernetes" -> kubernetes(config, redis, kubernetes.get(), calls, json);
             default -> throw new IllegalStateException("warmpool.runtime.type=" + config.runtime().type()
                     + " is not supported; use local or kubernetes");

@@ -44,9 +44,15 @@ public final class RedisServer {
 
     /** A throw-away server on a free port: nothing on disk, stopped with {@link #stop()}. */
     public static RedisServer ephemeral() {
+        return ephemeral(new String[0]);
+    }
+
+    /** A throw-away server with more options, e.g. {@code --requirepass pw}. */
+    public static RedisServer ephemeral(String... options) {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"));
+        cmd.addAll(List.of(options));
         return launch(cmd, port, null);
     }
 
@@ -113,14 +119,15 @@ public final class RedisServer {
         }
     }
 
-    /** True when a Redis answers PING on 127.0.0.1:port. */
+    /** True when a Redis answers PING on 127.0.0.1:port (asking for a password counts as an answer). */
     public static boolean ping(int port) {
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(1000);
             s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             byte[] buf = new byte[7];
             int n = s.getInputStream().read(buf);
-            return n >= 5 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
+            String reply = n < 5 ? "" : new String(buf, 0, n, StandardCharsets.US_ASCII);
+            return reply.startsWith("+PONG") || reply.startsWith("-NOAUT");
         } catch (IOException e) {
             return false;
         }

@@ -2,12 +2,14 @@ package dev.warmpool.api;
 
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -15,7 +17,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * 1,200 malformed or hostile requests from a seeded generator: no 5xx, every refusal is
+ * 1,500 malformed or hostile requests (bodies, paths and headers, with and without a token) from a seeded generator: no 5xx, every refusal is
  * problem+json, and nothing is stored (the pools and the fuzz pool's jobs are as before).
  */
 @QuarkusTest
@@ -32,28 +34,91 @@ class FuzzTests {
         Api.putPool(POOL, Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1));
         List<String> poolsBefore = given().get("/pools").then().extract().jsonPath().getList("type");
         int jobsBefore = jobs();
-        List<Supplier<Response>> requests = List.of(
-                () -> given().contentType("application/json").body(badJob()).post("/jobs"),
-                () -> given().contentType("application/json").body(badPool()).put("/pools/" + name()),
-                () -> given().contentType("application/json").body(badPool()).put("/pools/" + POOL),
-                () -> given().urlEncodingEnabled(false).get("/jobs/" + hostileId()),
-                () -> given().urlEncodingEnabled(false).delete("/jobs/" + hostileId()),
-                () -> given().urlEncodingEnabled(false).get("/pools/" + hostileId()),
-                () -> given().urlEncodingEnabled(false).get("/jobs?" + hostileQuery()),
-                () -> given().contentType(pick("text/plain", "application/xml", "application/json; charset=latin1", "*/*"))
-                        .body(bytes()).post("/jobs"));
-        for (int i = 0; i < 1200; i++) {
-            Response r = requests.get(random.nextInt(requests.size())).get();
-            int status = r.statusCode();
-            assertTrue(status < 500, "request " + i + " got " + status + ": " + r.asString());
-            if (status >= 400) {
-                assertTrue(r.contentType().startsWith("application/problem+json"), "request " + i + ": " + r.contentType());
-                assertNotNull(r.jsonPath().getString("detail"));
-                assertEquals(status, r.jsonPath().getInt("status"));
-            }
-        }
+        hammer(true, 900);
+        hammer(false, 600);
         assertEquals(poolsBefore, given().get("/pools").then().extract().jsonPath().getList("type"));
         assertEquals(jobsBefore, jobs());
+    }
+
+    /**
+     * Hostile bodies, paths and headers (Authorization, Content-Type, ce-*, Idempotency-Key:
+     * empty, malformed, duplicated) on every endpoint; {@code withToken}: the calls carry the
+     * admin's token unless a hostile Authorization replaces it, else none at all.
+     */
+    private void hammer(boolean withToken, int count) {
+        List<java.util.function.Function<RequestSpecification, Response>> requests = List.of(
+                r -> r.contentType("application/json").body(badJob()).post("/jobs"),
+                r -> r.contentType("application/json").body("{\"jobs\": [" + badJob() + "]}").post("/jobs/batch"),
+                r -> r.contentType("application/json").body(badSweep()).post("/sweeps"),
+                r -> r.contentType("application/json").body(badPool()).put("/pools/" + name()),
+                r -> r.contentType("application/json").body(badPool()).put("/pools/" + POOL),
+                r -> r.urlEncodingEnabled(false).get("/jobs/" + hostileId()),
+                r -> r.urlEncodingEnabled(false).delete("/jobs/" + hostileId()),
+                r -> r.urlEncodingEnabled(false).delete("/sweeps/" + hostileId()),
+                r -> r.urlEncodingEnabled(false).get("/pools/" + hostileId()),
+                r -> r.urlEncodingEnabled(false).delete("/pools/" + pick("fuzz-none", hostileId())),
+                r -> r.urlEncodingEnabled(false).get("/jobs?" + hostileQuery()),
+                r -> r.get(pick("/sweeps", "/pools", "/q/metrics")),
+                r -> event(r).post("/"),
+                r -> r.contentType(pick("text/plain", "application/xml", "application/json; charset=latin1", "*/*"))
+                        .body(bytes()).post("/jobs"));
+        for (int i = 0; i < count; i++) {
+            RequestSpecification base = withToken ? given() : given().noFilters();
+            Response r = requests.get(random.nextInt(requests.size())).apply(hostileHeaders(base));
+            int status = r.statusCode();
+            String what = (withToken ? "with" : "without") + " a token, request " + i;
+            assertTrue(status < 500, what + " got " + status + ": " + r.asString());
+            if (status >= 400) {
+                assertTrue(r.contentType().startsWith("application/problem+json"), what + " (" + status + "): " + r.contentType());
+                assertNotNull(r.jsonPath().getString("detail"));
+                assertEquals(status, r.jsonPath().getInt("status"));
+                assertFalse(r.asString().contains(dev.warmpool.Tokens.ADMIN), what + " echoed the token: " + r.asString());
+            }
+            if (!withToken) {
+                assertTrue(status >= 400, what + " answered " + status + " without a token: " + r.asString());
+            }
+        }
+    }
+
+    private RequestSpecification hostileHeaders(RequestSpecification r) {
+        if (random.nextInt(3) == 0) {
+            r.header("Authorization", pick("", "Bearer", "Bearer ", "Bearer x", "Basic Zm9vOmJhcg==", "bearer " + "z".repeat(4000),
+                    "Bearer a.b.c", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "Bearer " + dev.warmpool.Tokens.ADMIN + " x",
+                    "Token " + dev.warmpool.Tokens.ADMIN));
+            if (random.nextInt(4) == 0) {
+                r.header("Authorization", "Bearer " + dev.warmpool.Tokens.ADMIN); // a second one
+            }
+        }
+        if (random.nextInt(4) == 0) {
+            r.header("Idempotency-Key", pick("", " ", "k".repeat(300), "\u00e9t\u00e9", "a b", "dup"));
+            if (random.nextInt(3) == 0) {
+                r.header("Idempotency-Key", "dup-2");
+            }
+        }
+        if (random.nextInt(4) == 0) {
+            r.header(pick("ce-specversion", "ce-id", "ce-source", "ce-type"), pick("", "0.3", "x".repeat(500), "dev.warmpool.job.submit"));
+        }
+        return r;
+    }
+
+    private RequestSpecification event(RequestSpecification r) {
+        if (random.nextBoolean()) {
+            return r.header("ce-specversion", pick("1.0", "0.3", "", "9")).header("ce-id", pick("e1", "", "x".repeat(300)))
+                    .header("ce-source", pick("/fuzz", "")).header("ce-type", pick("dev.warmpool.job.submit",
+                            "dev.warmpool.sweep.submit", "nope", ""))
+                    .contentType(pick("application/json", "text/plain", "application/cloudevents+json")).body(badJob());
+        }
+        return r.contentType(pick("application/cloudevents+json", "application/cloudevents-batch+json", "application/json"))
+                .body(pick("{}", "[]", "{\"specversion\": \"1.0\"}", "{\"specversion\": \"1.0\", \"id\": \"1\", \"source\": \"/f\", "
+                        + "\"type\": \"dev.warmpool.job.submit\", \"data\": " + badJob() + "}", new String(bytes(),
+                        java.nio.charset.StandardCharsets.ISO_8859_1)));
+    }
+
+    /** A sweep body that is wrong in at least one way. */
+    private String badSweep() {
+        return pick("{\"type\": \"" + POOL + "\"}", "{\"type\": \"" + POOL + "\", \"space\": " + pick("[]", "{}", "1",
+                "{\"x\": {\"grid\": []}}", "{\"x\": {\"nope\": 1}}") + "}", "{\"type\": \"" + POOL + "\", \"space\": {\"x\": "
+                + "{\"grid\": [1]}}, \"parallelism\": " + pick("0", "-1", "\"2\"") + "}", badJob());
     }
 
     private int jobs() {

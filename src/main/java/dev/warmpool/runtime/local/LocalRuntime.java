@@ -36,7 +36,15 @@ public class LocalRuntime implements ProcessorRuntime {
     /** JVM options that load the agents' class-data archive, once there is one. */
     private volatile List<String> classData = List.of();
 
+    /** The Redis URL an agent of a pool gets (its pool's ACL user, or the manager's URL). */
+    private final java.util.function.UnaryOperator<String> agentUrl;
+
     public LocalRuntime(String redisUrl, WarmpoolConfig config) {
+        this(redisUrl, config, type -> redisUrl);
+    }
+
+    public LocalRuntime(String redisUrl, WarmpoolConfig config, java.util.function.UnaryOperator<String> agentUrl) {
+        this.agentUrl = agentUrl;
         this.redisUrl = redisUrl;
         this.config = config;
         this.launch = launchCommand(config.runtime().local());
@@ -62,7 +70,7 @@ public class LocalRuntime implements ProcessorRuntime {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve(type + "-" + processorId + ".log").toFile()))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
             Map<String, String> env = pb.environment();
-            env.put("WARMPOOL_REDIS_URL_FILE", secretFile(processorId, redisUrl).toString());
+            env.put("WARMPOOL_REDIS_URL_FILE", secretFile(processorId, agentUrl.apply(type)).toString());
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
             if (spec != null && spec.isGang()) {

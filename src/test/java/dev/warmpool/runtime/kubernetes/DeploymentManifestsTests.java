@@ -81,7 +81,28 @@ class DeploymentManifestsTests {
         List<String> env = new ArrayList<>();
         c.path("env").forEach(e -> env.add(e.path("name").asText() + "=" + e.path("value").asText()));
         assertTrue(env.contains("WARMPOOL_RUNTIME_TYPE=kubernetes"));
-        assertTrue(env.contains("QUARKUS_REDIS_HOSTS=redis://warmpool-redis:6379"));
+        assertEquals("cluster-local", svc.at("/metadata/labels").path("networking.knative.dev/visibility").asText(),
+                "reachable inside the cluster only, unless the operator exposes it");
+    }
+
+    @Test
+    void theManagerTakesItsTokensAndTheRedisPasswordFromSecretsAndNamesNoPassword() throws IOException {
+        JsonNode spec = only("service.yaml", "Service").at("/spec/template/spec");
+        JsonNode c = spec.at("/containers/0");
+        java.util.Map<String, JsonNode> env = new java.util.HashMap<>();
+        c.path("env").forEach(e -> env.put(e.path("name").asText(), e));
+        assertEquals("warmpool-redis", env.get("QUARKUS_REDIS_HOSTS").at("/valueFrom/secretKeyRef/name").asText());
+        assertTrue(env.get("QUARKUS_REDIS_HOSTS").path("value").isMissingNode(), "no Redis URL in the plain env");
+        assertEquals("warmpool-redis/url", env.get("WARMPOOL_RUNTIME_KUBERNETES_REDIS_SECRET").path("value").asText());
+        String tokens = env.get("WARMPOOL_AUTH_TOKENS_FILE").path("value").asText();
+        String mount = c.at("/volumeMounts/0/mountPath").asText();
+        assertTrue(tokens.startsWith(mount + "/"), tokens + " lies in the mounted Secret " + mount);
+        assertEquals("warmpool-tokens", spec.at("/volumes/0/secret/secretName").asText());
+        JsonNode redis = only("redis.yaml", "StatefulSet").at("/spec/template/spec/containers/0");
+        List<String> args = new ArrayList<>();
+        redis.path("args").forEach(a -> args.add(a.asText()));
+        assertEquals("$(REDIS_PASSWORD)", args.get(args.indexOf("--requirepass") + 1));
+        assertEquals("warmpool-redis", redis.at("/env/0/valueFrom/secretKeyRef/name").asText());
     }
 
     @Test
@@ -99,7 +120,9 @@ class DeploymentManifestsTests {
                 "configmaps:get", "configmaps:delete", "services:create", "leases:get", "leases:create", "leases:update")) {
             assertTrue(grants.contains(need), "the Role grants " + need);
         }
-        assertFalse(grants.contains("pods:update") || grants.contains("secrets:get") || grants.contains("services:delete"), "nothing beyond need");
+        assertFalse(grants.contains("pods:update") || grants.contains("services:delete"), "nothing beyond need");
+        assertTrue(grants.stream().noneMatch(g -> g.startsWith("secrets:") || g.startsWith("pods/exec:")
+                || g.startsWith("pods/attach:") || g.startsWith("serviceaccounts/token:")), "no secrets, no exec: " + grants);
         JsonNode binding = only("rbac.yaml", "RoleBinding");
         assertEquals("warmpool", binding.at("/roleRef/name").asText());
         assertEquals("warmpool", binding.at("/subjects/0/name").asText());
