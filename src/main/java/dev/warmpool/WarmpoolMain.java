@@ -3,6 +3,7 @@ package dev.warmpool;
 import dev.warmpool.store.RedisServer;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.jboss.logging.Logger;
 
@@ -23,10 +24,13 @@ public class WarmpoolMain {
         if (!recordingClasses && System.getProperty("quarkus.redis.hosts") == null && System.getenv("QUARKUS_REDIS_HOSTS") == null) {
             int port = Integer.parseInt(setting("warmpool.redis.embedded-port", "WARMPOOL_REDIS_EMBEDDED_PORT", "6380"));
             Path dir = Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
-            RedisServer redis = RedisServer.persistent(port, dir);
-            System.setProperty("quarkus.redis.hosts", redis.url());
-            LOG.infof("No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s",
-                    redis.url(), dir.toAbsolutePath(), redis.process().isPresent() ? " (started now)" : " (already running)");
+            String password = password(dir, port);
+            RedisServer redis = RedisServer.persistent(port, dir, password);
+            System.setProperty("quarkus.redis.hosts", password == null ? redis.url()
+                    : "redis://:" + password + "@127.0.0.1:" + port);
+            LOG.infof("No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s%s",
+                    redis.url(), dir.toAbsolutePath(), redis.process().isPresent() ? " (started now)" : " (already running)",
+                    password == null ? "" : ", password in " + dir.resolve("password").toAbsolutePath());
         }
         if ("false".equalsIgnoreCase(setting("warmpool.auth.enabled", "WARMPOOL_AUTH_ENABLED", "true"))
                 && System.getProperty("quarkus.http.host") == null && System.getenv("QUARKUS_HTTP_HOST") == null) {
@@ -34,6 +38,31 @@ public class WarmpoolMain {
             System.setProperty("quarkus.http.host", "127.0.0.1");
         }
         Quarkus.run(args);
+    }
+
+    /**
+     * The own Redis's password: made at its first start ({@code <dir>/password}, 0600), so that
+     * other users of this machine cannot reach it, and its agents connect as their pool's ACL
+     * user. A Redis that already runs without a password file (made by an older warmpool) keeps none.
+     */
+    private static String password(Path dir, int port) {
+        Path file = dir.resolve("password");
+        try {
+            if (Files.isRegularFile(file)) {
+                return Files.readString(file).trim();
+            }
+            if (RedisServer.ping(port)) {
+                return null;
+            }
+            Files.createDirectories(dir);
+            byte[] random = new byte[24];
+            new java.security.SecureRandom().nextBytes(random);
+            String password = java.util.HexFormat.of().formatHex(random);
+            RedisServer.writePrivate(file, password + "\n");
+            return password;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot keep the Redis password in " + file, e);
+        }
     }
 
     private static String setting(String property, String env, String fallback) {

@@ -61,19 +61,33 @@ public final class RedisServer {
      * its own session so that it outlives the manager, as the agents do. Reused when it already runs.
      */
     public static RedisServer persistent(int port, Path dir) {
+        return persistent(port, dir, null);
+    }
+
+    /**
+     * As {@link #persistent(int, Path)}, asking clients for {@code password} when not null: it goes
+     * to redis-server in a 0600 config file, not on its command line, which {@code ps} shows.
+     */
+    public static RedisServer persistent(int port, Path dir, String password) {
         if (ping(port)) {
             return new RedisServer(null, port);
-        }
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             cmd.add("/usr/bin/setsid");
         }
-        cmd.addAll(List.of(binary().toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
+        cmd.add(binary().toString());
+        try {
+            Files.createDirectories(dir);
+            if (password != null) {
+                Path conf = dir.toAbsolutePath().resolve("redis.conf");
+                writePrivate(conf, "# written by warmpool: the password its manager and agents use\nrequirepass " + password + "\n");
+                cmd.add(conf.toString());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        cmd.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--dir", dir.toAbsolutePath().toString(), "--appendonly", "yes", "--save", "",
                 "--logfile", dir.toAbsolutePath().resolve("redis.log").toString(), "--daemonize", "no"));
         return launch(cmd, port, dir.resolve("redis.out"));
@@ -104,6 +118,14 @@ public final class RedisServer {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Writes {@code text} to a file only this user may read (made so before anything is in it). */
+    public static void writePrivate(Path file, String text) throws IOException {
+        Files.deleteIfExists(file);
+        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, text);
     }
 
     public void stop() {
