@@ -10,9 +10,9 @@
 //
 // It starts its own redis-server (from PATH or the embedded-redis jar) and the packaged manager.
 // --quick is the small version CI runs to prove the benchmark still works.
-import dev.warmpool.store.KeySchema;
+import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
-import dev.warmpool.store.Script;
+import dev.warmpool.protocol.Script;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.runtime.local.LocalRuntime;
-import dev.warmpool.store.KeySchema;
+import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -164,7 +164,7 @@ class ChaosIT {
     private void awaitFullPool() {
         try (Jedis j = new Jedis(URI.create(url))) {
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() ->
-                    j.smembers(KeySchema.prefix(POOL) + "procs").stream()
+                    j.smembers(KeySchema.processors(POOL)).stream()
                             .map(id -> j.hget(KeySchema.processor(POOL, id), "state"))
                             .filter(s -> "IDLE".equals(s) || "BUSY".equals(s)).count() >= 4
                             && LocalRuntime.agentPids(url).size() >= 4);
@@ -214,6 +214,6 @@ class ChaosIT {
     }
 
     private static boolean ended(String state) {
-        return state != null && List.of("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT").contains(state);
+        return state != null && dev.warmpool.protocol.JobState.valueOf(state).ended();
     }
 }

@@ -3,7 +3,7 @@ package dev.warmpool;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.runtime.local.LocalRuntime;
-import dev.warmpool.store.KeySchema;
+import dev.warmpool.protocol.KeySchema;
 import io.restassured.RestAssured;
 import java.util.Set;
 import java.util.stream.Collectors;

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.runtime.local.LocalRuntime;
 import dev.warmpool.store.AgentUsers;
-import dev.warmpool.store.KeySchema;
+import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +43,7 @@ class RedisPasswordIT {
     void checkTheAgentUser(ManagerProcess m, String url, String seen) throws Exception {
         m.send("PUT", "/pools/other", "{\"command\": [\"true\"], \"minIdle\": 0}");
         try (Jedis admin = new Jedis(URI.create(url))) {
-            String agentPassword = admin.hget("wp:agents", "pw");
+            String agentPassword = admin.hget(KeySchema.AGENTS, "pw");
             assertNotNull(agentPassword, "the manager made the pool's agent user");
             assertFalse(seen.contains(agentPassword), "the job saw its agent's password");
             assertTrue(admin.clientList().contains("user=" + AgentUsers.user("pw")), admin.clientList());
@@ -53,7 +53,7 @@ class RedisPasswordIT {
                 List<Runnable> forbidden = List.of(
                         () -> agent.hget(KeySchema.pool("other"), "spec"),
                         () -> agent.hset(KeySchema.pool("other"), "state", "DRAINING"),
-                        () -> agent.hget("wp:agents", "other"),
+                        () -> agent.hget(KeySchema.AGENTS, "other"),
                         () -> agent.smembers(KeySchema.POOLS),
                         () -> agent.keys("*"),
                         () -> agent.flushAll(),

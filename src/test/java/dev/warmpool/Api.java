@@ -40,8 +40,8 @@ public final class Api {
 
     /** Waits (server side, ?wait=) until the job has ended, and returns it. */
     public static JsonPath awaitEnd(String id) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> List.of("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT", "EARLY_STOPPED")
-                .contains(given().get("/jobs/" + id + "?wait=10").then().statusCode(200).extract().jsonPath().getString("state")));
+        await().atMost(Duration.ofSeconds(60)).until(() -> dev.warmpool.protocol.JobState.valueOf(
+                given().get("/jobs/" + id + "?wait=10").then().statusCode(200).extract().jsonPath().getString("state")).ended());
         return job(id);
     }
 

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.runtime.local.LocalRuntime;
-import dev.warmpool.store.KeySchema;
+import dev.warmpool.protocol.KeySchema;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.net.URI;
@@ -79,7 +79,7 @@ class ReliabilityTests {
         String type = "mid-create";
         redis.sadd(KeySchema.POOLS, type);
         await().atMost(Duration.ofSeconds(10)).until(() -> reconciler.reconcileOnce().ran());
-        redis.eval(dev.warmpool.store.Script.POOL_PUT.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type),
+        redis.eval(dev.warmpool.protocol.Script.POOL_PUT.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type),
                 "{\"command\":[\"true\"],\"minIdle\":1,\"maxSize\":1,\"idleTimeoutSeconds\":300,\"env\":{},\"maxQueued\":100}",
                 "1", "1", "300000", "[\"true\"]", "{}", "100", ""));
         assertTrue(redis.sismember(KeySchema.POOLS, type), "the name is still there");

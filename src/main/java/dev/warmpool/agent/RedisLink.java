@@ -1,7 +1,7 @@
 package dev.warmpool.agent;
 
-import dev.warmpool.store.KeySchema;
-import dev.warmpool.store.Script;
+import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Script;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.warmpool.api;
 
+import dev.warmpool.service.BatchRequest;
+import dev.warmpool.service.JobRequest;
 import dev.warmpool.pool.Job;
 import dev.warmpool.auth.Roles;
 import io.quarkus.security.identity.SecurityIdentity;

@@ -1,5 +1,7 @@
 package dev.warmpool.api;
 
+import dev.warmpool.service.PoolRequest;
+import dev.warmpool.service.PoolView;
 import dev.warmpool.service.PoolService;
 import dev.warmpool.auth.Roles;
 import jakarta.annotation.security.RolesAllowed;

@@ -35,6 +35,25 @@ public class Problem extends RuntimeException {
         return new Problem(409, slug, "Conflict", detail);
     }
 
+    /** The problem a domain refusal is, over HTTP. */
+    public static Problem of(dev.warmpool.service.Refusal r) {
+        int status = switch (r.kind()) {
+            case INVALID -> 400;
+            case FORBIDDEN -> 403;
+            case NOT_FOUND -> 404;
+            case CONFLICT -> 409;
+            case UNPROCESSABLE -> 422;
+            case TOO_MANY -> 429;
+            case UNAVAILABLE -> 503;
+        };
+        Problem p = new Problem(status, r.slug(), r.title(), r.getMessage());
+        r.extensions().forEach(p::with);
+        if (r.retryAfterSeconds() != null) {
+            p.retryAfter(r.retryAfterSeconds());
+        }
+        return p;
+    }
+
     public Problem with(String name, Object value) {
         extensions.put(name, value);
         return this;

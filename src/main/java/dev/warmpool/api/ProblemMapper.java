@@ -29,6 +29,12 @@ public class ProblemMapper {
         return respond(p, uri);
     }
 
+    /** The domain's refusals, as problem+json with the status their kind means. */
+    @ServerExceptionMapper
+    public Response refusal(dev.warmpool.service.Refusal r, UriInfo uri) {
+        return respond(Problem.of(r), uri);
+    }
+
     /** No token, or one warmpool does not accept: 401 with the Bearer challenge. Never echoes the token. */
     @ServerExceptionMapper
     public Response badToken(io.quarkus.security.AuthenticationFailedException e, UriInfo uri) {

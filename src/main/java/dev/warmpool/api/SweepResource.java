@@ -1,5 +1,6 @@
 package dev.warmpool.api;
 
+import dev.warmpool.service.SweepRequest;
 import dev.warmpool.service.SweepService;
 import dev.warmpool.auth.Roles;
 import io.quarkus.security.identity.SecurityIdentity;

@@ -2,17 +2,17 @@ package dev.warmpool.events;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.api.JobRequest;
-import dev.warmpool.api.SweepRequest;
+import dev.warmpool.service.JobRequest;
+import dev.warmpool.service.SweepRequest;
 import dev.warmpool.pool.Job;
 import dev.warmpool.service.SweepService;
 import dev.warmpool.sweep.Sweep;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import dev.warmpool.api.Problem;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.service.JobService;
+import dev.warmpool.service.Refusal;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.service.Caller;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -64,7 +64,7 @@ public class EventIntake {
             case EventTypes.PING -> Uni.createFrom().item(reconciler::reconcileOnce)
                     .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                     .map(report -> Response.ok(report).build());
-            default -> throw new Problem(400, "unknown-event-type", "Unknown event type", "warmpool does not take events of "
+            default -> throw new Refusal(Refusal.Kind.INVALID, "unknown-event-type", "Unknown event type", "warmpool does not take events of "
                     + "type '" + shorten(event.getType()) + "'; it takes " + String.join(", ", EventTypes.ACCEPTED) + ".")
                     .with("acceptedTypes", EventTypes.ACCEPTED);
         };
@@ -89,7 +89,7 @@ public class EventIntake {
         } catch (RuntimeException e) {
             // the SDK's reader fails in many ways on hostile input (its own exceptions, Jackson's,
             // a NullPointerException for a structured body of `null`): each means "not a CloudEvent"
-            throw new Problem(400, "invalid-cloudevent", "Invalid CloudEvent", "The request is not a CloudEvent 1.0 in binary "
+            throw new Refusal(Refusal.Kind.INVALID, "invalid-cloudevent", "Invalid CloudEvent", "The request is not a CloudEvent 1.0 in binary "
                     + "mode (ce-specversion, ce-id, ce-source and ce-type headers) or structured mode "
                     + "(application/cloudevents+json): " + shorten(e.getMessage()) + ".");
         }
@@ -104,7 +104,8 @@ public class EventIntake {
         R request = request(event, bodyType, example);
         String key = "ce-" + Fingerprint.sha256(event.getSource() + "\n" + event.getId());
         return Uni.createFrom().deferred(() -> submit.apply(request, key))
-                .onFailure(Problem.class).transform(p -> ((Problem) p).status() == 400 ? asInvalidData((Problem) p) : p)
+                .onFailure(Refusal.class).transform(p -> ((Refusal) p).kind() == Refusal.Kind.INVALID
+                        ? asInvalidData((Refusal) p) : p)
                 .map(accepted -> {
                     try {
                         return Response.accepted(json.writeValueAsBytes(accepted)).type(MediaType.APPLICATION_JSON)
@@ -120,13 +121,13 @@ public class EventIntake {
     private <R> R request(CloudEvent event, Class<R> bodyType, String example) {
         String post = bodyType == SweepRequest.class ? "POST /sweeps" : "POST /jobs";
         if (event.getData() == null) {
-            throw new Problem(422, "invalid-event-data", "Invalid event data", "A " + event.getType()
+            throw new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", "A " + event.getType()
                     + " event needs data: the " + post + " body, e.g. " + example + ".");
         }
         try {
             return json.readValue(event.getData().toBytes(), bodyType);
         } catch (JsonProcessingException e) {
-            throw new Problem(422, "invalid-event-data", "Invalid event data", "The event's data is not a valid " + post
+            throw new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", "The event's data is not a valid " + post
                     + " body: " + shorten(e.getOriginalMessage()) + ".");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -134,13 +135,9 @@ public class EventIntake {
     }
 
     /** A validation failure of the event's data: the event was well formed, its content was not. */
-    private static Problem asInvalidData(Problem p) {
-        Problem out = new Problem(422, "invalid-event-data", "Invalid event data", p.getMessage());
-        p.body(null).forEach((k, v) -> {
-            if (!java.util.Set.of("type", "title", "status", "detail", "instance").contains(k)) {
-                out.with(k, v);
-            }
-        });
+    private static Refusal asInvalidData(Refusal p) {
+        Refusal out = new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", p.getMessage());
+        p.extensions().forEach(out::with);
         return out;
     }
 

@@ -1,5 +1,6 @@
 package dev.warmpool.pool;
 
+import dev.warmpool.protocol.JobState;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;

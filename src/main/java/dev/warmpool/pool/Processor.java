@@ -1,5 +1,6 @@
 package dev.warmpool.pool;
 
+import dev.warmpool.protocol.ProcessorState;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;

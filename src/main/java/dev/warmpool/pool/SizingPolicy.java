@@ -1,5 +1,6 @@
 package dev.warmpool.pool;
 
+import dev.warmpool.protocol.ProcessorState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

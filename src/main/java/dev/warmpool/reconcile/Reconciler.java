@@ -34,7 +34,7 @@ import org.jboss.logging.Logger;
  * Passes run on one worker thread of their own: they block on the runtime (process spawn).
  */
 @ApplicationScoped
-public class Reconciler {
+public class Reconciler implements dev.warmpool.service.Demand {
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
     private static final Duration CALL = Duration.ofSeconds(10);
     private static final int SNAPSHOTS_AT_ONCE = 32;
@@ -109,6 +109,7 @@ public class Reconciler {
     }
 
     /** Asks for a pass soon, off the caller's thread; nudges that come while one waits are merged. */
+    @Override
     public void nudge() {
         if (pending.compareAndSet(false, true)) {
             long wait = Math.max(0, lastPassEnd + MIN_GAP_MILLIS - System.currentTimeMillis());
@@ -329,6 +330,7 @@ public class Reconciler {
     }
 
     /** Jobs queued over all pools, as the last pass counted them. */
+    @Override
     public long queuedJobs() {
         return queuedJobs;
     }

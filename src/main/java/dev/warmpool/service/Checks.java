@@ -1,6 +1,5 @@
 package dev.warmpool.service;
 
-import dev.warmpool.api.Problem;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.Validator;
 import java.util.Comparator;
@@ -15,7 +14,7 @@ final class Checks {
 
     static <T> T valid(Validator validator, T value, String what) {
         if (value == null) {
-            throw new Problem(400, "invalid-request", "Invalid request", "The request needs a JSON body: " + what + ".");
+            throw new Refusal(Refusal.Kind.INVALID, "invalid-request", "Invalid request", "The request needs a JSON body: " + what + ".");
         }
         Set<ConstraintViolation<T>> violations = validator.validate(value);
         if (violations.isEmpty()) {
@@ -32,7 +31,7 @@ final class Checks {
             detail.append("'").append(field(v)).append("' ").append(v.getMessage()).append('.');
             return Map.of("field", field(v), "message", v.getMessage());
         }).toList();
-        throw Problem.invalid(field, detail.toString()).with("errors", errors);
+        throw Refusal.invalid(field, detail.toString()).with("errors", errors);
     }
 
     /** The JSON path of a violation: {@code args[2]} rather than Bean Validation's {@code args[2].<list element>}. */

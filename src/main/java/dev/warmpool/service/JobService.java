@@ -1,18 +1,14 @@
 package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.api.BatchRequest;
-import dev.warmpool.api.JobRequest;
-import dev.warmpool.api.Problem;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.pool.Job;
-import dev.warmpool.pool.JobState;
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.Times;
-import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.store.PoolStore;
-import dev.warmpool.store.Replies;
+import dev.warmpool.protocol.Replies;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
@@ -33,13 +29,13 @@ public class JobService {
 
     private final PoolStore store;
     private final PoolService pools;
-    private final Reconciler reconciler;
+    private final Demand reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final SubmitLimiter limiter;
     private final Access access;
 
-    public JobService(PoolStore store, PoolService pools, Reconciler reconciler, Validator validator,
+    public JobService(PoolStore store, PoolService pools, Demand reconciler, Validator validator,
             WarmpoolConfig config, SubmitLimiter limiter) {
         this.store = store;
         this.pools = pools;
@@ -60,19 +56,22 @@ public class JobService {
         Accepted job = accept(r, "", caller);
         return access.check(r.type(), caller, List.of(job.env()), List.of("env"))
                 .flatMap(ok -> store.submit(r.type(), job.id(), job.stored().priority(), idem, job.stored().fields()))
-                .flatMap(reply -> {
-            Uni<Job> refused = refused(reply, r.type(), "", () -> replay(idempotencyKey, idem,
-                    Replies.string(reply.get(1)), Replies.string(reply.get(2))));
-            if (refused != null) {
-                return refused;
-            }
-            boolean assigned = "ASSIGNED".equals(Replies.string(reply.get(0)));
-            if (!assigned) {
-                reconciler.nudge(); // no idle processor: start one now, not at the next tick
-            }
-            return Uni.createFrom().item(job.view(assigned ? Replies.string(reply.get(1)) : null,
-                    Times.iso(Replies.string(reply.get(2)))));
-        });
+                .flatMap(reply -> submitted(reply, job, idem, idempotencyKey));
+    }
+
+    /** The submit script's reply as the accepted job, or the refusal it means. */
+    private Uni<Job> submitted(List<Object> reply, Accepted job, PoolStore.Idempotency idem, String idempotencyKey) {
+        Uni<Job> refused = refused(reply, job.request().type(), "", () -> replay(idempotencyKey, idem,
+                Replies.string(reply.get(1)), Replies.string(reply.get(2))));
+        if (refused != null) {
+            return refused;
+        }
+        boolean assigned = "ASSIGNED".equals(Replies.string(reply.get(0)));
+        if (!assigned) {
+            reconciler.nudge(); // no idle processor: start one now, not at the next tick
+        }
+        return Uni.createFrom().item(job.view(assigned ? Replies.string(reply.get(1)) : null,
+                Times.iso(Replies.string(reply.get(2)))));
     }
 
     /**
@@ -86,7 +85,7 @@ public class JobService {
         PoolService.checkType(type, "jobs[0].type");
         for (int i = 1; i < b.jobs().size(); i++) {
             if (!type.equals(b.jobs().get(i).type())) {
-                throw Problem.invalid("jobs[" + i + "].type", "Every job of a batch must have the same type: jobs[0] is '"
+                throw Refusal.invalid("jobs[" + i + "].type", "Every job of a batch must have the same type: jobs[0] is '"
                         + type + "', jobs[" + i + "] is '" + PoolService.shown(b.jobs().get(i).type())
                         + "'; send one batch per type.");
             }
@@ -104,26 +103,30 @@ public class JobService {
         List<String> envFields = java.util.stream.IntStream.range(0, jobs.size()).mapToObj(i -> "jobs[" + i + "].env").toList();
         return access.check(type, caller, jobs.stream().map(Accepted::env).toList(), envFields)
                 .flatMap(ok -> store.submitBatch(type, jobs.stream().map(Accepted::stored).toList(), idem))
-                .flatMap(reply -> {
-            Uni<List<Job>> refused = refused(reply, type, "a batch of " + jobs.size()
-                    + " jobs is taken whole and would not fit; ", () -> replayBatch(idempotencyKey, idem,
-                    Replies.string(reply.get(1)), Replies.string(reply.get(2))));
-            if (refused != null) {
-                return refused;
-            }
-            String now = Times.iso(Replies.string(reply.get(1)));
-            List<Job> out = new java.util.ArrayList<>(jobs.size());
-            boolean queued = false;
-            for (int i = 0; i < jobs.size(); i++) {
-                String pid = Replies.string(reply.get(i + 2));
-                queued |= pid.isEmpty();
-                out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now));
-            }
-            if (queued) {
-                reconciler.nudge();
-            }
-            return Uni.createFrom().item(out);
-        });
+                .flatMap(reply -> batchSubmitted(reply, type, jobs, idem, idempotencyKey));
+    }
+
+    /** The batch script's reply as the accepted jobs, in the request's order, or the refusal it means. */
+    private Uni<List<Job>> batchSubmitted(List<Object> reply, String type, List<Accepted> jobs, PoolStore.Idempotency idem,
+            String idempotencyKey) {
+        Uni<List<Job>> refused = refused(reply, type, "a batch of " + jobs.size()
+                + " jobs is taken whole and would not fit; ", () -> replayBatch(idempotencyKey, idem,
+                Replies.string(reply.get(1)), Replies.string(reply.get(2))));
+        if (refused != null) {
+            return refused;
+        }
+        String now = Times.iso(Replies.string(reply.get(1)));
+        List<Job> out = new java.util.ArrayList<>(jobs.size());
+        boolean queued = false;
+        for (int i = 0; i < jobs.size(); i++) {
+            String pid = Replies.string(reply.get(i + 2));
+            queued |= pid.isEmpty();
+            out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now));
+        }
+        if (queued) {
+            reconciler.nudge();
+        }
+        return Uni.createFrom().item(out);
     }
 
     /**
@@ -143,13 +146,13 @@ public class JobService {
     /** The soft global bound on queued jobs (the last reconcile pass's count). */
     private void checkRoom() {
         if (reconciler.queuedJobs() >= config.jobs().maxQueued()) {
-            throw new Problem(429, "too-many-jobs", "Too many requests", "warmpool holds " + reconciler.queuedJobs()
+            throw new Refusal(Refusal.Kind.TOO_MANY, "too-many-jobs", "Too many requests", "warmpool holds " + reconciler.queuedJobs()
                     + " queued jobs, its limit (warmpool.jobs.max-queued); retry when some have run.").retryAfter(10);
         }
     }
 
-    private static Problem queueFull(String type, Object queued, String why) {
-        return new Problem(429, "queue-full", "Too many requests", "The queue of pool '" + type + "' is full ("
+    private static Refusal queueFull(String type, Object queued, String why) {
+        return new Refusal(Refusal.Kind.TOO_MANY, "queue-full", "Too many requests", "The queue of pool '" + type + "' is full ("
                 + queued + " jobs, its maxQueued); " + why + "retry when some have run, or raise maxQueued with PUT /pools/"
                 + type + ".").retryAfter(5);
     }
@@ -173,7 +176,7 @@ public class JobService {
     /** {@code field} prefixes the names in errors, e.g. "jobs[3]." in a batch. */
     private Accepted accept(JobRequest r, String field, Caller caller) {
         if (r.config() != null && !r.config().isObject() && !r.config().isNull()) {
-            throw Problem.invalid(field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
+            throw Refusal.invalid(field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
         }
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         int priority = r.priority() == null ? 0 : r.priority();
@@ -212,8 +215,8 @@ public class JobService {
     }
 
     /** A 422 for an Idempotency-Key that came with another request before; {@code what} is "job" or "sweep". */
-    static Problem keyReused(WarmpoolConfig config, String key, String what, Object first) {
-        return new Problem(422, "idempotency-key-reused", "Unprocessable content", "The Idempotency-Key '"
+    static Refusal keyReused(WarmpoolConfig config, String key, String what, Object first) {
+        return new Refusal(Refusal.Kind.UNPROCESSABLE, "idempotency-key-reused", "Unprocessable content", "The Idempotency-Key '"
                 + PoolService.shown(key) + "' was used for a different request in the last "
                 + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new " + what + ".")
                 .with(what, first);
@@ -225,7 +228,7 @@ public class JobService {
             return PoolStore.Idempotency.NONE;
         }
         if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw Problem.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
+            throw Refusal.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
                     + "characters, e.g. a UUID.");
         }
         return new PoolStore.Idempotency(Fingerprint.sha256(key), Fingerprint.sha256(store.write(request)),
@@ -240,7 +243,7 @@ public class JobService {
     /** The job once it has ended, or as it is when {@code waitSeconds} have passed. */
     public Uni<Job> waitForEnd(String id, int waitSeconds) {
         if (waitSeconds < 0) {
-            throw Problem.invalid("wait", "'wait' must be 0 or more seconds.");
+            throw Refusal.invalid("wait", "'wait' must be 0 or more seconds.");
         }
         long cap = Math.min(waitSeconds, config.jobs().maxWait().toSeconds());
         long deadline = System.nanoTime() + cap * 1_000_000_000L;
@@ -267,17 +270,17 @@ public class JobService {
     public Uni<List<Job>> list(String type, String state, Integer limit, String sweep) {
         int n = limit == null ? 50 : limit;
         if (n < 1 || n > 1000) {
-            throw Problem.invalid("limit", "'limit' must be between 1 and 1000.");
+            throw Refusal.invalid("limit", "'limit' must be between 1 and 1000.");
         }
         String wanted = state == null || state.isEmpty() ? null : state.toUpperCase();
         if (wanted != null && Arrays.stream(JobState.values()).noneMatch(s -> s.name().equals(wanted))) {
-            throw Problem.invalid("state", "'state' must be one of " + Arrays.stream(JobState.values())
+            throw Refusal.invalid("state", "'state' must be one of " + Arrays.stream(JobState.values())
                     .map(Enum::name).collect(Collectors.joining(", ")) + ".");
         }
         if (sweep != null && !sweep.isEmpty()) {
             String sweepType = SweepService.typeOf(sweep);
             if (type != null && !type.isEmpty() && !type.equals(sweepType)) {
-                throw Problem.invalid("type", "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '"
+                throw Refusal.invalid("type", "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '"
                         + PoolService.shown(type) + "'; leave 'type' out or make them match.");
             }
             return store.jobs(sweepType, wanted, n, sweep);
@@ -290,31 +293,28 @@ public class JobService {
     /** Cancels a job: the caller's own, or anyone's as an admin (403 otherwise, and nothing changes). */
     public Uni<Job> cancel(String id, Caller caller) {
         String type = typeOf(id);
-        return get(id).invoke(job -> {
-            if (!caller.mayCancel(job.submittedBy())) {
-                throw new Problem(403, "forbidden", "Forbidden", "Job " + id + " was submitted by '" + job.submittedBy()
-                        + "'; only they or an admin may cancel it.").with("submittedBy", job.submittedBy());
-            }
-        }).flatMap(job -> store.cancel(type, id, "cancelled by " + caller.name(), config.jobs().retention().toSeconds()))
-                .flatMap(reply -> {
-            String status = Replies.string(reply.get(0));
-            if ("NOJOB".equals(status)) {
-                throw noJob(id);
-            }
-            if ("ENDED".equals(status)) {
-                throw Problem.conflict("job-ended", "Job " + id + " has already ended (" + reply.get(1)
-                        + "); there is nothing to cancel.").with("state", reply.get(1));
-            }
-            return get(id);
-        });
+        return get(id).invoke(job -> Access.checkMayCancel(caller, "Job", id, job.submittedBy())).flatMap(job -> store.cancel(type, id, "cancelled by " + caller.name(), config.jobs().retention().toSeconds()))
+                .flatMap(reply -> cancelled(id, reply));
+    }
+
+    private Uni<Job> cancelled(String id, List<Object> reply) {
+        String status = Replies.string(reply.get(0));
+        if ("NOJOB".equals(status)) {
+            throw noJob(id);
+        }
+        if ("ENDED".equals(status)) {
+            throw Refusal.conflict("job-ended", "Job " + id + " has already ended (" + reply.get(1)
+                    + "); there is nothing to cancel.").with("state", reply.get(1));
+        }
+        return get(id);
     }
 
     private static String typeOf(String id) {
         return Optional.ofNullable(Names.typeOfJob(id)).orElseThrow(() -> noJob(id));
     }
 
-    private static Problem noJob(String id) {
-        return Problem.notFound("job-not-found", "There is no job '" + PoolService.shown(id)
+    private static Refusal noJob(String id) {
+        return Refusal.notFound("job-not-found", "There is no job '" + PoolService.shown(id)
                 + "'; it may never have existed, or it ended longer ago than the retention period.");
     }
 }

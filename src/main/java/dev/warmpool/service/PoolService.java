@@ -1,12 +1,8 @@
 package dev.warmpool.service;
 
-import dev.warmpool.api.PoolRequest;
-import dev.warmpool.api.PoolView;
-import dev.warmpool.api.Problem;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.PoolSpec;
-import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,11 +13,11 @@ import java.util.List;
 @ApplicationScoped
 public class PoolService {
     private final PoolStore store;
-    private final Reconciler reconciler;
+    private final Demand reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
 
-    public PoolService(PoolStore store, Reconciler reconciler, Validator validator, WarmpoolConfig config) {
+    public PoolService(PoolStore store, Demand reconciler, Validator validator, WarmpoolConfig config) {
         this.store = store;
         this.reconciler = reconciler;
         this.validator = validator;
@@ -33,9 +29,17 @@ public class PoolService {
     }
 
     public Uni<Put> put(String type, PoolRequest request) {
-        PoolSpec spec = check(type, request);
+        return putChecked(type, check(type, request));
+    }
+
+    /** Creates or updates a pool from a spec (the pools declared in config), checked as a request is. */
+    public Uni<Put> put(String type, PoolSpec spec) {
+        return putChecked(type, checkSpec(type, spec.withDefaults()));
+    }
+
+    private Uni<Put> putChecked(String type, PoolSpec spec) {
         return store.putPool(type, spec)
-                .onFailure(PoolStore.GangChange.class).transform(e -> Problem.conflict("gang-change", "Pool '" + type
+                .onFailure(PoolStore.GangChange.class).transform(e -> Refusal.conflict("gang-change", "Pool '" + type
                         + "' " + (spec.isGang() ? "is not a gang pool" : "is a gang pool") + "; its processors cannot change "
                         + "kind in place. DELETE /pools/" + type + " first, then PUT it again."))
                 .invoke(created -> reconciler.nudge())
@@ -81,15 +85,15 @@ public class PoolService {
     }
 
     /** The 409 for a submit to a pool that is being deleted; {@code what}: "jobs" or "sweeps". */
-    static Problem draining(String type, String what) {
-        return Problem.conflict("pool-draining", "The pool for job type '" + type + "' is being deleted and takes no new "
+    static Refusal draining(String type, String what) {
+        return Refusal.conflict("pool-draining", "The pool for job type '" + type + "' is being deleted and takes no new "
                 + what + "; create it again with PUT /pools/" + type + ".");
     }
 
     /** A 404 that names the types there are. */
     public <T> Uni<T> unknownType(String type) {
         return store.types().map(types -> {
-            throw Problem.notFound("unknown-type", "There is no pool for job type '" + shown(type) + "'; "
+            throw Refusal.notFound("unknown-type", "There is no pool for job type '" + shown(type) + "'; "
                     + (types.isEmpty() ? "there are no pools yet" : "known types: " + String.join(", ", types))
                     + ". Create it with PUT /pools/" + (Names.validType(type) ? type : "{type}") + ".")
                     .with("knownTypes", types);
@@ -100,27 +104,32 @@ public class PoolService {
     PoolSpec check(String type, PoolRequest request) {
         checkType(type);
         if (request == null) {
-            throw Problem.invalid("command", "The request needs a JSON body with at least 'command', e.g. "
+            throw Refusal.invalid("command", "The request needs a JSON body with at least 'command', e.g. "
                     + "{\"command\": [\"python3\", \"train.py\"]}.");
         }
-        PoolSpec spec = Checks.valid(validator, request.toSpec(), "the pool");
+        return checkSpec(type, request.toSpec());
+    }
+
+    private PoolSpec checkSpec(String type, PoolSpec candidate) {
+        checkType(type);
+        PoolSpec spec = Checks.valid(validator, candidate, "the pool");
         if (spec.isGang()) {
             if (spec.gang().keySet().stream().allMatch(PoolSpec.PARAMETER_SERVER::equals)) {
-                throw Problem.invalid("gang", "A gang needs a role besides 'ps' (parameter servers serve the others), e.g. "
+                throw Refusal.invalid("gang", "A gang needs a role besides 'ps' (parameter servers serve the others), e.g. "
                         + "{\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}.");
             }
             if (spec.members().size() > 64) {
-                throw Problem.invalid("gang", "A gang may have at most 64 members; this one has " + spec.members().size() + ".");
+                throw Refusal.invalid("gang", "A gang may have at most 64 members; this one has " + spec.members().size() + ".");
             }
             if (spec.persistent() || spec.maxJobsPerProcessor() != null) {
-                throw Problem.invalid(spec.persistent() ? "worker" : "maxJobsPerProcessor", "A gang pool runs a new process "
+                throw Refusal.invalid(spec.persistent() ? "worker" : "maxJobsPerProcessor", "A gang pool runs a new process "
                         + "per member and job and reuses its gangs; leave 'worker' and 'maxJobsPerProcessor' out.");
             }
         }
         checkJobEnv(spec);
         checkTemplate(spec);
         if (spec.minIdle() > spec.maxSize()) {
-            throw Problem.invalid("minIdle", "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' ("
+            throw Refusal.invalid("minIdle", "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' ("
                     + spec.maxSize() + ").");
         }
         return spec;
@@ -132,7 +141,7 @@ public class PoolService {
             String p = jobEnv.get(i);
             String name = p.endsWith("*") ? p.substring(0, p.length() - 1) : p;
             if (dev.warmpool.protocol.EnvNames.forbidden(name)) {
-                throw Problem.invalid("jobEnv[" + i + "]", "'" + p + "' can never be set by a job, even when a pool lists it: "
+                throw Refusal.invalid("jobEnv[" + i + "]", "'" + p + "' can never be set by a job, even when a pool lists it: "
                         + "it would let the job choose what code runs. Set it in the pool's 'env' if the pool needs it.");
             }
         }
@@ -146,12 +155,12 @@ public class PoolService {
         }
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
-            throw new Problem(403, "forbidden", "Forbidden", "The image '" + shown(t.image()) + "' is not one this "
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "forbidden", "Forbidden", "The image '" + shown(t.image()) + "' is not one this "
                     + "warmpool may run: its images start with " + String.join(", ", images)
                     + " (warmpool.policy.images).").with("field", "template.image");
         }
         if (t.hostAccess() && !config.policy().allowHostAccess()) {
-            throw new Problem(403, "forbidden", "Forbidden", "The template asks for host access (a hostPath volume or a "
+            throw new Refusal(Refusal.Kind.FORBIDDEN, "forbidden", "Forbidden", "The template asks for host access (a hostPath volume or a "
                     + "privileged container), which this warmpool does not allow (warmpool.policy.allow-host-access).")
                     .with("field", t.securityContext() != null && Boolean.TRUE.equals(t.securityContext().getPrivileged())
                             ? "template.securityContext.privileged" : "template.volumes");
@@ -170,7 +179,7 @@ public class PoolService {
     /** {@code field}: where the type was given, e.g. "jobs[0].type" in a batch. */
     static void checkType(String type, String field) {
         if (!Names.validType(type)) {
-            throw Problem.invalid(field, "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
+            throw Refusal.invalid(field, "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
                     + "digits and '-', at most 40 characters, starting and ending with a letter or digit.");
         }
     }

@@ -1,6 +1,5 @@
 package dev.warmpool.service;
 
-import dev.warmpool.api.Problem;
 import dev.warmpool.config.WarmpoolConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +36,7 @@ public class SubmitLimiter {
             wait = (Math.min(jobs, burst) - b.tokens) / rate;
         }
         int seconds = (int) Math.max(1, Math.ceil(wait));
-        throw new Problem(429, "rate-limited", "Too many requests", "'" + caller.name() + "' submits more than "
+        throw new Refusal(Refusal.Kind.TOO_MANY, "rate-limited", "Too many requests", "'" + caller.name() + "' submits more than "
                 + fmt(rate) + " jobs a second (warmpool.limits.submits-per-second, bursts of " + (long) burst
                 + "); retry in " + seconds + " s.").retryAfter(seconds).with("jobs", jobs);
     }

@@ -3,15 +3,12 @@ package dev.warmpool.service;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.api.Problem;
-import dev.warmpool.api.SweepRequest;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.JobState;
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.Times;
-import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.store.PoolStore;
-import dev.warmpool.store.Replies;
+import dev.warmpool.protocol.Replies;
 import dev.warmpool.sweep.SearchSpace;
 import dev.warmpool.sweep.Sweep;
 import io.smallrye.mutiny.Uni;
@@ -39,14 +36,14 @@ public class SweepService {
 
     private final PoolStore store;
     private final PoolService pools;
-    private final Reconciler reconciler;
+    private final Demand reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final ObjectMapper json;
     private final SubmitLimiter limiter;
     private final Access access;
 
-    public SweepService(PoolStore store, PoolService pools, Reconciler reconciler, Validator validator,
+    public SweepService(PoolStore store, PoolService pools, Demand reconciler, Validator validator,
             WarmpoolConfig config, ObjectMapper json, SubmitLimiter limiter) {
         this.limiter = limiter;
         this.access = new Access(store);
@@ -74,7 +71,7 @@ public class SweepService {
         sweep.put("metric", spec.objective() == null ? "" : spec.objective().metric());
         sweep.put("goal", spec.objective() == null ? "" : spec.objective().goal());
         sweep.put("maxFailedTrials", spec.maxFailedTrials() == null ? "-1" : spec.maxFailedTrials().toString());
-        SweepRequest.EarlyStopping stopping = spec.earlyStopping();
+        dev.warmpool.sweep.EarlyStopping stopping = spec.earlyStopping();
         sweep.put("earlyStopping", stopping == null ? "" : stopping.rule());
         sweep.put("minSteps", stopping == null ? "0" : stopping.minSteps().toString());
         sweep.put("minTrials", stopping == null ? "0" : stopping.minTrials().toString());
@@ -118,27 +115,27 @@ public class SweepService {
     /** The request with every default filled in; a random sweep without a seed gets one, shown back. */
     private static Sweep.Spec normalize(SweepRequest r) {
         if (r.space() == null || r.space().isNull()) {
-            throw Problem.invalid("space", "'space' is required: an object of parameters, e.g. "
+            throw Refusal.invalid("space", "'space' is required: an object of parameters, e.g. "
                     + "{\"lr\": {\"logUniform\": [0.0001, 0.1]}, \"layers\": {\"grid\": [2, 4]}}.");
         }
         String algorithm = r.algorithm() == null ? (r.trials() == null ? "grid" : "random") : r.algorithm();
         if ("grid".equals(algorithm) && (r.trials() != null || r.seed() != null)) {
-            throw Problem.invalid(r.trials() != null ? "trials" : "seed", "The grid algorithm runs every combination of "
+            throw Refusal.invalid(r.trials() != null ? "trials" : "seed", "The grid algorithm runs every combination of "
                     + "the space once; 'trials' and 'seed' belong to the random algorithm (\"algorithm\": \"random\").");
         }
         if ("random".equals(algorithm) && r.trials() == null) {
-            throw Problem.invalid("trials", "The random algorithm needs 'trials': how many configurations to draw, e.g. 32.");
+            throw Refusal.invalid("trials", "The random algorithm needs 'trials': how many configurations to draw, e.g. 32.");
         }
-        SweepRequest.Objective objective = r.objective() == null ? null
-                : new SweepRequest.Objective(r.objective().metric(),
+        dev.warmpool.sweep.Objective objective = r.objective() == null ? null
+                : new dev.warmpool.sweep.Objective(r.objective().metric(),
                         r.objective().goal() == null ? "minimize" : r.objective().goal());
-        SweepRequest.EarlyStopping stopping = r.earlyStopping();
+        dev.warmpool.sweep.EarlyStopping stopping = r.earlyStopping();
         if (stopping != null) {
             if (objective == null) {
-                throw Problem.invalid("earlyStopping", "Early stopping compares trials by the objective; give an "
+                throw Refusal.invalid("earlyStopping", "Early stopping compares trials by the objective; give an "
                         + "'objective', e.g. {\"metric\": \"loss\", \"goal\": \"minimize\"}.");
             }
-            stopping = new SweepRequest.EarlyStopping(stopping.rule() == null ? "median" : stopping.rule(),
+            stopping = new dev.warmpool.sweep.EarlyStopping(stopping.rule() == null ? "median" : stopping.rule(),
                     stopping.minSteps() == null ? 1 : stopping.minSteps(),
                     stopping.minTrials() == null ? 3 : stopping.minTrials());
         }
@@ -153,7 +150,7 @@ public class SweepService {
             SearchSpace space = SearchSpace.parse(r.space());
             return "grid".equals(spec.algorithm()) ? space.grid(MAX_TRIALS) : space.random(r.trials(), spec.seed());
         } catch (IllegalArgumentException e) {
-            throw Problem.invalid("space", e.getMessage().substring(0, 1).toUpperCase() + e.getMessage().substring(1) + ".");
+            throw Refusal.invalid("space", e.getMessage().substring(0, 1).toUpperCase() + e.getMessage().substring(1) + ".");
         }
     }
 
@@ -166,7 +163,7 @@ public class SweepService {
     public Uni<List<Sweep>> list(String type, Integer limit) {
         int n = limit == null ? 50 : limit;
         if (n < 1 || n > 1000) {
-            throw Problem.invalid("limit", "'limit' must be between 1 and 1000.");
+            throw Refusal.invalid("limit", "'limit' must be between 1 and 1000.");
         }
         return pools.newestOverPools(type, n, t -> store.sweeps(t, n).map(hs -> hs.stream().map(h -> view(List.of(h), false)).toList()),
                 Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
@@ -176,19 +173,14 @@ public class SweepService {
     /** Cancels a sweep: the caller's own, or anyone's as an admin (403 otherwise, and nothing changes). */
     public Uni<Sweep> cancel(String id, Caller caller) {
         String type = typeOf(id);
-        return get(id).invoke(sweep -> {
-            if (!caller.mayCancel(sweep.submittedBy())) {
-                throw new Problem(403, "forbidden", "Forbidden", "Sweep " + id + " was submitted by '" + sweep.submittedBy()
-                        + "'; only they or an admin may cancel it.").with("submittedBy", sweep.submittedBy());
-            }
-        }).flatMap(s -> store.cancelSweep(type, id, "the sweep was cancelled by " + caller.name(),
+        return get(id).invoke(sweep -> Access.checkMayCancel(caller, "Sweep", id, sweep.submittedBy())).flatMap(s -> store.cancelSweep(type, id, "the sweep was cancelled by " + caller.name(),
                 config.jobs().retention().toSeconds())).flatMap(reply -> {
             String status = Replies.string(reply.get(0));
             if ("NOSWEEP".equals(status)) {
                 throw noSweep(id);
             }
             if ("ENDED".equals(status)) {
-                throw Problem.conflict("sweep-ended", "Sweep " + id + " has already ended (" + reply.get(1)
+                throw Refusal.conflict("sweep-ended", "Sweep " + id + " has already ended (" + reply.get(1)
                         + "); there is nothing to cancel.").with("state", reply.get(1));
             }
             return get(id);
@@ -251,8 +243,8 @@ public class SweepService {
                 .orElseThrow(() -> noSweep(id));
     }
 
-    static Problem noSweep(String id) {
-        return Problem.notFound("sweep-not-found", "There is no sweep '" + PoolService.shown(id)
+    static Refusal noSweep(String id) {
+        return Refusal.notFound("sweep-not-found", "There is no sweep '" + PoolService.shown(id)
                 + "'; it may never have existed, or it ended longer ago than the retention period.");
     }
 }

@@ -1,5 +1,6 @@
 package dev.warmpool.store;
 
+import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.config.WarmpoolConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
@@ -29,7 +30,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class AgentUsers {
-    static final String PASSWORDS = "wp:agents";
+    static final String PASSWORDS = dev.warmpool.protocol.KeySchema.AGENTS;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final RedisAPI redis;

@@ -1,5 +1,8 @@
 package dev.warmpool.store;
 
+import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.KeySchema;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;

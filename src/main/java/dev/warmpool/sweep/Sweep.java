@@ -2,7 +2,7 @@ package dev.warmpool.sweep;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.pool.JobState;
+import dev.warmpool.protocol.JobState;
 import java.util.List;
 
 /** A sweep as {@code GET /sweeps/{id}} shows it: what it searches, how far it is, the best trial, every trial. */
@@ -13,7 +13,7 @@ public record Sweep(String id, String type, String state, Spec spec, Progress pr
     /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Spec(String algorithm, Long seed, JsonNode space, List<String> args, int parallelism,
-            dev.warmpool.api.SweepRequest.Objective objective, dev.warmpool.api.SweepRequest.EarlyStopping earlyStopping,
+            dev.warmpool.sweep.Objective objective, dev.warmpool.sweep.EarlyStopping earlyStopping,
             Integer maxFailedTrials) {
     }
 

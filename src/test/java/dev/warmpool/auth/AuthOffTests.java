@@ -31,8 +31,8 @@ class AuthOffTests {
 
     @Test
     void refusesToListenBeyondLoopbackWithoutAuthentication() {
-        org.junit.jupiter.api.Assertions.assertTrue(dev.warmpool.config.Startup.loopback("127.0.0.1"));
-        org.junit.jupiter.api.Assertions.assertTrue(dev.warmpool.config.Startup.loopback("localhost"));
-        org.junit.jupiter.api.Assertions.assertFalse(dev.warmpool.config.Startup.loopback("0.0.0.0"));
+        org.junit.jupiter.api.Assertions.assertTrue(dev.warmpool.config.ConfigCheck.loopback("127.0.0.1"));
+        org.junit.jupiter.api.Assertions.assertTrue(dev.warmpool.config.ConfigCheck.loopback("localhost"));
+        org.junit.jupiter.api.Assertions.assertFalse(dev.warmpool.config.ConfigCheck.loopback("0.0.0.0"));
     }
 }

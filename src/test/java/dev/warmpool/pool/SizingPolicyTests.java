@@ -1,5 +1,6 @@
 package dev.warmpool.pool;
 
+import dev.warmpool.protocol.ProcessorState;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;

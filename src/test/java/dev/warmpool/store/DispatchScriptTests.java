@@ -1,5 +1,8 @@
 package dev.warmpool.store;
 
+import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.KeySchema;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -107,7 +110,7 @@ class DispatchScriptTests {
         List<String> queue = j.zrange(KeySchema.queue(TYPE), 0, -1);
         assertEquals(2, queue.size());
         // the queue keeps the batch's order among equal priorities
-        List<String> submitted = j.zrange(KeySchema.prefix(TYPE) + "jobs", 0, -1);
+        List<String> submitted = j.zrange(KeySchema.jobs(TYPE), 0, -1);
         assertEquals(3, submitted.size());
         assertTrue(queue.stream().allMatch(submitted::contains));
         List<Long> seqs = queue.stream().map(id -> Long.parseLong(j.hget(KeySchema.job(TYPE, id), "score"))).toList();
@@ -118,16 +121,16 @@ class DispatchScriptTests {
     void aBatchThatWouldNotFitInTheQueueIsRefusedWholeAndARepeatedKeyAnswersWithTheFirstBatch() {
         assertEquals(List.of("FULL", "0"), batch("", "", "0", "0", "0", "0", "0").stream().map(Replies::string).toList(),
                 "five jobs, one idle processor and room for three queued: refused, though four would fit");
-        assertEquals(0L, j.zcard(KeySchema.prefix(TYPE) + "jobs"));
+        assertEquals(0L, j.zcard(KeySchema.jobs(TYPE)));
         assertEquals("IDLE", j.hget(KeySchema.processor(TYPE, PROC), "state"));
 
         List<Object> first = batch("key1", "fp1", "0", "0");
         assertEquals("OK", Replies.string(first.get(0)));
-        List<String> ids = j.zrange(KeySchema.prefix(TYPE) + "jobs", 0, -1);
+        List<String> ids = j.zrange(KeySchema.jobs(TYPE), 0, -1);
         List<Object> again = batch("key1", "fp1", "0", "0");
         assertEquals("DUPLICATE", Replies.string(again.get(0)));
         assertEquals(ids.stream().sorted().toList(), List.of(Replies.string(again.get(1)).split(",")).stream().sorted().toList());
         assertEquals("fp1", Replies.string(again.get(2)));
-        assertEquals(2L, j.zcard(KeySchema.prefix(TYPE) + "jobs"));
+        assertEquals(2L, j.zcard(KeySchema.jobs(TYPE)));
     }
 }

@@ -1,5 +1,8 @@
 package dev.warmpool.store;
 
+import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.KeySchema;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,7 +123,7 @@ class GangScriptTests {
         MEMBERS.forEach(m -> run(Script.START, m, job, "1"));
         run(Script.LOST, MEMBERS.get(1), Long.toString(Long.MAX_VALUE), "member lost", "60");
         assertEquals("QUEUED", j.hget(KeySchema.job(TYPE, job), "state"), "requeued, one attempt charged");
-        assertEquals("DRAINING", j.hget("wp:{" + TYPE + "}:gang:" + GANG, "state"));
+        assertEquals("DRAINING", j.hget(KeySchema.gang(TYPE, GANG), "state"));
         for (String m : List.of(MEMBERS.get(0), MEMBERS.get(2))) {
             assertEquals(List.of("job " + job + " 1", "cancel " + job + " 1", "retire"), inbox(m));
         }
@@ -129,7 +132,7 @@ class GangScriptTests {
         assertEquals("QUEUED", j.hget(KeySchema.job(TYPE, job), "state"));
         run(Script.DEREGISTER, MEMBERS.get(0), "retired", "60");
         run(Script.DEREGISTER, MEMBERS.get(2), "retired", "60");
-        assertEquals(0L, j.exists("wp:{" + TYPE + "}:gang:" + GANG) ? 1L : 0L);
-        assertEquals(0L, j.scard("wp:{" + TYPE + "}:gangs"));
+        assertEquals(0L, j.exists(KeySchema.gang(TYPE, GANG)) ? 1L : 0L);
+        assertEquals(0L, j.scard(KeySchema.gangs(TYPE)));
     }
 }

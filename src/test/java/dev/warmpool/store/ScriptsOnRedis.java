@@ -1,5 +1,7 @@
 package dev.warmpool.store;
 
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.KeySchema;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;

@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.runtime.ProcessorRuntime;
-import dev.warmpool.store.KeySchema;
-import dev.warmpool.store.Script;
+import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Script;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

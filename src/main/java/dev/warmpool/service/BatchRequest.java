@@ -1,4 +1,4 @@
-package dev.warmpool.api;
+package dev.warmpool.service;
 
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;

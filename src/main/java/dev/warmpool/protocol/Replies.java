@@ -1,4 +1,4 @@
-package dev.warmpool.store;
+package dev.warmpool.protocol;
 
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.warmpool.api;
+package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import jakarta.validation.constraints.Max;

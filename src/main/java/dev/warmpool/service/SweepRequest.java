@@ -1,4 +1,4 @@
-package dev.warmpool.api;
+package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import jakarta.validation.Valid;
@@ -27,9 +27,9 @@ public record SweepRequest(
         Long seed,
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer parallelism,
-        @Valid Objective objective,
+        @Valid dev.warmpool.sweep.Objective objective,
         @Min(value = 0, message = "must be 0 or more") Integer maxFailedTrials,
-        @Valid EarlyStopping earlyStopping,
+        @Valid dev.warmpool.sweep.EarlyStopping earlyStopping,
         @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty @Size(max = 256) String, @NotNull(message = "must not be null") @Size(max = 65_536) String> env,
         @Min(value = -1000, message = "must be -1000 or more") @Max(value = 1000, message = "must be 1000 or less")
@@ -38,20 +38,4 @@ public record SweepRequest(
         Integer timeoutSeconds,
         @Min(value = 1, message = "must be 1 or more") @Max(value = 100, message = "must be at most 100")
         Integer maxAttempts) {
-
-    /** The metric a trial's result is judged by, and which way is better. */
-    public record Objective(
-            @NotEmpty(message = "must name a metric of the trials' results, e.g. \"loss\"") @Size(max = 256) String metric,
-            @Pattern(regexp = "minimize|maximize", message = "must be \"minimize\" or \"maximize\"") String goal) {
-    }
-
-    /**
-     * The median rule: a trial whose objective at a step (from {@code minSteps} on) is worse than
-     * the median of at least {@code minTrials} completed trials at that step is stopped.
-     */
-    public record EarlyStopping(
-            @Pattern(regexp = "median", message = "must be \"median\", the only rule there is") String rule,
-            @Min(value = 1, message = "must be 1 or more") Integer minSteps,
-            @Min(value = 1, message = "must be 1 or more") Integer minTrials) {
-    }
 }

@@ -1,4 +1,4 @@
-package dev.warmpool.store;
+package dev.warmpool.protocol;
 
 import java.io.IOException;
 import java.io.InputStream;

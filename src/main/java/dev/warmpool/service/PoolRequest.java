@@ -1,4 +1,4 @@
-package dev.warmpool.api;
+package dev.warmpool.service;
 
 import dev.warmpool.pool.PoolSpec;
 import java.util.List;

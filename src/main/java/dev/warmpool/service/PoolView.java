@@ -1,10 +1,10 @@
-package dev.warmpool.api;
+package dev.warmpool.service;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
-import dev.warmpool.pool.ProcessorState;
+import dev.warmpool.protocol.ProcessorState;
 import java.util.Comparator;
 import java.util.List;
 

@@ -1,0 +1,46 @@
+package dev.warmpool;
+
+import dev.warmpool.config.ConfigCheck;
+import dev.warmpool.config.ConfigPools;
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.service.PoolService;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Duration;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/** Checks the settings at start-up (saying what to fix), then creates the pools declared in config. */
+@ApplicationScoped
+public class Startup {
+    private static final Logger LOG = Logger.getLogger(Startup.class);
+
+    void onStart(@Observes StartupEvent ev, WarmpoolConfig config, PoolService pools, Reconciler reconciler,
+            dev.warmpool.runtime.ProcessorRuntime runtime, dev.warmpool.auth.StaticTokens tokens,
+            @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.host") String host) {
+        List<String> problems = ConfigCheck.check(config);
+        if (!config.auth().enabled() && !ConfigCheck.loopback(host)) {
+            problems.add("warmpool.auth.enabled=false lets anyone who reaches the port run any program, so the manager "
+                    + "listens on 127.0.0.1 alone then; quarkus.http.host=" + host + " is not loopback: turn "
+                    + "authentication on, or bind to 127.0.0.1");
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("warmpool cannot start:\n  - " + String.join("\n  - ", problems));
+        }
+        if (config.auth().enabled()) {
+            tokens.init();
+        } else {
+            LOG.warn("AUTHENTICATION IS OFF (warmpool.auth.enabled=false): every caller on this machine is an admin "
+                    + "and may run any program as this user. Listening on " + host + " only.");
+        }
+        ConfigPools.specs(config).forEach((type, spec) -> {
+            pools.put(type, spec).await().atMost(Duration.ofSeconds(30));
+            LOG.infof("pool %s from config: %s (minIdle %d, maxSize %d)", type, spec.command(), spec.minIdle(),
+                    spec.maxSize());
+        });
+        reconciler.nudge();
+        runtime.prepare();
+    }
+}

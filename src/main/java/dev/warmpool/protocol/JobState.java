@@ -1,0 +1,23 @@
+package dev.warmpool.protocol;
+
+/**
+ * The states of a job, as the Lua scripts write them: {@code PENDING -> QUEUED -> ASSIGNED ->
+ * RUNNING -> SUCCEEDED | FAILED | CANCELLED | TIMED_OUT | EARLY_STOPPED}, and
+ * {@code ASSIGNED | RUNNING -> QUEUED} when the processor is lost or stops and attempts remain.
+ * The scripts alone move jobs; JobStatesTests holds their end states (lib.lua's {@code ended})
+ * to {@link #ended()}.
+ */
+public enum JobState {
+    /** PENDING: a sweep's trial held back by the sweep's parallelism. */
+    PENDING, QUEUED, ASSIGNED, RUNNING, SUCCEEDED, FAILED, CANCELLED, TIMED_OUT,
+    /** A sweep's trial stopped by the median rule. */
+    EARLY_STOPPED;
+
+    public boolean ended() {
+        return this == SUCCEEDED || this == FAILED || this == CANCELLED || this == TIMED_OUT || this == EARLY_STOPPED;
+    }
+
+    public static JobState parse(String s) {
+        return s == null || s.isEmpty() ? null : valueOf(s);
+    }
+}

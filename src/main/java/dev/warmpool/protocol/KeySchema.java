@@ -1,0 +1,132 @@
+package dev.warmpool.protocol;
+
+import java.util.List;
+
+/**
+ * The one place that names Redis keys, for the manager, the agent and the tests alike. The Lua
+ * scripts build a pool's keys from {@link #prefix} with the same names ({@code key('job', id)});
+ * KeySchemaTests holds the scripts, this class and the README's key table to one another.
+ *
+ * <p>Every key of a pool carries the hash tag {@code {<type>}}, so each script touches one hash
+ * slot and runs unchanged on Redis Cluster. What each key holds is in the README, "Redis keys".
+ */
+public final class KeySchema {
+    /** SET: the job types that have a pool. */
+    public static final String POOLS = "wp:pools";
+    /** STRING: the reconciler lock (the holder's id, with an expiry). */
+    public static final String RECONCILE_LOCK = "wp:lock:reconcile";
+    /** HASH: each pool's agent ACL password (the manager's alone). */
+    public static final String AGENTS = "wp:agents";
+
+    private KeySchema() {
+    }
+
+    /** Prefix of every key of the pool of {@code type}, hash tag included. */
+    public static String prefix(String type) {
+        return "wp:{" + type + "}:";
+    }
+
+    /** HASH: the pool's spec, state and sizing. */
+    public static String pool(String type) {
+        return prefix(type) + "pool";
+    }
+
+    /** SET: the pool's processor ids. */
+    public static String processors(String type) {
+        return prefix(type) + "procs";
+    }
+
+    /** HASH: one processor. */
+    public static String processor(String type, String processorId) {
+        return prefix(type) + "proc:" + processorId;
+    }
+
+    /** LIST: messages to a processor's agent. */
+    public static String inbox(String type, String processorId) {
+        return prefix(type) + "inbox:" + processorId;
+    }
+
+    /** ZSET: idle processors (gangs, in a gang pool) by idle-since. */
+    public static String idle(String type) {
+        return prefix(type) + "idle";
+    }
+
+    /** ZSET: queued job ids by priority, then submission order. */
+    public static String queue(String type) {
+        return prefix(type) + "queue";
+    }
+
+    /** ZSET: every job id of the pool by submission time. */
+    public static String jobs(String type) {
+        return prefix(type) + "jobs";
+    }
+
+    /** HASH: one job. */
+    public static String job(String type, String jobId) {
+        return prefix(type) + "job:" + jobId;
+    }
+
+    /** STRING: the submission counter behind the queue order. */
+    public static String sequence(String type) {
+        return prefix(type) + "seq";
+    }
+
+    /** HASH: what an Idempotency-Key (by its SHA-256) created. */
+    public static String idempotency(String type, String keySha256) {
+        return prefix(type) + "idem:" + keySha256;
+    }
+
+    /** SET: a gang pool's gang ids. */
+    public static String gangs(String type) {
+        return prefix(type) + "gangs";
+    }
+
+    /** HASH: one gang. */
+    public static String gang(String type, String gangId) {
+        return prefix(type) + "gang:" + gangId;
+    }
+
+    /** ZSET: sweep ids by creation time. */
+    public static String sweeps(String type) {
+        return prefix(type) + "sweeps";
+    }
+
+    /** HASH: one sweep. */
+    public static String sweep(String type, String sweepId) {
+        return prefix(type) + "sweep:" + sweepId;
+    }
+
+    /** LIST: a sweep's trial job ids, in trial order. */
+    public static String sweepTrials(String type, String sweepId) {
+        return sweep(type, sweepId) + ":trials";
+    }
+
+    /** LIST: a sweep's trials not yet released. */
+    public static String sweepPending(String type, String sweepId) {
+        return sweep(type, sweepId) + ":pending";
+    }
+
+    /** HASH: a running trial's reported objective by step. */
+    public static String sweepTrial(String type, String sweepId, String jobId) {
+        return sweep(type, sweepId) + ":trial:" + jobId;
+    }
+
+    /** ZSET: completed trials' objective at a step (the median rule). */
+    public static String sweepAt(String type, String sweepId, String step) {
+        return sweep(type, sweepId) + ":at:" + step;
+    }
+
+    /** SET: the steps that have a {@link #sweepAt} set. */
+    public static String sweepSteps(String type, String sweepId) {
+        return sweep(type, sweepId) + ":steps";
+    }
+
+    /** Every key, as the README's key table writes it ({@code wp:{type}:proc:{id}}). */
+    public static List<String> patterns() {
+        String t = "type";
+        return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t),
+                job(t, "{jobId}"), sequence(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
+                sweep(t, "{id}"), sweepTrials(t, "{id}"), sweepPending(t, "{id}"), sweepTrial(t, "{id}", "{jobId}"),
+                sweepAt(t, "{id}", "{step}"), sweepSteps(t, "{id}"), AGENTS, RECONCILE_LOCK);
+    }
+}

@@ -1,0 +1,14 @@
+package dev.warmpool.service;
+
+/**
+ * What the services tell the reconciler and ask of it, owned here so that services do not
+ * depend on it: new demand (start processors now, not at the next tick), and the queued total
+ * the last pass counted (the soft global bound on queued jobs).
+ */
+public interface Demand {
+    /** A submit found no idle processor, or a pool changed: reconcile soon. */
+    void nudge();
+
+    /** Queued jobs over all pools at the last reconcile pass. */
+    long queuedJobs();
+}
