@@ -1,10 +1,7 @@
 package dev.warmpool.agent;
 
-import com.google.gson.Gson;
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import com.google.gson.reflect.TypeToken;
 import dev.warmpool.protocol.Replies;
 import dev.warmpool.protocol.Script;
 import java.io.IOException;
@@ -35,26 +32,17 @@ import java.util.concurrent.TimeUnit;
  * hands it back to the queue), and deregisters.
  */
 public final class Agent {
-    private static final Gson GSON = new Gson();
-    private static final Object STOP = new Object();
     /** A pool command that the agent runs itself, as a no-op: the ceiling of dispatch without spawn. */
     static final String NOOP = "warmpool:noop";
 
-    /**
-     * What a heartbeat learned: the processor's state as Redis has it, about the job (and token)
-     * the heartbeat was sent for; the loop may have moved on to another job since.
-     */
-    private record Beat(String status, String jobId, String token) {
-    }
-
     private final AgentConfig config;
     private final RedisLink redis;
-    private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    private final BlockingQueue<AgentEvent> events = new LinkedBlockingQueue<>();
     private final CountDownLatch done = new CountDownLatch(1);
     private final Path resultFile;
     private final EventSink sink;
     private volatile JobRun current;
-    private final String address = address();
+    private final String address = GangEnv.address();
     private Worker worker;
     private PoolPart poolPart;
     private int jobsRun;
@@ -67,6 +55,7 @@ public final class Agent {
     private volatile boolean running = true;
     /** What every job's environment starts from (see {@link ChildEnv}): never the agent's own. */
     private final Map<String, String> baseEnv;
+    private final Reporter reporter;
 
     Agent(AgentConfig config) throws IOException {
         this.config = config;
@@ -74,6 +63,7 @@ public final class Agent {
         this.resultFile = Files.createTempDirectory("warmpool-" + config.processorId()).resolve("result.json");
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = ChildEnv.base(System.getenv());
+        this.reporter = new Reporter(redis, config);
     }
 
     public static void main(String[] args) throws Exception {
@@ -112,11 +102,11 @@ public final class Agent {
     /** A persistent pool's worker starts as soon as the processor is registered, so the first job finds it warm. */
     private void warmUp(String specJson) {
         JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
-        if (!"persistent".equals(text(spec, "worker"))) {
+        if (!"persistent".equals(AgentJson.text(spec, "worker"))) {
             return;
         }
-        List<String> command = strings(spec.get("command"));
-        Worker w = worker(command, spec.has("env") ? stringMap(spec.get("env")) : Map.of(), text(spec, "workingDir"));
+        List<String> command = AgentJson.strings(spec.get("command"));
+        Worker w = worker(command, spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of(), AgentJson.text(spec, "workingDir"));
         Thread t = new Thread(() -> {
             try {
                 w.ensureStarted();
@@ -146,20 +136,6 @@ public final class Agent {
         return worker;
     }
 
-    private static String text(JsonObject o, String field) {
-        return o.has(field) && o.get(field).isJsonPrimitive() ? o.get(field).getAsString() : null;
-    }
-
-    private static List<String> strings(Object json) {
-        return GSON.fromJson(json instanceof JsonElement e ? e : JsonParser.parseString(Replies.string(json)),
-                new TypeToken<List<String>>() { }.getType());
-    }
-
-    private static Map<String, String> stringMap(Object json) {
-        return GSON.fromJson(json instanceof JsonElement e ? e : JsonParser.parseString(Replies.string(json)),
-                new TypeToken<Map<String, String>>() { }.getType());
-    }
-
     private void startBackground() {
         Thread inbox = new Thread(this::readInbox, "agent-inbox");
         inbox.setDaemon(true);
@@ -174,36 +150,43 @@ public final class Agent {
 
     private void loop() {
         while (true) {
-            Object ev;
+            AgentEvent ev;
             try {
                 ev = events.poll(200, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-            if (ev instanceof String message) {
-                if (onMessage(message)) {
-                    return;
-                }
-            } else if (ev instanceof JobRun.Outcome outcome) {
-                if (onEnd(outcome)) {
-                    return;
-                }
-            } else if (ev == STOP) {
-                stopping = true;
-                stopDeadline = System.nanoTime() + config.stopGraceSeconds() * 1_000_000_000L;
-                if (current == null) {
-                    deregister("the processor stopped");
-                    return;
-                }
-                log("stopping: letting job %s finish within %d s", current.jobId, config.stopGraceSeconds());
-            } else if (ev instanceof Beat beat) {
-                if (onBeat(beat)) {
-                    return;
-                }
+            if (ev != null && on(ev)) {
+                return;
             }
             watch();
         }
+    }
+
+    /** Acts on one event; true when the agent is done. */
+    private boolean on(AgentEvent ev) {
+        if (ev instanceof AgentEvent.Message m) {
+            return onMessage(m.text());
+        }
+        if (ev instanceof JobRun.Outcome outcome) {
+            return onEnd(outcome);
+        }
+        if (ev instanceof AgentEvent.Beat beat) {
+            return onBeat(beat);
+        }
+        return onStop();
+    }
+
+    private boolean onStop() {
+        stopping = true;
+        stopDeadline = System.nanoTime() + config.stopGraceSeconds() * 1_000_000_000L;
+        if (current == null) {
+            deregister("the processor stopped");
+            return true;
+        }
+        log("stopping: letting job %s finish within %d s", current.jobId, config.stopGraceSeconds());
+        return false;
     }
 
     /**
@@ -213,7 +196,7 @@ public final class Agent {
      * waited for (the reconciler re-creates pools from config) for a while, then the agent exits.
      * Returns true when the agent is done.
      */
-    private boolean onBeat(Beat beat) {
+    private boolean onBeat(AgentEvent.Beat beat) {
         String status = beat.status();
         // a heartbeat sent for a job that has just ended, racing the finish that handed this
         // processor its next job, comes back FENCED: that says nothing about the next job
@@ -259,26 +242,6 @@ public final class Agent {
     private Object register() {
         return redis.runReliably(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host(),
                 address);
-    }
-
-    /**
-     * Where a gang's other members reach this one's job: {@code WARMPOOL_MEMBER_ADDR} (on
-     * Kubernetes, the pod's stable DNS name and port), else, for a gang member
-     * ({@code WARMPOOL_GANG_MEMBER}, set by the local runtime), a free loopback port; '' for others.
-     */
-    private static String address() {
-        String given = System.getenv("WARMPOOL_MEMBER_ADDR");
-        if (given != null && !given.isBlank()) {
-            return given;
-        }
-        if (!"1".equals(System.getenv("WARMPOOL_GANG_MEMBER"))) {
-            return "";
-        }
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return "127.0.0.1:" + s.getLocalPort();
-        } catch (IOException e) {
-            return "";
-        }
     }
 
     /** Checks the job thread: its timeout, a kill that did not take, the stop grace period. */
@@ -333,111 +296,45 @@ public final class Agent {
 
     /** Runs a job that Redis has marked running on this processor; {@code r} is what start.lua returns. */
     private void run(String jobId, String token, List<Object> r) {
-        List<String> args = strings(r.get(1));
-        Map<String, String> jobEnv = ChildEnv.allowed(jobId, stringMap(r.get(3)));
+        List<String> args = AgentJson.strings(r.get(1));
+        Map<String, String> jobEnv = ChildEnv.allowed(jobId, AgentJson.stringMap(r.get(3)));
         long timeoutSeconds = Long.parseLong(Replies.string(r.get(4)));
-        PoolPart pool = poolPart(Replies.string(r.get(5)), Replies.string(r.get(6)), Replies.string(r.get(7)));
+        PoolPart pool = PoolPart.of(poolPart, Replies.string(r.get(5)), Replies.string(r.get(6)), Replies.string(r.get(7)));
+        poolPart = pool;
         List<String> poolCommand = pool.command();
         JsonObject spec = pool.spec();
-        String workingDir = text(spec, "workingDir");
+        String workingDir = AgentJson.text(spec, "workingDir");
         maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
                 ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
-        // the environment, later entries winning: the pool's, a gang role's, the job's, then warmpool's
-        Map<String, String> poolEnv = pool.env();
-        Map<String, String> env = new HashMap<>(baseEnv);
-        env.putAll(poolEnv);
-        List<String> command = new ArrayList<>(poolCommand);
         String gang = r.size() > 8 ? Replies.string(r.get(8)) : "";
         JsonObject member = gang == null || gang.isEmpty() ? null : JsonParser.parseString(gang).getAsJsonObject();
-        if (member != null) {
-            // a gang member: its role's own command and env, and where the other members are
-            JsonObject role = spec.getAsJsonObject("gang").getAsJsonObject(member.get("role").getAsString());
-            if (role != null && role.has("command") && role.get("command").isJsonArray()) {
-                command = new ArrayList<>(strings(role.get("command")));
-            }
-            if (role != null && role.has("env") && role.get("env").isJsonObject()) {
-                env.putAll(stringMap(role.get("env")));
-            }
-        }
+        JsonObject role = member == null ? null
+                : spec.getAsJsonObject("gang").getAsJsonObject(member.get("role").getAsString());
+        List<String> command = new ArrayList<>(role != null && role.has("command") && role.get("command").isJsonArray()
+                ? AgentJson.strings(role.get("command")) : poolCommand); // a gang member: its role's own command
         command.addAll(args);
-        env.putAll(jobEnv);
-        if (member != null) {
-            env.putAll(GangEnv.of(member));
-        }
-        env.put("WARMPOOL_JOB_ID", jobId);
-        env.put("WARMPOOL_CONFIG", Replies.string(r.get(2)));
-        env.put("WARMPOOL_RESULT", resultFile.toString());
+        Map<String, String> env = ChildEnv.forJob(baseEnv, pool.env(), role, jobEnv, member, jobId,
+                Replies.string(r.get(2)), resultFile);
+        Map<String, String> poolEnv = pool.env();
         Worker w = null;
         String request = null;
-        if ("persistent".equals(text(spec, "worker"))) {
+        if ("persistent".equals(AgentJson.text(spec, "worker"))) {
             w = worker(poolCommand, poolEnv, workingDir);
             JsonObject req = new JsonObject();
             req.addProperty("id", jobId);
             req.add("config", JsonParser.parseString(Replies.string(r.get(2))));
-            req.add("args", GSON.toJsonTree(args));
-            req.add("env", GSON.toJsonTree(jobEnv));
+            req.add("args", AgentJson.GSON.toJsonTree(args));
+            req.add("env", AgentJson.GSON.toJsonTree(jobEnv));
             request = req.toString();
         }
         current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add,
-                w, request, this::report);
+                w, request, reporter::report);
         if (command.size() == 1 && NOOP.equals(command.get(0))) {
             // the benchmarks' in-agent no-op: the dispatch path without a process spawn
             events.add(new JobRun.Outcome(current, "SUCCEEDED", 0, "{}", "", null));
             return;
         }
         JobRun.THREADS.execute(current);
-    }
-
-    /**
-     * The pool's part of a job as start.lua and finish.lua return it (command, env, spec JSON),
-     * parsed once: it is the same for job after job, and parsing it took a tenth of the agent's
-     * work per job. Read-only: the spec is never changed, the lists and maps cannot be.
-     */
-    private record PoolPart(String commandJson, String envJson, String specJson, List<String> command,
-            Map<String, String> env, JsonObject spec) {
-    }
-
-    private PoolPart poolPart(String commandJson, String envJson, String specJson) {
-        PoolPart p = poolPart;
-        if (p == null || !p.commandJson().equals(commandJson) || !p.envJson().equals(envJson) || !p.specJson().equals(specJson)) {
-            p = new PoolPart(commandJson, envJson, specJson, java.util.Collections.unmodifiableList(strings(commandJson)),
-                    java.util.Collections.unmodifiableMap(stringMap(envJson)), JsonParser.parseString(specJson).getAsJsonObject());
-            poolPart = p;
-        }
-        return p;
-    }
-
-    /**
-     * Intermediate metrics from the job's thread: {@code {"step": N, "<metric>": value, ...}}. The
-     * report script keeps them as the job's progress and, for a sweep's trial, may end it by the
-     * median rule; then the process is stopped here at once.
-     */
-    private void report(JobRun run, String json) {
-        JsonObject metrics;
-        try {
-            JsonElement e = JsonParser.parseString(json);
-            if (!e.isJsonObject() || !e.getAsJsonObject().has("step") || !e.getAsJsonObject().get("step").isJsonPrimitive()) {
-                log("ignoring report of job %s without a whole-number 'step': %s", run.jobId, shorten(json));
-                return;
-            }
-            metrics = e.getAsJsonObject();
-            long step = metrics.get("step").getAsBigDecimal().longValueExact();
-            if (step < 0) {
-                throw new ArithmeticException("negative step");
-            }
-            List<Object> r = Replies.list(redis.runReliably(Script.REPORT, config.processorId(), run.jobId, run.token,
-                    Long.toString(step), metrics.toString(), Long.toString(config.retentionSeconds())));
-            if (!r.isEmpty() && "STOP".equals(Replies.string(r.get(0)))) {
-                log("job %s: %s", run.jobId, r.get(1));
-                run.kill(JobRun.Forced.EARLY_STOPPED);
-            }
-        } catch (RuntimeException e) {
-            log("ignoring report of job %s that is not {\"step\": N, ...}: %s", run.jobId, shorten(json));
-        }
-    }
-
-    private static String shorten(String s) {
-        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
     }
 
     /** Records the outcome; returns true when the agent is done (stopping or retired). */
@@ -485,7 +382,7 @@ public final class Agent {
             try {
                 String message = redis.next(1.0);
                 if (message != null) {
-                    events.add(message);
+                    events.add(new AgentEvent.Message(message));
                 }
             } catch (RuntimeException e) {
                 pause(e);
@@ -499,7 +396,7 @@ public final class Agent {
             String status = Replies.string(redis.run(Script.HEARTBEAT, config.processorId(),
                     run == null ? "" : run.jobId, run == null ? "" : run.token));
             if ("UNKNOWN".equals(status) || "FENCED".equals(status)) {
-                events.add(new Beat(status, run == null ? "" : run.jobId, run == null ? "" : run.token));
+                events.add(new AgentEvent.Beat(status, run == null ? "" : run.jobId, run == null ? "" : run.token));
             }
         } catch (RuntimeException e) {
             log("heartbeat failed: %s", e.getMessage());
@@ -510,7 +407,7 @@ public final class Agent {
         if (done.getCount() == 0) {
             return;
         }
-        events.add(STOP);
+        events.add(new AgentEvent.Stop());
         try {
             done.await(config.stopGraceSeconds() + 10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

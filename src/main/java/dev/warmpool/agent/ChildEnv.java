@@ -42,6 +42,29 @@ final class ChildEnv {
     }
 
     /**
+     * A job's environment, later entries winning: the base, the pool's env, a gang role's, the
+     * job's allowed env, a gang member's addresses, then warmpool's {@code WARMPOOL_JOB_ID},
+     * {@code WARMPOOL_CONFIG} and {@code WARMPOOL_RESULT}.
+     */
+    static Map<String, String> forJob(Map<String, String> base, Map<String, String> poolEnv,
+            com.google.gson.JsonObject role, Map<String, String> jobEnv, com.google.gson.JsonObject member, String jobId,
+            String configJson, java.nio.file.Path resultFile) {
+        Map<String, String> env = new HashMap<>(base);
+        env.putAll(poolEnv);
+        if (role != null && role.has("env") && role.get("env").isJsonObject()) {
+            env.putAll(AgentJson.stringMap(role.get("env")));
+        }
+        env.putAll(jobEnv);
+        if (member != null) {
+            env.putAll(GangEnv.of(member));
+        }
+        env.put("WARMPOOL_JOB_ID", jobId);
+        env.put("WARMPOOL_CONFIG", configJson);
+        env.put("WARMPOOL_RESULT", resultFile.toString());
+        return env;
+    }
+
+    /**
      * The job's own variables that it may set: the manager refuses the others (400), so one that
      * arrives here came past it (an old manager, a hand-written job hash) and is dropped, and said.
      */

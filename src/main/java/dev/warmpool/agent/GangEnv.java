@@ -85,4 +85,25 @@ final class GangEnv {
                 .ifPresent(m -> env.put("WARMPOOL_GANG_ADDR", m.addr()));
         return env;
     }
+
+    /**
+     * Where a gang's other members reach this one's job: {@code WARMPOOL_MEMBER_ADDR} (on
+     * Kubernetes, the pod's stable DNS name and port), else, for a gang member
+     * ({@code WARMPOOL_GANG_MEMBER}, set by the local runtime), a free loopback port; '' for others.
+     */
+    static String address() {
+        String given = System.getenv("WARMPOOL_MEMBER_ADDR");
+        if (given != null && !given.isBlank()) {
+            return given;
+        }
+        if (!"1".equals(System.getenv("WARMPOOL_GANG_MEMBER"))) {
+            return "";
+        }
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return "127.0.0.1:" + s.getLocalPort();
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+
 }

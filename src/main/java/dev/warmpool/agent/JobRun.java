@@ -33,7 +33,7 @@ final class JobRun implements Runnable {
     static final String REPORT_MARKER = "WARMPOOL_REPORT ";
 
     /** How the job ended. */
-    record Outcome(JobRun run, String state, int exitCode, String metrics, String logTail, String error) {
+    record Outcome(JobRun run, String state, int exitCode, String metrics, String logTail, String error) implements AgentEvent {
     }
 
     final String jobId;

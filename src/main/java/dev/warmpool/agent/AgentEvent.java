@@ -1,0 +1,22 @@
+package dev.warmpool.agent;
+
+/**
+ * What the agent's one loop acts on; the inbox reader, the heartbeat, the job thread and the
+ * signal handler only post these.
+ */
+sealed interface AgentEvent permits AgentEvent.Message, AgentEvent.Stop, AgentEvent.Beat, JobRun.Outcome {
+    /** An inbox message: {@code job <id> <token>}, {@code cancel <id> <token>} or {@code retire}. */
+    record Message(String text) implements AgentEvent {
+    }
+
+    /** SIGTERM: take no more work, let the job finish within the grace period, deregister. */
+    record Stop() implements AgentEvent {
+    }
+
+    /**
+     * What a heartbeat learned: the processor's state as Redis has it, about the job (and token)
+     * the heartbeat was sent for; the loop may have moved on to another job since.
+     */
+    record Beat(String status, String jobId, String token) implements AgentEvent {
+    }
+}

@@ -1,0 +1,53 @@
+package dev.warmpool.agent;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.Script;
+import java.util.List;
+
+/** Passes a running job's reports ({@code WARMPOOL_REPORT} lines, worker reports) to the report script. */
+final class Reporter {
+    private final RedisLink redis;
+    private final AgentConfig config;
+
+    Reporter(RedisLink redis, AgentConfig config) {
+        this.redis = redis;
+        this.config = config;
+    }
+
+    /**
+     * Intermediate metrics from the job's thread: {@code {"step": N, "<metric>": value, ...}}. The
+     * report script keeps them as the job's progress and, for a sweep's trial, may end it by the
+     * median rule; then the process is stopped here at once.
+     */
+    void report(JobRun run, String json) {
+        JsonObject metrics;
+        try {
+            JsonElement e = JsonParser.parseString(json);
+            if (!e.isJsonObject() || !e.getAsJsonObject().has("step") || !e.getAsJsonObject().get("step").isJsonPrimitive()) {
+                Agent.log("ignoring report of job %s without a whole-number 'step': %s", run.jobId, shorten(json));
+                return;
+            }
+            metrics = e.getAsJsonObject();
+            long step = metrics.get("step").getAsBigDecimal().longValueExact();
+            if (step < 0) {
+                throw new ArithmeticException("negative step");
+            }
+            List<Object> r = Replies.list(redis.runReliably(Script.REPORT, config.processorId(), run.jobId, run.token,
+                    Long.toString(step), metrics.toString(), Long.toString(config.retentionSeconds())));
+            if (!r.isEmpty() && "STOP".equals(Replies.string(r.get(0)))) {
+                Agent.log("job %s: %s", run.jobId, r.get(1));
+                run.kill(JobRun.Forced.EARLY_STOPPED);
+            }
+        } catch (RuntimeException e) {
+            Agent.log("ignoring report of job %s that is not {\"step\": N, ...}: %s", run.jobId, shorten(json));
+        }
+    }
+
+    static String shorten(String s) {
+        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+    }
+
+}
