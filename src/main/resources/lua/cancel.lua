@@ -2,6 +2,7 @@
 -- now and its agent is told to kill the process (the processor stays busy until the agent reports).
 -- KEYS[1] pool hash.  ARGV: prefix, job id, reason, retention seconds
 -- Returns {'CANCELLED', previous state}, {'ENDED', state}, or 'NOJOB'.
+--- @include "ends"
 local jid = ARGV[2]
 local state = redis.call('HGET', key('job', jid), 'state')
 if not state then return 'NOJOB' end

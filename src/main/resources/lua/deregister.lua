@@ -3,6 +3,7 @@
 -- member that leaves takes its gang with it.
 -- KEYS[1] pool hash.  ARGV: prefix, processor id, reason, retention seconds
 -- Returns the requeued job's new state, or ''.
+--- @include "ends"
 local pid = ARGV[2]
 local pkey = key('proc', pid)
 local s = redis.call('HMGET', pkey, 'job', 'gang', 'token')

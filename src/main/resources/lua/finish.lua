@@ -9,6 +9,7 @@
 --   take ('1': a plain processor's agent takes its next job from this reply, not its inbox)
 -- Returns {'OK', next job id or ''} or {'STALE', reason}; with take, a next job comes already
 -- running: {'OK', job id, token, 'RUN', ...what start returns}, one round trip instead of three.
+--- @include "ends"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local pkey = key('proc', pid)
 local jkey = key('job', jid)

@@ -3,6 +3,7 @@
 -- member takes its gang with it: the other members are stopped and retired, the job requeued.
 -- KEYS[1] pool hash.  ARGV: prefix, processor id, heartbeat deadline, reason, retention seconds
 -- Returns {'LOST', job id or '', job's new state or ''}, or 'ALIVE'.
+--- @include "ends"
 local pid = ARGV[2]
 local pkey = key('proc', pid)
 local s = redis.call('HMGET', pkey, 'hb', 'job', 'gang', 'token')

@@ -2,6 +2,7 @@
 -- processors are retired now, busy ones when their job ends (next_or_idle sees DRAINING).
 -- KEYS[1] pool hash.  ARGV: prefix, reason, retention seconds
 -- Returns {cancelled jobs, retired processors}, or 'NOPOOL'.
+--- @include "ends"
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
 local now = now_ms()
 redis.call('HSET', POOL, 'state', 'DRAINING', 'updatedAt', now)

@@ -5,6 +5,7 @@
 -- Returns {'OK', state, job id or '', pool spec JSON}, 'NOPOOL' (the agent then exits), or
 -- 'NOGANG' (a gang member Redis has forgotten, after it lost its data: the agent exits, and
 -- the reconciler starts a whole new gang).
+--- @include "dispatch"
 if not redis.call('HGET', POOL, 'state') then return 'NOPOOL' end
 local pid = ARGV[2]
 local pkey = key('proc', pid)

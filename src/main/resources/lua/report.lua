@@ -4,6 +4,7 @@
 -- completed, at the same step.
 -- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token, step, metrics JSON, retention seconds
 -- Returns 'OK', {'STOP', reason} (the job ended EARLY_STOPPED: the agent kills it) or {'STALE', reason}.
+--- @include "ends"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local p = redis.call('HMGET', key('proc', pid), 'job', 'token')
 if p[1] ~= jid or p[2] ~= token then return {'STALE', 'processor holds ' .. tostring(p[1])} end

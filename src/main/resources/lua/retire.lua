@@ -3,6 +3,7 @@
 -- plan was made stays).
 -- KEYS[1] pool hash.  ARGV: prefix, processor or gang id, latest idle-since (ms) that may be retired
 -- Returns 1 when retired, 0 otherwise.
+--- @include "gang"
 local id = ARGV[2]
 local h = key('proc', id)
 if redis.call('EXISTS', key('gang', id)) == 1 then h = key('gang', id) end

@@ -4,6 +4,7 @@
 -- Returns {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang},
 -- where gang is '' or, for a gang member, {"role", "index", "members": [{"id", "role", "index",
 -- "addr"}, ...]} as JSON; or {'STALE', reason} when the job is no longer this processor's to run.
+--- @include "dispatch"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local pkey = key('proc', pid)
 local jkey = key('job', jid)

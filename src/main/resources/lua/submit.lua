@@ -8,6 +8,8 @@
 -- Returns {'ASSIGNED', processor id, now}, {'QUEUED', queue length, now},
 -- {'DUPLICATE', first job id, its fingerprint}, {'FULL', queue length}, 'NOPOOL' or 'DRAINING'.
 -- Nothing is stored unless the job is ASSIGNED or QUEUED.
+--- @include "idempotency"
+--- @include "dispatch"
 local refused = refusal(ARGV[4])
 if refused then return refused end
 local pid, gang = claim() -- a processor, or in a gang pool a gang whose members are all idle

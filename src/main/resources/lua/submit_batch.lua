@@ -8,6 +8,8 @@
 -- Returns {'OK', now, then per job (in the batch's order) its processor id, or '' when queued},
 -- {'DUPLICATE', the batch's job ids comma-separated, its fingerprint}, {'FULL', queue length},
 -- 'NOPOOL' or 'DRAINING'. Nothing is stored unless the reply is OK.
+--- @include "idempotency"
+--- @include "dispatch"
 local refused = refusal(ARGV[2])
 if refused then return refused end
 local count = tonumber(ARGV[5])

@@ -2,6 +2,7 @@
 -- their agents) and the sweep with them.
 -- KEYS[1] pool hash.  ARGV: prefix, sweep id, reason, retention seconds
 -- Returns 'CANCELLED', {'ENDED', state} or 'NOSWEEP'.
+--- @include "ends"
 local sid = ARGV[2]
 local state = redis.call('HGET', key('sweep', sid), 'state')
 if not state then return 'NOSWEEP' end

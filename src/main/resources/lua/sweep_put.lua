@@ -9,6 +9,8 @@
 -- Trials take their place in the queue order (priority, then submission) now, when the sweep is
 -- submitted, not when they are released.
 -- Returns {'CREATED', total, now}, {'DUPLICATE', first sweep id, its fingerprint}, 'NOPOOL' or 'DRAINING'.
+--- @include "idempotency"
+--- @include "ends"
 local refused = refusal(ARGV[3])
 if refused then return refused end
 local sid = ARGV[2]

@@ -4,7 +4,7 @@ package dev.warmpool.protocol;
  * The states of a job, as the Lua scripts write them: {@code PENDING -> QUEUED -> ASSIGNED ->
  * RUNNING -> SUCCEEDED | FAILED | CANCELLED | TIMED_OUT | EARLY_STOPPED}, and
  * {@code ASSIGNED | RUNNING -> QUEUED} when the processor is lost or stops and attempts remain.
- * The scripts alone move jobs; JobStatesTests holds their end states (lib.lua's {@code ended})
+ * The scripts alone move jobs; JobStatesTests holds their end states (lib/core.lua's {@code ended})
  * to {@link #ended()}.
  */
 public enum JobState {

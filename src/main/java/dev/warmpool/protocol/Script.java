@@ -11,25 +11,62 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The atomic transitions, one Lua file each under {@code lua/}, with {@code lib.lua} in front.
- * Plain Java, so that the agent (which has no Quarkus) runs the very same scripts.
+ * The atomic transitions, one Lua file each under {@code lua/}, with the helpers it names
+ * ({@code --- @include "dispatch"}, as BullMQ's scripts do) from {@code lua/lib/} in front:
+ * {@code core} always, the others with what they include themselves, in {@link #LIB}'s order
+ * (a helper calls only helpers before it). Plain Java, so that the agent (which has no Quarkus)
+ * runs the very same scripts.
  */
 public enum Script {
     POOL_PUT, POOL_DELETE, POOL_GC, SUBMIT, SUBMIT_BATCH, CANCEL, REGISTER, HEARTBEAT, START, FINISH, DEREGISTER,
     SPAWN, SPAWN_GANG, RETIRE, LOST, SNAPSHOT, LIST_JOBS, REPORT, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
 
+    /** The helpers, in the order they are put in front of a script. */
+    public static final List<String> LIB = List.of("core", "idempotency", "jobs", "gang", "dispatch", "ends");
+    private static final java.util.regex.Pattern INCLUDE = java.util.regex.Pattern.compile("(?m)^--- @include \"([a-z]+)\"$");
+
     // read and hashed on first use, not all 22 at class initialisation: an agent uses six of
-    // them, and hashing them all (each with lib.lua in front) took about 20 ms of its start
+    // them, and hashing them all (each with its helpers in front) took about 20 ms of its start
     private volatile String source;
     private volatile String sha;
 
     public String source() {
         String s = source;
         if (s == null) {
-            s = read("lib") + "\n" + read(name().toLowerCase());
+            String own = read(name().toLowerCase());
+            StringBuilder b = new StringBuilder();
+            for (String lib : helpers(own)) {
+                b.append(read("lib/" + lib)).append('\n');
+            }
+            s = b.append(own).toString();
             source = s; // a race only computes the same text twice
         }
         return s;
+    }
+
+    /** The helpers a script's text needs: core, what it includes, and what those include, in {@link #LIB}'s order. */
+    static List<String> helpers(String text) {
+        java.util.Set<String> wanted = new java.util.HashSet<>(List.of("core"));
+        java.util.Deque<String> todo = new java.util.ArrayDeque<>(includes(text));
+        while (!todo.isEmpty()) {
+            String next = todo.pop();
+            if (!LIB.contains(next)) {
+                throw new IllegalStateException("a script includes \"" + next + "\", which is not one of " + LIB);
+            }
+            if (wanted.add(next)) {
+                todo.addAll(includes(read("lib/" + next)));
+            }
+        }
+        return LIB.stream().filter(wanted::contains).toList();
+    }
+
+    static List<String> includes(String text) {
+        List<String> out = new ArrayList<>();
+        java.util.regex.Matcher m = INCLUDE.matcher(text);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
     }
 
     /** The SHA1 that EVALSHA takes. */

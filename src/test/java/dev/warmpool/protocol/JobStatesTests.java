@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** The scripts and the Java name the same states and end the same ones. */
 class JobStatesTests {
     static String lib() throws IOException {
-        return Files.readString(Path.of("src/main/resources/lua/lib.lua"));
+        return Files.readString(Path.of("src/main/resources/lua/lib/core.lua"));
     }
 
     @Test
@@ -36,8 +36,8 @@ class JobStatesTests {
     void everyJobStateAScriptWritesIsOneJavaKnows() throws IOException {
         Set<String> written = new TreeSet<>();
         Pattern state = Pattern.compile("'state', '([A-Z_]+)'");
-        try (var scripts = Files.list(Path.of("src/main/resources/lua"))) {
-            for (Path f : scripts.toList()) {
+        try (var scripts = Files.walk(Path.of("src/main/resources/lua"))) {
+            for (Path f : scripts.filter(x -> x.toString().endsWith(".lua")).toList()) {
                 Matcher m = state.matcher(Files.readString(f));
                 while (m.find()) {
                     written.add(m.group(1));

@@ -39,7 +39,7 @@ class KeySchemaTests {
         Set<String> used = new TreeSet<>();
         // key('sweep', sid, 'at', step) -> sweep:*:at:*
         Pattern call = Pattern.compile("key\\(((?:'[a-z_]+'|[A-Za-z_\\[\\]0-9]+)(?:,\\s*(?:'[a-z_]+'|[A-Za-z_\\[\\]0-9]+))*)\\)");
-        try (Stream<Path> scripts = Files.list(Path.of("src/main/resources/lua"))) {
+        try (Stream<Path> scripts = Files.walk(Path.of("src/main/resources/lua"))) {
             for (Path script : scripts.filter(f -> f.toString().endsWith(".lua")).toList()) {
                 Matcher m = call.matcher(Files.readString(script));
                 while (m.find()) {

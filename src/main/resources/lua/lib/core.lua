@@ -1,0 +1,24 @@
+-- core: the pool's key prefix and its fixed keys, the server clock, which job states are ends.
+-- In front of every script (Script.source); the scripts call it with
+--   KEYS[1] = the pool hash wp:{<type>}:pool (it routes the call to the pool's hash slot)
+--   ARGV[1] = the pool's key prefix wp:{<type>}:
+-- and build the other keys of that pool from the prefix, so they share one slot.
+
+local P = ARGV[1]
+local function key(...) return P .. table.concat({...}, ':') end
+local POOL = KEYS[1]
+local IDLE = key('idle')
+local QUEUE = key('queue')
+local JOBS = key('jobs')
+local PROCS = key('procs')
+local GANGS = key('gangs')
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function ended(state)
+  return state == 'SUCCEEDED' or state == 'FAILED' or state == 'CANCELLED' or state == 'TIMED_OUT'
+    or state == 'EARLY_STOPPED'
+end

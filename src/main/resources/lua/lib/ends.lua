@@ -1,0 +1,178 @@
+-- ends: stopping, requeueing and ending jobs, and what a trial's end does to its sweep (release,
+-- best trial, median rule, finish). end_job and the sweep functions call each other, so they live together.
+--- @include "jobs"
+--- @include "gang"
+--- @include "dispatch"
+
+local end_job -- defined below: a trial's end moves its sweep, and a sweep's end ends its trials
+
+-- Puts a job back in its queue at its original place, or fails it when no attempt is left.
+-- charge = false gives the attempt back (the processor stopped, the job did not fail).
+local function requeue(jid, reason, charge, now, retention_s)
+  local jkey = key('job', jid)
+  local attempts = tonumber(redis.call('HGET', jkey, 'attempts') or '0')
+  if not charge then
+    attempts = math.max(attempts - 1, 0)
+    redis.call('HSET', jkey, 'attempts', attempts)
+  end
+  local max = tonumber(redis.call('HGET', jkey, 'maxAttempts') or '1')
+  if attempts >= max then
+    end_job(jid, 'FAILED', reason .. '; no attempts left (' .. attempts .. ' of ' .. max .. ')', now, retention_s)
+    return 'FAILED'
+  end
+  redis.call('HSET', jkey, 'state', 'QUEUED', 'processor', '', 'assignedAt', '', 'startedAt', '', 'error', reason)
+  redis.call('ZADD', QUEUE, redis.call('HGET', jkey, 'score'), jid)
+  return 'QUEUED'
+end
+
+-- Ends a job that has not ended, wherever it is: a queued one leaves the queue, an assigned or
+-- running one's agent is told to kill its process (the processor stays busy until it reports),
+-- a pending sweep trial is skipped when its sweep releases trials. Returns the previous state.
+local function stop_job(jid, state, reason, now, retention_s)
+  local jkey = key('job', jid)
+  local prev = redis.call('HGET', jkey, 'state')
+  if not prev or ended(prev) then return prev end
+  if prev == 'QUEUED' then
+    redis.call('ZREM', QUEUE, jid)
+  elseif prev == 'ASSIGNED' or prev == 'RUNNING' then
+    local j = redis.call('HMGET', jkey, 'processor', 'attempts')
+    if redis.call('EXISTS', key('gang', j[1])) == 1 then
+      stop_members(j[1], jid, nil)
+    else
+      redis.call('RPUSH', key('inbox', j[1]), 'cancel ' .. jid .. ' ' .. j[2])
+    end
+  end
+  end_job(jid, state, reason, now, retention_s)
+  return prev
+end
+
+-- Sweeps. A sweep's trials are stored PENDING and released into the pool's queue (or straight
+-- to an idle processor) while fewer than 'parallelism' of them are out, here in the scripts that
+-- end jobs, so the bound holds whether or not a manager is running.
+local function sweep_release(sid, now)
+  local skey = key('sweep', sid)
+  local s = redis.call('HMGET', skey, 'active', 'parallelism', 'state')
+  if s[3] ~= 'RUNNING' then return end
+  local active, parallelism = tonumber(s[1]), tonumber(s[2])
+  while active < parallelism do
+    local jid = redis.call('LPOP', key('sweep', sid, 'pending'))
+    if not jid then break end
+    local jkey = key('job', jid)
+    if redis.call('HGET', jkey, 'state') == 'PENDING' then
+      redis.call('HSET', jkey, 'state', 'QUEUED')
+      active = redis.call('HINCRBY', skey, 'active', 1)
+      dispatch(jid, now)
+    end
+  end
+end
+
+-- Ends every trial of a sweep that has not ended and gives the sweep its end state.
+local function sweep_stop(sid, state, reason, now, retention_s)
+  local skey = key('sweep', sid)
+  redis.call('HSET', skey, 'state', state, 'error', reason)
+  redis.call('DEL', key('sweep', sid, 'pending'))
+  for _, jid in ipairs(redis.call('LRANGE', key('sweep', sid, 'trials'), 0, -1)) do
+    stop_job(jid, 'CANCELLED', reason, now, retention_s)
+  end
+end
+
+-- The sweep has no trial left to run: its end state, and its keys (trials included) expire
+-- a retention period from now.
+local function sweep_finish(sid, now, retention_s)
+  local skey = key('sweep', sid)
+  local s = redis.call('HMGET', skey, 'state', 'succeeded', 'demand')
+  if s[1] == 'RUNNING' then
+    if tonumber(s[2]) > 0 then
+      redis.call('HSET', skey, 'state', 'SUCCEEDED')
+    else
+      redis.call('HSET', skey, 'state', 'FAILED', 'error', 'no trial succeeded')
+    end
+  end
+  redis.call('HSET', skey, 'finishedAt', now, 'active', 0)
+  redis.call('HINCRBY', POOL, 'sweepDemand', -tonumber(s[3] or '0'))
+  for _, jid in ipairs(redis.call('LRANGE', key('sweep', sid, 'trials'), 0, -1)) do
+    redis.call('EXPIRE', key('job', jid), retention_s)
+  end
+  for _, step in ipairs(redis.call('SMEMBERS', key('sweep', sid, 'steps'))) do
+    redis.call('DEL', key('sweep', sid, 'at', step))
+  end
+  redis.call('DEL', key('sweep', sid, 'steps'), key('sweep', sid, 'pending'))
+  redis.call('EXPIRE', skey, retention_s)
+  redis.call('EXPIRE', key('sweep', sid, 'trials'), retention_s)
+  -- sweeps created more than a retention period ago leave the listing once they have ended
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', key('sweeps'), '-inf', now - retention_s * 1000, 'LIMIT', 0, 100)) do
+    local st = redis.call('HGET', key('sweep', old), 'state')
+    if not st or st ~= 'RUNNING' then redis.call('ZREM', key('sweeps'), old) end
+  end
+end
+
+-- The objective's value in a metrics JSON object, or nil.
+local function objective(metrics_json, metric)
+  if not metrics_json or metrics_json == '' or not metric or metric == '' then return nil end
+  local ok, m = pcall(cjson.decode, metrics_json)
+  if not ok or type(m) ~= 'table' then return nil end
+  return tonumber(m[metric])
+end
+
+local function better(goal, a, b)
+  if goal == 'maximize' then return a > b end
+  return a < b
+end
+
+-- A trial ended: count it, keep the best, keep its curve for the median rule, fail the sweep
+-- past maxFailedTrials, release the next pending trial, and finish the sweep after its last.
+local function sweep_trial_ended(sid, jid, prev, state, now, retention_s)
+  local skey = key('sweep', sid)
+  local s = redis.call('HMGET', skey, 'state', 'metric', 'goal', 'bestValue', 'maxFailedTrials', 'total')
+  if not s[1] then return end
+  if prev ~= 'PENDING' then redis.call('HINCRBY', skey, 'active', -1) end
+  local curve = key('sweep', sid, 'trial', jid)
+  if state == 'SUCCEEDED' then
+    redis.call('HINCRBY', skey, 'succeeded', 1)
+    local jkey = key('job', jid)
+    local v = objective(redis.call('HGET', jkey, 'metrics'), s[2])
+    if not v then v = objective(redis.call('HGET', jkey, 'progress'), s[2]) end
+    if v and (not s[4] or s[4] == '' or better(s[3], v, tonumber(s[4]))) then
+      redis.call('HSET', skey, 'bestTrial', jid, 'bestValue', tostring(v))
+    end
+    local points = redis.call('HGETALL', curve)
+    for i = 1, #points, 2 do
+      redis.call('ZADD', key('sweep', sid, 'at', points[i]), points[i + 1], jid)
+      redis.call('SADD', key('sweep', sid, 'steps'), points[i])
+    end
+  elseif state == 'FAILED' or state == 'TIMED_OUT' then
+    local failed = redis.call('HINCRBY', skey, 'failed', 1)
+    local most = tonumber(s[5] or '-1')
+    if s[1] == 'RUNNING' and most >= 0 and failed > most then
+      sweep_stop(sid, 'FAILED', failed .. ' trials failed, more than maxFailedTrials (' .. most .. ')', now, retention_s)
+    end
+  elseif state == 'EARLY_STOPPED' then
+    redis.call('HINCRBY', skey, 'earlyStopped', 1)
+  else
+    redis.call('HINCRBY', skey, 'cancelled', 1)
+  end
+  redis.call('DEL', curve)
+  if redis.call('HGET', skey, 'state') == 'RUNNING' and redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
+    sweep_stop(sid, 'CANCELLED', 'the pool was deleted', now, retention_s)
+  end
+  sweep_release(sid, now)
+  -- a sweep_stop above already finished the sweep when its last trial ended inside it
+  if redis.call('HINCRBY', skey, 'done', 1) == tonumber(s[6]) then
+    sweep_finish(sid, now, retention_s)
+  end
+end
+
+-- Ends a job: end state, finish time, reason; it expires a retention period later (a sweep's
+-- trial expires with its sweep, so the sweep can show every trial while it runs).
+end_job = function(jid, state, reason, now, retention_s)
+  local jkey = key('job', jid)
+  local j = redis.call('HMGET', jkey, 'state', 'sweep')
+  redis.call('HSET', jkey, 'state', state, 'finishedAt', now)
+  redis.call('HINCRBY', jkey, 'completions', 1) -- a job ends once: tests and the chaos run check it
+  if reason and reason ~= '' then redis.call('HSET', jkey, 'error', reason) end
+  if j[2] and j[2] ~= '' then
+    sweep_trial_ended(j[2], jid, j[1], state, now, retention_s)
+  else
+    redis.call('EXPIRE', jkey, retention_s)
+  end
+end

@@ -1,0 +1,40 @@
+-- jobs: storing a job, handing it to a processor, the reply that runs it, retiring a processor.
+
+-- Stores a new job (fields: {field, value, ...}) as QUEUED and in the listing index; its queue
+-- score orders by priority first (higher runs sooner), then by seq, the submission order.
+local function store_job(jid, priority, seq, fields, now)
+  local score = (1000 - priority) * 1e12 + seq
+  redis.call('HSET', key('job', jid), 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'submittedAt', now,
+    'score', string.format('%.0f', score), unpack(fields))
+  redis.call('ZADD', JOBS, now, jid)
+  return score
+end
+
+-- Hands job jid to processor pid; the attempt number is the assignment's fencing token. The
+-- agent hears of it through its inbox, unless it is told in the reply of the calling script
+-- (quiet: the agent that just finished a job takes the next one from finish's reply).
+local function assign(jid, pid, now, quiet)
+  local jkey = key('job', jid)
+  local token = redis.call('HINCRBY', jkey, 'attempts', 1)
+  redis.call('HSET', jkey, 'state', 'ASSIGNED', 'processor', pid, 'assignedAt', now)
+  redis.call('HSET', key('proc', pid), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now)
+  redis.call('ZREM', IDLE, pid)
+  if not quiet then redis.call('RPUSH', key('inbox', pid), 'job ' .. jid .. ' ' .. token) end
+  return token
+end
+
+-- What the agent of processor pid needs to run job jid (whose state the caller has set):
+-- {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang}.
+local function run_reply(pid, jid, now, gang)
+  redis.call('HSET', key('proc', pid), 'hb', now)
+  local j = redis.call('HMGET', key('job', jid), 'args', 'config', 'env', 'timeoutSeconds')
+  local spec = redis.call('HMGET', POOL, 'command', 'env', 'spec')
+  return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}', gang}
+end
+
+-- Retires processor pid: no more work; its agent deregisters when it reads 'retire'.
+local function retire(pid, now)
+  redis.call('HSET', key('proc', pid), 'state', 'DRAINING', 'job', '', 'since', now)
+  redis.call('ZREM', IDLE, pid)
+  redis.call('RPUSH', key('inbox', pid), 'retire')
+end
