@@ -4,7 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.pool.Job;
+import dev.warmpool.protocol.BatchReply;
+import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
+import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.Refused;
+import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.Times;
 import dev.warmpool.store.PoolStore;
@@ -50,28 +55,25 @@ public class JobService {
         JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
-        PoolStore.Idempotency idem = idempotency(store, config, idempotencyKey, r);
+        Idempotency idem = idempotency(store, config, idempotencyKey, r);
         checkRoom();
         limiter.take(caller, 1);
         Accepted job = accept(r, "", caller);
         return access.check(r.type(), caller, List.of(job.env()), List.of("env"))
-                .flatMap(ok -> store.submit(r.type(), job.id(), job.stored().priority(), idem, job.stored().fields()))
+                .flatMap(ok -> store.submit(r.type(), job.stored(), idem))
                 .flatMap(reply -> submitted(reply, job, idem, idempotencyKey));
     }
 
     /** The submit script's reply as the accepted job, or the refusal it means. */
-    private Uni<Job> submitted(List<Object> reply, Accepted job, PoolStore.Idempotency idem, String idempotencyKey) {
-        Uni<Job> refused = refused(reply, job.request().type(), "", () -> replay(idempotencyKey, idem,
-                Replies.string(reply.get(1)), Replies.string(reply.get(2))));
-        if (refused != null) {
-            return refused;
+    private Uni<Job> submitted(SubmitReply reply, Accepted job, Idempotency idem, String idempotencyKey) {
+        if (reply instanceof Refused refused) {
+            return refused(refused, job.request().type(), "", d -> replay(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
-        boolean assigned = "ASSIGNED".equals(Replies.string(reply.get(0)));
-        if (!assigned) {
-            reconciler.nudge(); // no idle processor: start one now, not at the next tick
+        if (reply instanceof SubmitReply.Assigned a) {
+            return Uni.createFrom().item(job.view(a.processor(), Times.iso(Long.toString(a.now()))));
         }
-        return Uni.createFrom().item(job.view(assigned ? Replies.string(reply.get(1)) : null,
-                Times.iso(Replies.string(reply.get(2)))));
+        reconciler.nudge(); // no idle processor: start one now, not at the next tick
+        return Uni.createFrom().item(job.view(null, Times.iso(Long.toString(((SubmitReply.Queued) reply).now()))));
     }
 
     /**
@@ -93,7 +95,7 @@ public class JobService {
         for (int i = 0; i < b.jobs().size(); i++) {
             Access.checkEnvNames(b.jobs().get(i).env(), "jobs[" + i + "].env");
         }
-        PoolStore.Idempotency idem = idempotency(store, config, idempotencyKey, b);
+        Idempotency idem = idempotency(store, config, idempotencyKey, b);
         checkRoom();
         limiter.take(caller, b.jobs().size());
         List<Accepted> jobs = new java.util.ArrayList<>(b.jobs().size());
@@ -107,19 +109,18 @@ public class JobService {
     }
 
     /** The batch script's reply as the accepted jobs, in the request's order, or the refusal it means. */
-    private Uni<List<Job>> batchSubmitted(List<Object> reply, String type, List<Accepted> jobs, PoolStore.Idempotency idem,
+    private Uni<List<Job>> batchSubmitted(BatchReply reply, String type, List<Accepted> jobs, Idempotency idem,
             String idempotencyKey) {
-        Uni<List<Job>> refused = refused(reply, type, "a batch of " + jobs.size()
-                + " jobs is taken whole and would not fit; ", () -> replayBatch(idempotencyKey, idem,
-                Replies.string(reply.get(1)), Replies.string(reply.get(2))));
-        if (refused != null) {
-            return refused;
+        if (reply instanceof Refused refused) {
+            return refused(refused, type, "a batch of " + jobs.size() + " jobs is taken whole and would not fit; ",
+                    d -> replayBatch(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
-        String now = Times.iso(Replies.string(reply.get(1)));
+        BatchReply.Taken taken = (BatchReply.Taken) reply;
+        String now = Times.iso(Long.toString(taken.now()));
         List<Job> out = new java.util.ArrayList<>(jobs.size());
         boolean queued = false;
         for (int i = 0; i < jobs.size(); i++) {
-            String pid = Replies.string(reply.get(i + 2));
+            String pid = taken.processors().get(i);
             queued |= pid.isEmpty();
             out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now));
         }
@@ -130,17 +131,27 @@ public class JobService {
     }
 
     /**
-     * What a submit script's refusal means to the client (NOPOOL 404, FULL 429 saying
-     * {@code fullWhy}, DRAINING 409, DUPLICATE the replay), or null when the jobs were taken.
+     * What a submit script's refusal means to the client: no pool (404), a full queue (429 saying
+     * {@code fullWhy}), a draining pool (409, taking no new {@code what}), a repeated
+     * Idempotency-Key (the replay).
      */
-    private <T> Uni<T> refused(List<Object> reply, String type, String fullWhy, java.util.function.Supplier<Uni<T>> duplicate) {
-        return switch (Replies.string(reply.get(0))) {
-            case "NOPOOL" -> pools.unknownType(type);
-            case "DUPLICATE" -> duplicate.get();
-            case "FULL" -> Uni.createFrom().failure(queueFull(type, reply.get(1), fullWhy));
-            case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(type, "jobs"));
-            default -> null;
-        };
+    static <T> Uni<T> refused(Refused refused, String type, String what, String fullWhy, PoolService pools,
+            java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
+        if (refused instanceof Refused.Duplicate d) {
+            return duplicate.apply(d);
+        }
+        if (refused instanceof Refused.Full f) {
+            return Uni.createFrom().failure(queueFull(type, f.queued(), fullWhy));
+        }
+        if (refused instanceof Refused.Draining) {
+            return Uni.createFrom().failure(PoolService.draining(type, what));
+        }
+        return pools.unknownType(type);
+    }
+
+    private <T> Uni<T> refused(Refused refused, String type, String fullWhy,
+            java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
+        return refused(refused, type, "jobs", fullWhy, pools, duplicate);
     }
 
     /** The soft global bound on queued jobs (the last reconcile pass's count). */
@@ -151,14 +162,14 @@ public class JobService {
         }
     }
 
-    private static Refusal queueFull(String type, Object queued, String why) {
+    private static Refusal queueFull(String type, long queued, String why) {
         return new Refusal(Refusal.Kind.TOO_MANY, "queue-full", "Too many requests", "The queue of pool '" + type + "' is full ("
                 + queued + " jobs, its maxQueued); " + why + "retry when some have run, or raise maxQueued with PUT /pools/"
                 + type + ".").retryAfter(5);
     }
 
     /** A valid job request with its defaults filled in and a new id, ready to store and to show. */
-    private record Accepted(PoolStore.NewJob stored, JobRequest request, int timeout, int maxAttempts, List<String> args,
+    private record Accepted(NewJob stored, JobRequest request, int timeout, int maxAttempts, List<String> args,
             JsonNode config, Map<String, String> env) {
         String id() {
             return stored.id();
@@ -195,11 +206,11 @@ public class JobService {
         fields.put("config", cfg == null ? "{}" : store.write(cfg));
         fields.put("env", store.write(env));
         fields.put("submittedBy", caller.name());
-        return new Accepted(new PoolStore.NewJob(id, priority, fields), r, timeout, maxAttempts, args, cfg, env);
+        return new Accepted(new NewJob(id, priority, fields), r, timeout, maxAttempts, args, cfg, env);
     }
 
     /** The jobs a repeated Idempotency-Key's batch created, if the request is the same one. */
-    private Uni<List<Job>> replayBatch(String key, PoolStore.Idempotency idem, String jobIds, String fingerprint) {
+    private Uni<List<Job>> replayBatch(String key, Idempotency idem, String jobIds, String fingerprint) {
         if (!idem.fingerprint().equals(fingerprint)) {
             return Uni.createFrom().failure(keyReused(config, key, "batch", jobIds.split(",")[0]));
         }
@@ -207,7 +218,7 @@ public class JobService {
     }
 
     /** The job a repeated Idempotency-Key created, if the request is the same one. */
-    private Uni<Job> replay(String key, PoolStore.Idempotency idem, String jobId, String fingerprint) {
+    private Uni<Job> replay(String key, Idempotency idem, String jobId, String fingerprint) {
         if (!idem.fingerprint().equals(fingerprint)) {
             return Uni.createFrom().failure(keyReused(config, key, "job", jobId));
         }
@@ -223,15 +234,15 @@ public class JobService {
     }
 
     /** An Idempotency-Key header, checked, with the fingerprint of the request it came with. */
-    static PoolStore.Idempotency idempotency(PoolStore store, WarmpoolConfig config, String key, Object request) {
+    static Idempotency idempotency(PoolStore store, WarmpoolConfig config, String key, Object request) {
         if (key == null) {
-            return PoolStore.Idempotency.NONE;
+            return Idempotency.NONE;
         }
         if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
             throw Refusal.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
                     + "characters, e.g. a UUID.");
         }
-        return new PoolStore.Idempotency(Fingerprint.sha256(key), Fingerprint.sha256(store.write(request)),
+        return new Idempotency(Fingerprint.sha256(key), Fingerprint.sha256(store.write(request)),
                 config.jobs().idempotencyRetention().toSeconds());
     }
 

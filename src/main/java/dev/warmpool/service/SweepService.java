@@ -62,7 +62,7 @@ public class SweepService {
         Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
         List<Map<String, Object>> configs = configurations(r, spec);
-        PoolStore.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r);
+        dev.warmpool.protocol.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r);
         limiter.take(caller, configs.size());
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();
@@ -93,23 +93,16 @@ public class SweepService {
             trials.put(Names.trialId(id, i), store.write(configs.get(i)));
         }
         return access.check(r.type(), caller, java.util.Collections.singletonList(r.env()), List.of("env"))
-                .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials)).flatMap(reply -> {
-            String status = Replies.string(reply.get(0));
-            return switch (status) {
-                case "NOPOOL" -> pools.unknownType(r.type());
-                case "DRAINING" -> Uni.createFrom().failure(PoolService.draining(r.type(), "sweeps"));
-                case "DUPLICATE" -> {
-                    if (!idem.fingerprint().equals(Replies.string(reply.get(2)))) {
-                        yield Uni.createFrom().failure(JobService.keyReused(config, idempotencyKey, "sweep", reply.get(1)));
+                .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials))
+                .flatMap(reply -> {
+                    if (reply instanceof dev.warmpool.protocol.Refused refused) {
+                        return JobService.refused(refused, r.type(), "sweeps", "", pools, d -> idem.fingerprint()
+                                .equals(d.fingerprint()) ? get(d.first())
+                                : Uni.createFrom().failure(JobService.keyReused(config, idempotencyKey, "sweep", d.first())));
                     }
-                    yield get(Replies.string(reply.get(1)));
-                }
-                default -> {
                     reconciler.nudge(); // the pool grows to the sweep's parallelism now, not at the next tick
-                    yield get(id);
-                }
-            };
-        });
+                    return get(id);
+                });
     }
 
     /** The request with every default filled in; a random sweep without a seed gets one, shown back. */

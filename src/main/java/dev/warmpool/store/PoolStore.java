@@ -3,6 +3,11 @@ package dev.warmpool.store;
 import dev.warmpool.protocol.Replies;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.SweepPutReply;
+import dev.warmpool.protocol.BatchReply;
+import dev.warmpool.protocol.SubmitReply;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;
@@ -108,49 +113,14 @@ public class PoolStore {
         });
     }
 
-    /** An Idempotency-Key (hashed, so any string makes a short, safe key) and the request it came with. */
-    public record Idempotency(String keyHash, String fingerprint, long ttlSeconds) {
-        public static final Idempotency NONE = new Idempotency("", "", 0);
+    /** Stores a job and assigns it to an idle processor or queues it, in one step (submit.lua). */
+    public Uni<SubmitReply> submit(String type, NewJob job, Idempotency idem) {
+        return scripts.run(Script.SUBMIT, type, SubmitReply.args(job, idem)).map(SubmitReply::decode);
     }
 
-    /** Stores a job and assigns or queues it (see submit.lua for the replies). */
-    public Uni<List<Object>> submit(String type, String jobId, int priority, Idempotency idem, Map<String, String> fields) {
-        List<String> args = new ArrayList<>(fields.size() * 2 + 5);
-        args.add(jobId);
-        args.add(Integer.toString(priority));
-        args.add(idem.keyHash());
-        args.add(idem.fingerprint());
-        args.add(Long.toString(idem.ttlSeconds()));
-        fields.forEach((k, v) -> {
-            args.add(k);
-            args.add(v);
-        });
-        return scripts.run(Script.SUBMIT, type, args)
-                .map(Replies::listOrStatus);
-    }
-
-    /** A job ready to store: its id, priority and hash fields. */
-    public record NewJob(String id, int priority, Map<String, String> fields) {
-    }
-
-    /** Stores a batch of jobs of one pool and assigns or queues each (see submit_batch.lua for the replies). */
-    public Uni<List<Object>> submitBatch(String type, List<NewJob> jobs, Idempotency idem) {
-        List<String> args = new ArrayList<>(jobs.size() * 20 + 4);
-        args.add(idem.keyHash());
-        args.add(idem.fingerprint());
-        args.add(Long.toString(idem.ttlSeconds()));
-        args.add(Integer.toString(jobs.size()));
-        for (NewJob job : jobs) {
-            args.add(job.id());
-            args.add(Integer.toString(job.priority()));
-            args.add(Integer.toString(job.fields().size()));
-            job.fields().forEach((k, v) -> {
-                args.add(k);
-                args.add(v);
-            });
-        }
-        return scripts.run(Script.SUBMIT_BATCH, type, args)
-                .map(Replies::listOrStatus);
+    /** Stores a batch of jobs of one pool and assigns or queues each, all or none (submit_batch.lua). */
+    public Uni<BatchReply> submitBatch(String type, List<NewJob> jobs, Idempotency idem) {
+        return scripts.run(Script.SUBMIT_BATCH, type, BatchReply.args(jobs, idem)).map(BatchReply::decode);
     }
 
     /** Cancels a job: {CANCELLED, previous state}, {ENDED, state} or {NOJOB}. */
@@ -194,27 +164,10 @@ public class PoolStore {
      * Stores a sweep and its trials and releases the first of them (see sweep_put.lua): the
      * sweep's fields, the fields every trial shares, and each trial's id and config JSON.
      */
-    public Uni<List<Object>> putSweep(String type, String sweepId, Idempotency idem, int priority,
+    public Uni<SweepPutReply> putSweep(String type, String sweepId, Idempotency idem, int priority,
             Map<String, String> sweep, Map<String, String> shared, Map<String, String> trials) {
-        List<String> args = new ArrayList<>(8 + 2 * (sweep.size() + shared.size() + trials.size()));
-        args.add(sweepId);
-        args.add(idem.keyHash());
-        args.add(idem.fingerprint());
-        args.add(Long.toString(idem.ttlSeconds()));
-        args.add(Integer.toString(priority));
-        for (Map<String, String> fields : List.of(sweep, shared)) {
-            args.add(Integer.toString(fields.size()));
-            fields.forEach((k, v) -> {
-                args.add(k);
-                args.add(v);
-            });
-        }
-        trials.forEach((id, config) -> {
-            args.add(id);
-            args.add(config);
-        });
-        return scripts.run(Script.SWEEP_PUT, type, args)
-                .map(Replies::listOrStatus);
+        return scripts.run(Script.SWEEP_PUT, type, SweepPutReply.args(sweepId, idem, priority, sweep, shared, trials))
+                .map(SweepPutReply::decode);
     }
 
     /** A sweep's hash and its trials' fields, or empty. */

@@ -3,12 +3,18 @@ package dev.warmpool.store;
 import dev.warmpool.protocol.Replies;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.Refused;
+import dev.warmpool.protocol.BatchReply;
+import dev.warmpool.protocol.SubmitReply;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.Names;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,9 +52,12 @@ class DispatchScriptTests {
         }
     }
 
+    /** A job through submit.lua's production arguments and decoded reply (a swap in either fails here). */
     static String submit(String priority) {
         String id = Names.newJobId(TYPE, System.currentTimeMillis());
-        run(Script.SUBMIT, id, priority, "", "", "0", "id", id, "type", TYPE, "args", "[\"" + id + "\"]");
+        SubmitReply reply = SubmitReply.decode(ON.run(Script.SUBMIT, SubmitReply.args(new NewJob(id, Integer.parseInt(priority),
+                Map.of("id", id, "type", TYPE, "args", "[\"" + id + "\"]")), Idempotency.NONE)));
+        assertTrue(reply instanceof SubmitReply.Assigned || reply instanceof SubmitReply.Queued, reply.toString());
         return id;
     }
 
@@ -89,21 +98,20 @@ class DispatchScriptTests {
         assertEquals("IDLE", j.hget(KeySchema.processor(TYPE, PROC), "state"));
     }
 
-    static List<Object> batch(String idem, String fingerprint, String... priorities) {
-        List<String> args = new ArrayList<>(List.of(idem, fingerprint, "60", Integer.toString(priorities.length)));
-        for (int i = 0; i < priorities.length; i++) {
+    /** A batch through submit_batch.lua's production arguments and decoded reply. */
+    static BatchReply batch(String idem, String fingerprint, String... priorities) {
+        List<NewJob> jobs = new ArrayList<>();
+        for (String priority : priorities) {
             String id = Names.newJobId(TYPE, System.currentTimeMillis());
-            args.addAll(List.of(id, priorities[i], "3", "id", id, "type", TYPE, "priority", priorities[i]));
+            jobs.add(new NewJob(id, Integer.parseInt(priority), Map.of("id", id, "type", TYPE, "priority", priority)));
         }
-        Object r = ON.run(Script.SUBMIT_BATCH, args);
-        return r instanceof List<?> ? Replies.list(r) : List.of(Replies.string(r));
+        return BatchReply.decode(ON.run(Script.SUBMIT_BATCH, BatchReply.args(jobs, new Idempotency(idem, fingerprint, 60))));
     }
 
     @Test
     void aBatchGivesItsBestJobToTheIdleProcessorAndQueuesTheRestInOrder() {
-        List<Object> r = batch("", "", "0", "7", "0");
-        assertEquals("OK", Replies.string(r.get(0)));
-        assertEquals(List.of("", PROC, ""), r.subList(2, 5).stream().map(Replies::string).toList());
+        BatchReply r = batch("", "", "0", "7", "0");
+        assertEquals(List.of("", PROC, ""), ((BatchReply.Taken) r).processors());
         String best = j.hget(KeySchema.processor(TYPE, PROC), "job");
         assertEquals("ASSIGNED", j.hget(KeySchema.job(TYPE, best), "state"));
         assertEquals("7", j.hget(KeySchema.job(TYPE, best), "priority"), "the best job, second in the batch, runs first");
@@ -119,18 +127,16 @@ class DispatchScriptTests {
 
     @Test
     void aBatchThatWouldNotFitInTheQueueIsRefusedWholeAndARepeatedKeyAnswersWithTheFirstBatch() {
-        assertEquals(List.of("FULL", "0"), batch("", "", "0", "0", "0", "0", "0").stream().map(Replies::string).toList(),
+        assertEquals(new Refused.Full(0), batch("", "", "0", "0", "0", "0", "0"),
                 "five jobs, one idle processor and room for three queued: refused, though four would fit");
         assertEquals(0L, j.zcard(KeySchema.jobs(TYPE)));
         assertEquals("IDLE", j.hget(KeySchema.processor(TYPE, PROC), "state"));
 
-        List<Object> first = batch("key1", "fp1", "0", "0");
-        assertEquals("OK", Replies.string(first.get(0)));
+        assertTrue(batch("key1", "fp1", "0", "0") instanceof BatchReply.Taken);
         List<String> ids = j.zrange(KeySchema.jobs(TYPE), 0, -1);
-        List<Object> again = batch("key1", "fp1", "0", "0");
-        assertEquals("DUPLICATE", Replies.string(again.get(0)));
-        assertEquals(ids.stream().sorted().toList(), List.of(Replies.string(again.get(1)).split(",")).stream().sorted().toList());
-        assertEquals("fp1", Replies.string(again.get(2)));
+        Refused.Duplicate again = (Refused.Duplicate) batch("key1", "fp1", "0", "0");
+        assertEquals(ids.stream().sorted().toList(), List.of(again.first().split(",")).stream().sorted().toList());
+        assertEquals("fp1", again.fingerprint());
         assertEquals(2L, j.zcard(KeySchema.jobs(TYPE)));
     }
 }
