@@ -2,7 +2,10 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.Run;
+import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.Script;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -286,27 +289,27 @@ public final class Agent {
     }
 
     private void start(String jobId, String token) {
-        List<Object> r = Replies.list(redis.runReliably(Script.START, config.processorId(), jobId, token));
-        if (!"RUN".equals(Replies.string(r.get(0)))) {
-            log("not running job %s: %s", jobId, r.size() > 1 ? r.get(1) : "");
+        StartReply reply = StartReply.decode(redis.runReliably(Script.START, StartReply.args(config.processorId(), jobId, token)));
+        if (reply instanceof StartReply.Stale stale) {
+            log("not running job %s: %s", jobId, stale.reason());
             return;
         }
-        run(jobId, token, r);
+        run(jobId, token, ((StartReply.Running) reply).run());
     }
 
-    /** Runs a job that Redis has marked running on this processor; {@code r} is what start.lua returns. */
-    private void run(String jobId, String token, List<Object> r) {
-        List<String> args = AgentJson.strings(r.get(1));
-        Map<String, String> jobEnv = ChildEnv.allowed(jobId, AgentJson.stringMap(r.get(3)));
-        long timeoutSeconds = Long.parseLong(Replies.string(r.get(4)));
-        PoolPart pool = PoolPart.of(poolPart, Replies.string(r.get(5)), Replies.string(r.get(6)), Replies.string(r.get(7)));
+    /** Runs a job that Redis has marked running on this processor. */
+    private void run(String jobId, String token, Run r) {
+        List<String> args = AgentJson.strings(r.argsJson());
+        Map<String, String> jobEnv = ChildEnv.allowed(jobId, AgentJson.stringMap(r.envJson()));
+        long timeoutSeconds = r.timeoutSeconds();
+        PoolPart pool = PoolPart.of(poolPart, r.commandJson(), r.poolEnvJson(), r.specJson());
         poolPart = pool;
         List<String> poolCommand = pool.command();
         JsonObject spec = pool.spec();
         String workingDir = AgentJson.text(spec, "workingDir");
         maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
                 ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
-        String gang = r.size() > 8 ? Replies.string(r.get(8)) : "";
+        String gang = r.gangJson();
         JsonObject member = gang == null || gang.isEmpty() ? null : JsonParser.parseString(gang).getAsJsonObject();
         JsonObject role = member == null ? null
                 : spec.getAsJsonObject("gang").getAsJsonObject(member.get("role").getAsString());
@@ -314,7 +317,7 @@ public final class Agent {
                 ? AgentJson.strings(role.get("command")) : poolCommand); // a gang member: its role's own command
         command.addAll(args);
         Map<String, String> env = ChildEnv.forJob(baseEnv, pool.env(), role, jobEnv, member, jobId,
-                Replies.string(r.get(2)), resultFile);
+                r.configJson(), resultFile);
         Map<String, String> poolEnv = pool.env();
         Worker w = null;
         String request = null;
@@ -322,7 +325,7 @@ public final class Agent {
             w = worker(poolCommand, poolEnv, workingDir);
             JsonObject req = new JsonObject();
             req.addProperty("id", jobId);
-            req.add("config", JsonParser.parseString(Replies.string(r.get(2))));
+            req.add("config", JsonParser.parseString(r.configJson()));
             req.add("args", AgentJson.GSON.toJsonTree(args));
             req.add("env", AgentJson.GSON.toJsonTree(jobEnv));
             request = req.toString();
@@ -352,13 +355,13 @@ public final class Agent {
         boolean spent = maxJobs > 0 && jobsRun >= maxJobs;
         boolean last = stopping || retiring || spent;
         // not stopping, the reply may hand over the next queued job, already marked running
-        List<Object> r = Replies.list(redis.runReliably(Script.FINISH, config.processorId(), o.run().jobId, o.run().token,
-                o.state(), Integer.toString(o.exitCode()), o.metrics(), o.logTail(), o.error() == null ? "" : o.error(),
-                Long.toString(config.retentionSeconds()), last ? "1" : "0", "1"));
-        boolean stale = "STALE".equals(r.get(0));
+        FinishReply reply = FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
+                o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
+                config.retentionSeconds(), last, true).argv()));
+        boolean stale = reply instanceof FinishReply.Stale;
         // concatenated, not formatted: String.format took a fifth of the agent's CPU in a burst
         log("job " + o.run().jobId + " " + o.state() + " (exit " + o.exitCode() + ")"
-                + (stale ? ", but the assignment had moved on: " + r.get(1) : ""));
+                + (stale ? ", but the assignment had moved on: " + ((FinishReply.Stale) reply).reason() : ""));
         if (!stale && sink != null) {
             sink.finished(o.run().jobId, o.run().token, config.pool(), o.state(), o.exitCode(), o.metrics(), o.error());
         }
@@ -366,8 +369,8 @@ public final class Agent {
             deregister(spent ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)" : "the processor stopped");
             return true;
         }
-        if (!stale && r.size() > 3) {
-            run(Replies.string(r.get(1)), Replies.string(r.get(2)), r.subList(3, r.size()));
+        if (reply instanceof FinishReply.Done done && done.next() != null) {
+            run(done.nextJob(), done.nextToken(), done.next());
         }
         return false;
     }

@@ -34,6 +34,10 @@ final class RedisLink implements AutoCloseable {
      * Runs a script, retrying with backoff (0.1 s doubling to 5 s) while Redis is unreachable or
      * loading: a result must survive an outage, so the agent waits for Redis rather than drop it.
      */
+    Object runReliably(Script script, java.util.List<String> args) {
+        return runReliably(script, args.toArray(new String[0]));
+    }
+
     Object runReliably(Script script, String... args) {
         long pause = 100;
         while (true) {

@@ -3,6 +3,8 @@ package dev.warmpool.store;
 import dev.warmpool.protocol.Replies;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.StartReply;
+import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.NewJob;
 import dev.warmpool.protocol.Refused;
@@ -61,8 +63,10 @@ class DispatchScriptTests {
         return id;
     }
 
-    static List<Object> finish(String job, String token, String take) {
-        return Replies.list(run(Script.FINISH, PROC, job, token, "SUCCEEDED", "0", "{}", "", "", "60", "0", take));
+    /** A job's end through finish.lua's production arguments and decoded reply, as the agent reports it. */
+    static FinishReply finish(String job, String token, String take) {
+        return FinishReply.decode(ON.run(Script.FINISH, new FinishReply.Args(PROC, job, token, "SUCCEEDED", 0, "{}", "", null,
+                60, false, "1".equals(take)).argv()));
     }
 
     static List<String> inbox() {
@@ -74,27 +78,27 @@ class DispatchScriptTests {
         String first = submit("0");
         assertEquals(List.of("job " + first + " 1"), inbox(), "an idle processor hears of a job in its inbox");
         j.del(KeySchema.inbox(TYPE, PROC));
-        assertEquals("RUN", Replies.status(run(Script.START, PROC, first, "1")));
+        assertTrue(StartReply.decode(ON.run(Script.START, StartReply.args(PROC, first, "1"))) instanceof StartReply.Running);
         String second = submit("0");
         String third = submit("0");
 
-        List<Object> r = finish(first, "1", "1");
-        assertEquals(List.of("OK", second, "1", "RUN", "[\"" + second + "\"]"),
-                r.subList(0, 5).stream().map(Replies::string).toList());
+        FinishReply.Done r = (FinishReply.Done) finish(first, "1", "1");
+        assertEquals(List.of(second, "1", "[\"" + second + "\"]"), List.of(r.nextJob(), r.nextToken(), r.next().argsJson()));
         assertEquals(List.of(), inbox(), "the reply told the agent; nothing waits in the inbox");
         assertEquals("RUNNING", j.hget(KeySchema.job(TYPE, second), "state"));
         assertTrue(j.hget(KeySchema.job(TYPE, second), "startedAt") != null);
         assertEquals(second, j.hget(KeySchema.processor(TYPE, PROC), "job"));
 
         // without take (an agent of an earlier version), the next job goes through the inbox as before
-        List<Object> old = finish(second, "1", "0");
-        assertEquals(List.of("OK", third), old.stream().map(Replies::string).toList());
+        assertEquals(new FinishReply.Done(third, "", null), finish(second, "1", "0"));
         assertEquals(List.of("job " + third + " 1"), inbox());
         assertEquals("ASSIGNED", j.hget(KeySchema.job(TYPE, third), "state"));
 
         // an empty queue: the processor turns idle whichever way
-        assertEquals("RUN", Replies.status(run(Script.START, PROC, third, "1")));
-        assertEquals(List.of("OK", ""), finish(third, "1", "1").stream().map(Replies::string).toList());
+        assertTrue(StartReply.decode(ON.run(Script.START, StartReply.args(PROC, third, "1"))) instanceof StartReply.Running);
+        assertEquals(new FinishReply.Done("", "", null), finish(third, "1", "1"));
+        assertEquals(new StartReply.Stale("processor holds "), StartReply.decode(ON.run(Script.START, StartReply.args(PROC, third, "1"))),
+                "a start for a job the processor no longer holds is stale");
         assertEquals("IDLE", j.hget(KeySchema.processor(TYPE, PROC), "state"));
     }
 
