@@ -21,10 +21,7 @@ public sealed interface BatchReply permits BatchReply.Taken, Refused.NoPool, Ref
             args.add(job.id());
             args.add(Integer.toString(job.priority()));
             args.add(Integer.toString(job.fields().size()));
-            job.fields().forEach((k, v) -> {
-                args.add(k);
-                args.add(v);
-            });
+            job.addFieldsTo(args);
         }
         return args;
     }

@@ -24,10 +24,7 @@ public sealed interface SubmitReply permits SubmitReply.Assigned, SubmitReply.Qu
         args.add(idem.keyHash());
         args.add(idem.fingerprint());
         args.add(Long.toString(idem.ttlSeconds()));
-        job.fields().forEach((k, v) -> {
-            args.add(k);
-            args.add(v);
-        });
+        job.addFieldsTo(args);
         return args;
     }
 
