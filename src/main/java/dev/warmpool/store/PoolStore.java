@@ -3,6 +3,7 @@ package dev.warmpool.store;
 import dev.warmpool.protocol.Replies;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.SnapshotReply;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.NewJob;
 import dev.warmpool.protocol.SweepPutReply;
@@ -93,23 +94,15 @@ public class PoolStore {
     }
 
     public Uni<Optional<PoolSnapshot>> snapshot(String type) {
-        return scripts.run(Script.SNAPSHOT, type, List.of()).map(reply -> {
-            if ("NOPOOL".equals(Replies.status(reply))) {
+        return scripts.run(Script.SNAPSHOT, type, SnapshotReply.args()).map(SnapshotReply::decode).map(reply -> {
+            if (!(reply instanceof SnapshotReply.Pool p)) {
                 return Optional.empty();
             }
-            List<Object> parts = Replies.list(reply);
-            Map<String, String> pool = Replies.hash(parts.get(0));
-            List<Processor> procs = new ArrayList<>();
-            List<Processor> gangs = new ArrayList<>();
-            for (Object p : parts.subList(3, parts.size())) {
-                // snapshot.lua's fields: id, state, job, since, hb, startedAt, members (a gang's only)
-                List<String> v = Replies.list(p).stream().map(Replies::string).toList();
-                (v.get(6) != null ? gangs : procs).add(Processor.from(v));
-            }
-            return Optional.of(new PoolSnapshot(type, read(pool.get("spec"), PoolSpec.class),
-                    !"ACTIVE".equals(pool.get("state")), Integer.parseInt(Replies.string(parts.get(1))),
-                    Long.parseLong(Replies.string(parts.get(2))), procs,
-                    Math.max(0, Integer.parseInt(pool.getOrDefault("sweepDemand", "0"))), gangs));
+            return Optional.of(new PoolSnapshot(type, read(p.pool().get("spec"), PoolSpec.class),
+                    !"ACTIVE".equals(p.pool().get("state")), p.queued(), p.now(),
+                    p.processors().stream().map(Processor::of).toList(),
+                    Math.max(0, Integer.parseInt(p.pool().getOrDefault("sweepDemand", "0"))),
+                    p.gangs().stream().map(Processor::of).toList()));
         });
     }
 

@@ -3,6 +3,7 @@ package dev.warmpool.store;
 import dev.warmpool.protocol.Replies;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.SnapshotReply;
 import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
@@ -142,5 +143,21 @@ class DispatchScriptTests {
         assertEquals(ids.stream().sorted().toList(), List.of(again.first().split(",")).stream().sorted().toList());
         assertEquals("fp1", again.fingerprint());
         assertEquals(2L, j.zcard(KeySchema.jobs(TYPE)));
+    }
+
+    @Test
+    void aSnapshotReadsEachProcessorByTheFieldsTheProtocolNames() {
+        SnapshotReply.Pool pool = (SnapshotReply.Pool) SnapshotReply.decode(ON.run(Script.SNAPSHOT, SnapshotReply.args()));
+        assertEquals(List.of(PROC), pool.processors().stream().map(SnapshotReply.Row::id).toList());
+        SnapshotReply.Row row = pool.processors().get(0);
+        assertEquals(j.hget(KeySchema.processor(TYPE, PROC), "state"), row.state());
+        assertEquals(Long.parseLong(j.hget(KeySchema.processor(TYPE, PROC), "since")), row.since());
+        assertEquals(Long.parseLong(j.hget(KeySchema.processor(TYPE, PROC), "hb")), row.heartbeat());
+        assertEquals(List.of(), pool.gangs());
+        assertEquals("ACTIVE", pool.pool().get("state"));
+        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix("no-pool")));
+        argv.addAll(SnapshotReply.args());
+        assertTrue(SnapshotReply.decode(j.eval(Script.SNAPSHOT.source(), List.of(KeySchema.pool("no-pool")), argv))
+                instanceof SnapshotReply.NoPool);
     }
 }
