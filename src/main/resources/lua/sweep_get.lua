@@ -1,8 +1,8 @@
 -- sweep_get: a sweep and the fields of its trials that the sweep view shows, in trial order.
--- KEYS[1] pool hash.  ARGV: prefix, sweep id
+-- KEYS[1] pool hash.  ARGV: prefix, sweep id, then the trial fields to read (SweepGetReply.TRIAL_FIELDS)
 -- Returns {sweep hash as a flat list, trial 1 fields, trial 2 fields, ...} or 'NOSWEEP'.
-local FIELDS = {'id', 'state', 'trial', 'config', 'metrics', 'progress', 'attempts', 'processor',
-  'submittedAt', 'startedAt', 'finishedAt', 'error'}
+local FIELDS = {}
+for i = 3, #ARGV do FIELDS[#FIELDS + 1] = ARGV[i] end
 local sid = ARGV[2]
 local s = redis.call('HGETALL', key('sweep', sid))
 if #s == 0 then return 'NOSWEEP' end

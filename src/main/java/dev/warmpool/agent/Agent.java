@@ -2,8 +2,10 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.protocol.DeregisterReply;
 import dev.warmpool.protocol.FinishReply;
-import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.HeartbeatReply;
+import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Run;
 import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.Script;
@@ -79,17 +81,17 @@ public final class Agent {
     }
 
     int run(long jvmStartMillis) {
-        Object reg = register();
-        if ("NOPOOL".equals(Replies.status(reg)) || "NOGANG".equals(Replies.status(reg))) {
-            log("NOPOOL".equals(Replies.status(reg)) ? "pool %s does not exist; exiting"
+        RegisterReply reg = register();
+        if (!(reg instanceof RegisterReply.Registered registered)) {
+            log(reg instanceof RegisterReply.NoPool ? "pool %s does not exist; exiting"
                     : "pool %s is a gang pool that does not know this member; exiting", config.pool());
             done.countDown();
             return 0;
         }
         log("processor %s of pool %s registered as %s, %d ms after JVM start", config.processorId(), config.pool(),
-                Replies.list(reg).get(1), System.currentTimeMillis() - jvmStartMillis);
+                registered.state(), System.currentTimeMillis() - jvmStartMillis);
         startBackground();
-        warmUp(Replies.string(Replies.list(reg).get(3)));
+        warmUp(registered.specJson());
         try {
             loop();
         } finally {
@@ -200,14 +202,13 @@ public final class Agent {
      * Returns true when the agent is done.
      */
     private boolean onBeat(AgentEvent.Beat beat) {
-        String status = beat.status();
         // a heartbeat sent for a job that has just ended, racing the finish that handed this
         // processor its next job, comes back FENCED: that says nothing about the next job
-        if ("FENCED".equals(status) && current != null && current.jobId.equals(beat.jobId())
+        if (beat.reply() instanceof HeartbeatReply.Fenced && current != null && current.jobId.equals(beat.jobId())
                 && current.token.equals(beat.token())) {
             log("job %s was handed to another processor; stopping this copy", current.jobId);
             current.kill(JobRun.Forced.FENCED);
-        } else if ("UNKNOWN".equals(status)) {
+        } else if (beat.reply() instanceof HeartbeatReply.Unknown) {
             unknown = true;
             if (current != null) {
                 log("Redis no longer knows this processor; stopping job %s", current.jobId);
@@ -221,12 +222,12 @@ public final class Agent {
 
     /** Registers after Redis forgot this processor; returns true when the agent should give up. */
     private boolean registerAgain() {
-        Object reg = register();
-        if ("NOGANG".equals(Replies.status(reg))) {
+        RegisterReply reg = register();
+        if (reg instanceof RegisterReply.NoGang) {
             log("the gang of member %s is gone; exiting", config.processorId());
             return true;
         }
-        if ("NOPOOL".equals(Replies.status(reg))) {
+        if (reg instanceof RegisterReply.NoPool) {
             if (orphanSince == 0) {
                 orphanSince = System.nanoTime();
             }
@@ -238,13 +239,13 @@ public final class Agent {
         }
         unknown = false;
         orphanSince = 0;
-        log("registered again (Redis did not know this processor): %s", Replies.list(reg).get(1));
+        log("registered again (Redis did not know this processor): %s", ((RegisterReply.Registered) reg).state());
         return false;
     }
 
-    private Object register() {
-        return redis.runReliably(Script.REGISTER, config.processorId(), Long.toString(ProcessHandle.current().pid()), host(),
-                address);
+    private RegisterReply register() {
+        return RegisterReply.decode(redis.runReliably(Script.REGISTER, RegisterReply.args(config.processorId(),
+                ProcessHandle.current().pid(), host(), address)));
     }
 
     /** Checks the job thread: its timeout, a kill that did not take, the stop grace period. */
@@ -376,8 +377,10 @@ public final class Agent {
     }
 
     private void deregister(String reason) {
-        redis.runReliably(Script.DEREGISTER, config.processorId(), reason, Long.toString(config.retentionSeconds()));
-        log("processor %s deregistered: %s", config.processorId(), reason);
+        DeregisterReply reply = DeregisterReply.decode(redis.runReliably(Script.DEREGISTER,
+                DeregisterReply.args(config.processorId(), reason, config.retentionSeconds())));
+        log("processor %s deregistered: %s%s", config.processorId(), reason,
+                reply.requeuedAs() == null ? "" : "; its job is " + reply.requeuedAs() + " again");
     }
 
     private void readInbox() {
@@ -396,10 +399,11 @@ public final class Agent {
     private void heartbeat() {
         JobRun run = current;
         try {
-            String status = Replies.string(redis.run(Script.HEARTBEAT, config.processorId(),
-                    run == null ? "" : run.jobId, run == null ? "" : run.token));
-            if ("UNKNOWN".equals(status) || "FENCED".equals(status)) {
-                events.add(new AgentEvent.Beat(status, run == null ? "" : run.jobId, run == null ? "" : run.token));
+            String jobId = run == null ? "" : run.jobId;
+            String token = run == null ? "" : run.token;
+            HeartbeatReply reply = HeartbeatReply.decode(redis.run(Script.HEARTBEAT, HeartbeatReply.args(config.processorId(), jobId, token)));
+            if (!(reply instanceof HeartbeatReply.Alive)) {
+                events.add(new AgentEvent.Beat(reply, jobId, token));
             }
         } catch (RuntimeException e) {
             log("heartbeat failed: %s", e.getMessage());

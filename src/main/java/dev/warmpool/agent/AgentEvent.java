@@ -14,9 +14,9 @@ sealed interface AgentEvent permits AgentEvent.Message, AgentEvent.Stop, AgentEv
     }
 
     /**
-     * What a heartbeat learned: the processor's state as Redis has it, about the job (and token)
+     * What a heartbeat learned when it was not plain alive (unknown, or fenced), about the job (and token)
      * the heartbeat was sent for; the loop may have moved on to another job since.
      */
-    record Beat(String status, String jobId, String token) implements AgentEvent {
+    record Beat(dev.warmpool.protocol.HeartbeatReply reply, String jobId, String token) implements AgentEvent {
     }
 }

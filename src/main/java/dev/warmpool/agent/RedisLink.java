@@ -34,11 +34,7 @@ final class RedisLink implements AutoCloseable {
      * Runs a script, retrying with backoff (0.1 s doubling to 5 s) while Redis is unreachable or
      * loading: a result must survive an outage, so the agent waits for Redis rather than drop it.
      */
-    Object runReliably(Script script, java.util.List<String> args) {
-        return runReliably(script, args.toArray(new String[0]));
-    }
-
-    Object runReliably(Script script, String... args) {
+    Object runReliably(Script script, List<String> args) {
         long pause = 100;
         while (true) {
             try {
@@ -61,12 +57,15 @@ final class RedisLink implements AutoCloseable {
         }
     }
 
-    /** Runs a script on the agent's pool once; the reply as plain Java (String, List, null). */
-    Object run(Script script, String... args) {
+    /**
+     * Runs a script on the agent's pool once, with the ARGV that the script's class in
+     * {@code protocol} builds; the reply as plain Java (String, List, null), for that class to decode.
+     */
+    Object run(Script script, List<String> args) {
         List<String> keys = List.of(KeySchema.pool(type));
-        List<String> argv = new ArrayList<>(args.length + 1);
+        List<String> argv = new ArrayList<>(args.size() + 1);
         argv.add(KeySchema.prefix(type));
-        argv.addAll(List.of(args));
+        argv.addAll(args);
         try {
             return plain(redis.evalsha(script.sha(), keys, argv));
         } catch (JedisDataException e) {

@@ -3,9 +3,8 @@ package dev.warmpool.agent;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.ReportReply;
 import dev.warmpool.protocol.Script;
-import java.util.List;
 
 /** Passes a running job's reports ({@code WARMPOOL_REPORT} lines, worker reports) to the report script. */
 final class Reporter {
@@ -35,10 +34,10 @@ final class Reporter {
             if (step < 0) {
                 throw new ArithmeticException("negative step");
             }
-            List<Object> r = Replies.list(redis.runReliably(Script.REPORT, config.processorId(), run.jobId, run.token,
-                    Long.toString(step), metrics.toString(), Long.toString(config.retentionSeconds())));
-            if (!r.isEmpty() && "STOP".equals(Replies.string(r.get(0)))) {
-                Agent.log("job %s: %s", run.jobId, r.get(1));
+            ReportReply reply = ReportReply.decode(redis.runReliably(Script.REPORT, ReportReply.args(config.processorId(),
+                    run.jobId, run.token, step, metrics.toString(), config.retentionSeconds())));
+            if (reply instanceof ReportReply.Stop stop) {
+                Agent.log("job %s: %s", run.jobId, stop.reason());
                 run.kill(JobRun.Forced.EARLY_STOPPED);
             }
         } catch (RuntimeException e) {

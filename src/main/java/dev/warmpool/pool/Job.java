@@ -1,5 +1,7 @@
 package dev.warmpool.pool;
 
+import dev.warmpool.protocol.Fields.JobHash;
+
 import dev.warmpool.protocol.JobState;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -26,27 +28,27 @@ public record Job(String id, String type, JobState state, Integer priority, Inte
     }
 
     public static Job from(Map<String, String> h, ObjectMapper json) {
-        JobState state = JobState.parse(h.get("state"));
-        Result result = h.containsKey("exitCode")
-                ? new Result(integer(h.get("exitCode")), tree(json, h.get("metrics")), h.get("logTail"))
+        JobState state = JobState.parse(h.get(JobHash.STATE));
+        Result result = h.containsKey(JobHash.EXIT_CODE)
+                ? new Result(integer(h.get(JobHash.EXIT_CODE)), tree(json, h.get(JobHash.METRICS)), h.get(JobHash.LOG_TAIL))
                 : null;
-        String error = h.get("error");
-        return new Job(h.get("id"), h.get("type"), state, integer(h.get("priority")), integer(h.get("attempts")),
-                integer(h.get("maxAttempts")), integer(h.get("timeoutSeconds")), blankToNull(h.get("processor")),
-                Times.iso(h.get("submittedAt")), Times.iso(h.get("assignedAt")), Times.iso(h.get("startedAt")),
-                Times.iso(h.get("finishedAt")), read(json, h.get("args"), new TypeReference<>() {
-                }), tree(json, h.get("config")), read(json, h.get("env"), new TypeReference<>() {
+        String error = h.get(JobHash.ERROR);
+        return new Job(h.get(JobHash.ID), h.get(JobHash.TYPE), state, integer(h.get(JobHash.PRIORITY)), integer(h.get(JobHash.ATTEMPTS)),
+                integer(h.get(JobHash.MAX_ATTEMPTS)), integer(h.get(JobHash.TIMEOUT_SECONDS)), blankToNull(h.get(JobHash.PROCESSOR)),
+                Times.iso(h.get(JobHash.SUBMITTED_AT)), Times.iso(h.get(JobHash.ASSIGNED_AT)), Times.iso(h.get(JobHash.STARTED_AT)),
+                Times.iso(h.get(JobHash.FINISHED_AT)), read(json, h.get(JobHash.ARGS), new TypeReference<>() {
+                }), tree(json, h.get(JobHash.CONFIG)), read(json, h.get(JobHash.ENV), new TypeReference<>() {
                 }), result, state == JobState.SUCCEEDED || error == null || error.isEmpty() ? null : error,
-                blankToNull(h.get("sweep")), integer(h.get("trial")), tree(json, h.get("progress")), members(h),
-                blankToNull(h.get("submittedBy")));
+                blankToNull(h.get(JobHash.SWEEP)), integer(h.get(JobHash.TRIAL)), tree(json, h.get(JobHash.PROGRESS)), members(h),
+                blankToNull(h.get(JobHash.SUBMITTED_BY)));
     }
 
     /** A gang job's members and how each ended, e.g. {"worker-0": "SUCCEEDED (exit 0)"}; null for other jobs. */
     private static Map<String, String> members(Map<String, String> h) {
         Map<String, String> out = new java.util.TreeMap<>();
         h.forEach((k, v) -> {
-            if (k.startsWith("member:")) {
-                out.put(k.substring("member:".length()), v);
+            if (k.startsWith(JobHash.MEMBER_PREFIX)) {
+                out.put(k.substring(JobHash.MEMBER_PREFIX.length()), v);
             }
         });
         return out.isEmpty() ? null : out;

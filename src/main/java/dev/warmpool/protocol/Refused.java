@@ -7,7 +7,7 @@ import java.util.List;
  * created something before (with that request's fingerprint), or the queue is full.
  */
 public sealed interface Refused permits Refused.NoPool, Refused.Draining, Refused.Duplicate, Refused.Full {
-    record NoPool() implements Refused, SubmitReply, BatchReply, SweepPutReply {
+    record NoPool() implements Refused, SubmitReply, BatchReply, SweepPutReply, PoolDeleteReply {
     }
 
     record Draining() implements Refused, SubmitReply, BatchReply, SweepPutReply {

@@ -33,6 +33,22 @@ public final class Replies {
         return map;
     }
 
+    /** A script's 1 or 0 (Lua's true and false as Redis returns them). */
+    public static boolean flag(Object reply) {
+        return "1".equals(string(reply));
+    }
+
+    /** A job state in a reply, or null for "" (no job). */
+    public static JobState jobState(Object reply) {
+        return JobState.parse(string(reply));
+    }
+
+    /** A reply that the script's contract does not allow: a script and its decoder disagree. */
+    static IllegalStateException unexpected(Script script, Object reply) {
+        return new IllegalStateException(script.name().toLowerCase() + ".lua answered " + reply
+                + ", which its decoder in dev.warmpool.protocol does not know");
+    }
+
     /** The first element of an array reply, or the reply itself when it is a status string. */
     public static String status(Object reply) {
         return reply instanceof List<?> l ? (l.isEmpty() ? null : string(l.get(0))) : string(reply);

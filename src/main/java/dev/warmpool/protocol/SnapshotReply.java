@@ -10,7 +10,8 @@ import java.util.Map;
  */
 public sealed interface SnapshotReply permits SnapshotReply.Pool, SnapshotReply.NoPool {
     /** What snapshot.lua reads of each processor and gang, in this order; only a gang has {@code members}. */
-    List<String> FIELDS = List.of("id", "state", "job", "since", "hb", "startedAt", "members");
+    List<String> FIELDS = List.of(Fields.ProcessorHash.ID, Fields.ProcessorHash.STATE, Fields.ProcessorHash.JOB,
+            Fields.ProcessorHash.SINCE, Fields.ProcessorHash.HEARTBEAT, Fields.ProcessorHash.STARTED_AT, Fields.GangHash.MEMBERS);
 
     /** One processor or gang: times are epoch milliseconds (0 when unset). */
     record Row(String id, String state, String job, long since, long heartbeat, long startedAt) {

@@ -2,9 +2,17 @@ package dev.warmpool.reconcile;
 
 import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.Names;
+import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.SizingPolicy;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;
@@ -220,9 +228,11 @@ public class Reconciler implements dev.warmpool.service.Demand {
     private int applyLost(String type, SizingPolicy.Plan plan) {
         for (SizingPolicy.Lost l : plan.lost()) {
             runtime.stop(type, l.id());
-            List<Object> r = store.lost(type, l.id(), l.heartbeatDeadline(), l.reason(), retentionSeconds())
-                    .await().atMost(CALL);
-            LOG.warnf("%s; its job %s is now %s", l.reason(), r.size() > 1 ? r.get(1) : "", r.size() > 2 ? r.get(2) : "");
+            if (store.lost(type, l.id(), l.heartbeatDeadline(), l.reason(), retentionSeconds())
+                    .await().atMost(CALL) instanceof LostReply.Lost lost) {
+                LOG.warnf("%s; %s", l.reason(), lost.jobId().isEmpty() ? "it held no job"
+                        : "its job " + lost.jobId() + " is now " + lost.jobState());
+            }
         }
         return plan.lost().size();
     }
@@ -251,10 +261,12 @@ public class Reconciler implements dev.warmpool.service.Demand {
         for (int i = 0; i < plan.start(); i++) {
             String id = Names.newProcessorId();
             List<String> ids = new java.util.ArrayList<>();
+            List<SpawnGangReply.Member> gang = new java.util.ArrayList<>();
             for (int m = 0; m < members.size(); m++) {
                 ids.add(id + "-" + m);
+                gang.add(new SpawnGangReply.Member(id + "-" + m, members.get(m).role(), members.get(m).index()));
             }
-            boolean recorded = s.spec().isGang() ? store.spawnGang(type, id, ids, members).await().atMost(CALL)
+            boolean recorded = s.spec().isGang() ? store.spawnGang(type, id, gang).await().atMost(CALL)
                     : store.spawn(type, id).await().atMost(CALL);
             if (!recorded) {
                 break; // full or draining: another manager got there first

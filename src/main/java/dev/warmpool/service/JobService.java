@@ -4,15 +4,29 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.pool.Job;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.BatchReply;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.JobState;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Refused;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.Times;
 import dev.warmpool.store.PoolStore;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Replies;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -197,15 +211,15 @@ public class JobService {
         JsonNode cfg = r.config() == null || r.config().isNull() ? null : r.config();
         Map<String, String> env = r.env() == null ? Map.of() : r.env();
         Map<String, String> fields = new LinkedHashMap<>();
-        fields.put("id", id);
-        fields.put("type", r.type());
-        fields.put("priority", Integer.toString(priority));
-        fields.put("timeoutSeconds", Integer.toString(timeout));
-        fields.put("maxAttempts", Integer.toString(maxAttempts));
-        fields.put("args", store.write(args));
-        fields.put("config", cfg == null ? "{}" : store.write(cfg));
-        fields.put("env", store.write(env));
-        fields.put("submittedBy", caller.name());
+        fields.put(JobHash.ID, id);
+        fields.put(JobHash.TYPE, r.type());
+        fields.put(JobHash.PRIORITY, Integer.toString(priority));
+        fields.put(JobHash.TIMEOUT_SECONDS, Integer.toString(timeout));
+        fields.put(JobHash.MAX_ATTEMPTS, Integer.toString(maxAttempts));
+        fields.put(JobHash.ARGS, store.write(args));
+        fields.put(JobHash.CONFIG, cfg == null ? "{}" : store.write(cfg));
+        fields.put(JobHash.ENV, store.write(env));
+        fields.put(JobHash.SUBMITTED_BY, caller.name());
         return new Accepted(new NewJob(id, priority, fields), r, timeout, maxAttempts, args, cfg, env);
     }
 
@@ -283,8 +297,8 @@ public class JobService {
         if (n < 1 || n > 1000) {
             throw Refusal.invalid("limit", "'limit' must be between 1 and 1000.");
         }
-        String wanted = state == null || state.isEmpty() ? null : state.toUpperCase();
-        if (wanted != null && Arrays.stream(JobState.values()).noneMatch(s -> s.name().equals(wanted))) {
+        String named = state == null || state.isEmpty() ? null : state.toUpperCase();
+        if (named != null && Arrays.stream(JobState.values()).noneMatch(s -> s.name().equals(named))) {
             throw Refusal.invalid("state", "'state' must be one of " + Arrays.stream(JobState.values())
                     .map(Enum::name).collect(Collectors.joining(", ")) + ".");
         }
@@ -294,8 +308,9 @@ public class JobService {
                 throw Refusal.invalid("type", "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '"
                         + PoolService.shown(type) + "'; leave 'type' out or make them match.");
             }
-            return store.jobs(sweepType, wanted, n, sweep);
+            return store.jobs(sweepType, JobState.parse(named), n, sweep);
         }
+        JobState wanted = JobState.parse(named);
         return pools.newestOverPools(type, n, t -> store.jobs(t, wanted, n),
                 Comparator.comparing(Job::submittedAt, Comparator.nullsLast(Comparator.reverseOrder()))
                         .thenComparing(Job::id, Comparator.reverseOrder()));
@@ -308,14 +323,13 @@ public class JobService {
                 .flatMap(reply -> cancelled(id, reply));
     }
 
-    private Uni<Job> cancelled(String id, List<Object> reply) {
-        String status = Replies.string(reply.get(0));
-        if ("NOJOB".equals(status)) {
+    private Uni<Job> cancelled(String id, CancelReply reply) {
+        if (reply instanceof CancelReply.NoJob) {
             throw noJob(id);
         }
-        if ("ENDED".equals(status)) {
-            throw Refusal.conflict("job-ended", "Job " + id + " has already ended (" + reply.get(1)
-                    + "); there is nothing to cancel.").with("state", reply.get(1));
+        if (reply instanceof CancelReply.Ended ended) {
+            throw Refusal.conflict("job-ended", "Job " + id + " has already ended (" + ended.state()
+                    + "); there is nothing to cancel.").with("state", ended.state().name());
         }
         return get(id);
     }

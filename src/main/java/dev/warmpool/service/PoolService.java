@@ -3,6 +3,7 @@ package dev.warmpool.service;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.protocol.Refused;
 import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -61,7 +62,7 @@ public class PoolService {
 
     public Uni<PoolView> delete(String type) {
         return store.deletePool(type, "pool " + type + " was deleted", config.jobs().retention().toSeconds())
-                .flatMap(done -> done.isEmpty() ? unknownType(type) : Uni.createFrom().voidItem()
+                .flatMap(done -> done instanceof Refused.NoPool ? unknownType(type) : Uni.createFrom().voidItem()
                         .invoke(reconciler::nudge)
                         .flatMap(x -> get(type)));
     }

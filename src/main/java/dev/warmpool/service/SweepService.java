@@ -4,11 +4,15 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.Fields.JobHash;
+import dev.warmpool.protocol.Fields.SweepHash;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.Times;
 import dev.warmpool.store.PoolStore;
 import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.SweepCancelReply;
+import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.sweep.SearchSpace;
 import dev.warmpool.sweep.Sweep;
 import io.smallrye.mutiny.Uni;
@@ -66,28 +70,28 @@ public class SweepService {
         limiter.take(caller, configs.size());
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();
-        sweep.put("type", r.type());
-        sweep.put("parallelism", Integer.toString(spec.parallelism()));
-        sweep.put("metric", spec.objective() == null ? "" : spec.objective().metric());
-        sweep.put("goal", spec.objective() == null ? "" : spec.objective().goal());
-        sweep.put("maxFailedTrials", spec.maxFailedTrials() == null ? "-1" : spec.maxFailedTrials().toString());
+        sweep.put(SweepHash.TYPE, r.type());
+        sweep.put(SweepHash.PARALLELISM, Integer.toString(spec.parallelism()));
+        sweep.put(SweepHash.METRIC, spec.objective() == null ? "" : spec.objective().metric());
+        sweep.put(SweepHash.GOAL, spec.objective() == null ? "" : spec.objective().goal());
+        sweep.put(SweepHash.MAX_FAILED_TRIALS, spec.maxFailedTrials() == null ? "-1" : spec.maxFailedTrials().toString());
         dev.warmpool.sweep.EarlyStopping stopping = spec.earlyStopping();
-        sweep.put("earlyStopping", stopping == null ? "" : stopping.rule());
-        sweep.put("minSteps", stopping == null ? "0" : stopping.minSteps().toString());
-        sweep.put("minTrials", stopping == null ? "0" : stopping.minTrials().toString());
-        sweep.put("spec", store.write(spec));
-        sweep.put("submittedBy", caller.name());
+        sweep.put(SweepHash.EARLY_STOPPING, stopping == null ? "" : stopping.rule());
+        sweep.put(SweepHash.MIN_STEPS, stopping == null ? "0" : stopping.minSteps().toString());
+        sweep.put(SweepHash.MIN_TRIALS, stopping == null ? "0" : stopping.minTrials().toString());
+        sweep.put(SweepHash.SPEC, store.write(spec));
+        sweep.put(SweepHash.SUBMITTED_BY, caller.name());
         Map<String, String> shared = new LinkedHashMap<>();
-        shared.put("type", r.type());
+        shared.put(JobHash.TYPE, r.type());
         int priority = r.priority() == null ? 0 : r.priority();
-        shared.put("priority", Integer.toString(priority));
-        shared.put("timeoutSeconds", Integer.toString(r.timeoutSeconds() == null
+        shared.put(JobHash.PRIORITY, Integer.toString(priority));
+        shared.put(JobHash.TIMEOUT_SECONDS, Integer.toString(r.timeoutSeconds() == null
                 ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds()));
-        shared.put("maxAttempts", Integer.toString(r.maxAttempts() == null
+        shared.put(JobHash.MAX_ATTEMPTS, Integer.toString(r.maxAttempts() == null
                 ? config.jobs().defaultMaxAttempts() : r.maxAttempts()));
-        shared.put("args", store.write(r.args() == null ? List.of() : r.args()));
-        shared.put("env", store.write(r.env() == null ? Map.of() : r.env()));
-        shared.put("submittedBy", caller.name());
+        shared.put(JobHash.ARGS, store.write(r.args() == null ? List.of() : r.args()));
+        shared.put(JobHash.ENV, store.write(r.env() == null ? Map.of() : r.env()));
+        shared.put(JobHash.SUBMITTED_BY, caller.name());
         Map<String, String> trials = new LinkedHashMap<>();
         for (int i = 0; i < configs.size(); i++) {
             trials.put(Names.trialId(id, i), store.write(configs.get(i)));
@@ -149,7 +153,12 @@ public class SweepService {
 
     public Uni<Sweep> get(String id) {
         String type = typeOf(id);
-        return store.sweep(type, id).map(s -> view(s.orElseThrow(() -> noSweep(id)), true));
+        return store.sweep(type, id).map(reply -> {
+            if (!(reply instanceof SweepGetReply.Found found)) {
+                throw noSweep(id);
+            }
+            return view(found.sweep(), found.trials(), true);
+        });
     }
 
     /** The newest sweeps (without their trials), of one pool or all. */
@@ -158,7 +167,7 @@ public class SweepService {
         if (n < 1 || n > 1000) {
             throw Refusal.invalid("limit", "'limit' must be between 1 and 1000.");
         }
-        return pools.newestOverPools(type, n, t -> store.sweeps(t, n).map(hs -> hs.stream().map(h -> view(List.of(h), false)).toList()),
+        return pools.newestOverPools(type, n, t -> store.sweeps(t, n).map(hs -> hs.stream().map(h -> view(h, List.of(), false)).toList()),
                 Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
                         .thenComparing(Sweep::id, Comparator.reverseOrder()));
     }
@@ -168,41 +177,39 @@ public class SweepService {
         String type = typeOf(id);
         return get(id).invoke(sweep -> Access.checkMayCancel(caller, "Sweep", id, sweep.submittedBy())).flatMap(s -> store.cancelSweep(type, id, "the sweep was cancelled by " + caller.name(),
                 config.jobs().retention().toSeconds())).flatMap(reply -> {
-            String status = Replies.string(reply.get(0));
-            if ("NOSWEEP".equals(status)) {
+            if (reply instanceof SweepCancelReply.NoSweep) {
                 throw noSweep(id);
             }
-            if ("ENDED".equals(status)) {
-                throw Refusal.conflict("sweep-ended", "Sweep " + id + " has already ended (" + reply.get(1)
-                        + "); there is nothing to cancel.").with("state", reply.get(1));
+            if (reply instanceof SweepCancelReply.Ended ended) {
+                throw Refusal.conflict("sweep-ended", "Sweep " + id + " has already ended (" + ended.state()
+                        + "); there is nothing to cancel.").with("state", ended.state());
             }
             return get(id);
         });
     }
 
-    private Sweep view(List<Map<String, String>> parts, boolean withTrials) {
-        Map<String, String> h = parts.get(0);
+    private Sweep view(Map<String, String> h, List<Map<String, String>> trialFields, boolean withTrials) {
         List<Sweep.Trial> trials = new ArrayList<>();
-        for (Map<String, String> t : parts.subList(1, parts.size())) {
-            trials.add(new Sweep.Trial(t.get("id"), Integer.parseInt(t.getOrDefault("trial", "0")),
-                    JobState.parse(t.get("state")), tree(t.get("config")), tree(t.get("metrics")), tree(t.get("progress")),
-                    integer(t.get("attempts")), blankToNull(t.get("processor")), Times.iso(t.get("submittedAt")),
-                    Times.iso(t.get("startedAt")), Times.iso(t.get("finishedAt")),
-                    JobState.SUCCEEDED.name().equals(t.get("state")) ? null : blankToNull(t.get("error"))));
+        for (Map<String, String> t : trialFields) {
+            trials.add(new Sweep.Trial(t.get(JobHash.ID), Integer.parseInt(t.getOrDefault(JobHash.TRIAL, "0")),
+                    JobState.parse(t.get(JobHash.STATE)), tree(t.get(JobHash.CONFIG)), tree(t.get(JobHash.METRICS)), tree(t.get(JobHash.PROGRESS)),
+                    integer(t.get(JobHash.ATTEMPTS)), blankToNull(t.get(JobHash.PROCESSOR)), Times.iso(t.get(JobHash.SUBMITTED_AT)),
+                    Times.iso(t.get(JobHash.STARTED_AT)), Times.iso(t.get(JobHash.FINISHED_AT)),
+                    JobState.SUCCEEDED.name().equals(t.get(JobHash.STATE)) ? null : blankToNull(t.get(JobHash.ERROR))));
         }
         Sweep.Best best = null;
-        String bestId = blankToNull(h.get("bestTrial"));
+        String bestId = blankToNull(h.get(SweepHash.BEST_TRIAL));
         if (bestId != null) {
             Optional<Sweep.Trial> trial = trials.stream().filter(t -> bestId.equals(t.id())).findFirst();
-            best = new Sweep.Best(bestId, Double.parseDouble(h.get("bestValue")), trial.map(Sweep.Trial::config).orElse(null),
+            best = new Sweep.Best(bestId, Double.parseDouble(h.get(SweepHash.BEST_VALUE)), trial.map(Sweep.Trial::config).orElse(null),
                     trial.map(Sweep.Trial::metrics).orElse(null));
         }
-        Sweep.Progress progress = new Sweep.Progress(num(h, "done"), num(h, "total"), num(h, "active"), num(h, "succeeded"),
-                num(h, "failed"), num(h, "cancelled"), num(h, "earlyStopped"));
-        Sweep.Spec spec = read(h.get("spec"), Sweep.Spec.class);
-        return new Sweep(h.get("id"), h.get("type"), h.get("state"), spec, progress, best, Times.iso(h.get("createdAt")),
-                Times.iso(h.get("finishedAt")), blankToNull(h.get("error")), withTrials ? trials : null,
-                blankToNull(h.get("submittedBy")));
+        Sweep.Progress progress = new Sweep.Progress(num(h, SweepHash.DONE), num(h, SweepHash.TOTAL), num(h, SweepHash.ACTIVE), num(h, SweepHash.SUCCEEDED),
+                num(h, SweepHash.FAILED), num(h, SweepHash.CANCELLED), num(h, SweepHash.EARLY_STOPPED));
+        Sweep.Spec spec = read(h.get(SweepHash.SPEC), Sweep.Spec.class);
+        return new Sweep(h.get(SweepHash.ID), h.get(SweepHash.TYPE), h.get(SweepHash.STATE), spec, progress, best, Times.iso(h.get(SweepHash.CREATED_AT)),
+                Times.iso(h.get(SweepHash.FINISHED_AT)), blankToNull(h.get(SweepHash.ERROR)), withTrials ? trials : null,
+                blankToNull(h.get(SweepHash.SUBMITTED_BY)));
     }
 
     private static int num(Map<String, String> h, String field) {

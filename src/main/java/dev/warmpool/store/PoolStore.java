@@ -1,14 +1,28 @@
 package dev.warmpool.store;
 
-import dev.warmpool.protocol.Replies;
-import dev.warmpool.protocol.Script;
-import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.SnapshotReply;
-import dev.warmpool.protocol.Idempotency;
-import dev.warmpool.protocol.NewJob;
-import dev.warmpool.protocol.SweepPutReply;
 import dev.warmpool.protocol.BatchReply;
+import dev.warmpool.protocol.CancelReply;
+import dev.warmpool.protocol.Fields.PoolHash;
+import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.JobState;
+import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.ListJobsReply;
+import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.PoolDeleteReply;
+import dev.warmpool.protocol.PoolGcReply;
+import dev.warmpool.protocol.PoolPutReply;
+import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.RetireReply;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.SnapshotReply;
+import dev.warmpool.protocol.SpawnGangReply;
+import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.SubmitReply;
+import dev.warmpool.protocol.SweepCancelReply;
+import dev.warmpool.protocol.SweepGetReply;
+import dev.warmpool.protocol.SweepListReply;
+import dev.warmpool.protocol.SweepPutReply;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;
@@ -18,7 +32,6 @@ import dev.warmpool.pool.Processor;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,16 +58,13 @@ public class PoolStore {
         // which the reconciler drops after a grace period) and again after the script: a
         // reconciler that saw the name without its pool in between cannot have dropped it for good
         return redis.sadd(List.of(KeySchema.POOLS, type))
-                .flatMap(x -> scripts.run(Script.POOL_PUT, type, List.of(write(spec),
-                        spec.minIdle().toString(), spec.maxSize().toString(),
-                        Long.toString(spec.idleTimeoutSeconds() * 1000L), write(spec.command()), write(spec.env()),
-                        spec.maxQueued().toString(), spec.isGang() ? "1" : "")))
-                .map(reply -> {
-                    String status = Replies.status(reply);
-                    if ("GANGCHANGE".equals(status)) {
-                        throw new GangChange();
-                    }
-                    return "created".equals(status);
+                .flatMap(x -> scripts.run(Script.POOL_PUT, type, PoolPutReply.args(write(spec), spec.minIdle(),
+                        spec.maxSize(), spec.idleTimeoutSeconds() * 1000L, write(spec.command()), write(spec.env()),
+                        spec.maxQueued(), spec.isGang())))
+                .map(reply -> switch (PoolPutReply.decode(reply)) {
+                    case GANG_CHANGE -> throw new GangChange();
+                    case CREATED -> true;
+                    case UPDATED -> false;
                 })
                 .call(created -> redis.sadd(List.of(KeySchema.POOLS, type)));
     }
@@ -66,16 +76,15 @@ public class PoolStore {
         }
     }
 
-    /** Drains a pool; empty when there is no such pool. */
-    public Uni<Optional<List<Object>>> deletePool(String type, String reason, long retentionSeconds) {
-        return scripts.run(Script.POOL_DELETE, type, List.of(reason, Long.toString(retentionSeconds)))
-                .map(reply -> "NOPOOL".equals(Replies.status(reply)) ? Optional.empty() : Optional.of(Replies.list(reply)));
+    /** Drains a pool (pool_delete.lua). */
+    public Uni<PoolDeleteReply> deletePool(String type, String reason, long retentionSeconds) {
+        return scripts.run(Script.POOL_DELETE, type, PoolDeleteReply.args(reason, retentionSeconds)).map(PoolDeleteReply::decode);
     }
 
     /** Removes a drained pool whose processors are all gone; true when it did. */
     public Uni<Boolean> collectPool(String type, long retentionSeconds) {
-        return scripts.run(Script.POOL_GC, type, List.of(Long.toString(retentionSeconds)))
-                .flatMap(reply -> "1".equals(Replies.string(reply)) ? forget(type).replaceWith(true) : Uni.createFrom().item(false));
+        return scripts.run(Script.POOL_GC, type, PoolGcReply.args(retentionSeconds)).map(PoolGcReply::decode)
+                .flatMap(reply -> reply.collected() ? forget(type).replaceWith(true) : Uni.createFrom().item(false));
     }
 
     /**
@@ -98,10 +107,10 @@ public class PoolStore {
             if (!(reply instanceof SnapshotReply.Pool p)) {
                 return Optional.empty();
             }
-            return Optional.of(new PoolSnapshot(type, read(p.pool().get("spec"), PoolSpec.class),
-                    !"ACTIVE".equals(p.pool().get("state")), p.queued(), p.now(),
+            return Optional.of(new PoolSnapshot(type, read(p.pool().get(PoolHash.SPEC), PoolSpec.class),
+                    !"ACTIVE".equals(p.pool().get(PoolHash.STATE)), p.queued(), p.now(),
                     p.processors().stream().map(Processor::of).toList(),
-                    Math.max(0, Integer.parseInt(p.pool().getOrDefault("sweepDemand", "0"))),
+                    Math.max(0, Integer.parseInt(p.pool().getOrDefault(PoolHash.SWEEP_DEMAND, "0"))),
                     p.gangs().stream().map(Processor::of).toList()));
         });
     }
@@ -116,15 +125,14 @@ public class PoolStore {
         return scripts.run(Script.SUBMIT_BATCH, type, BatchReply.args(jobs, idem)).map(BatchReply::decode);
     }
 
-    /** Cancels a job: {CANCELLED, previous state}, {ENDED, state} or {NOJOB}. */
-    public Uni<List<Object>> cancel(String type, String jobId, String reason, long retentionSeconds) {
-        return scripts.run(Script.CANCEL, type, List.of(jobId, reason, Long.toString(retentionSeconds)))
-                .map(Replies::listOrStatus);
+    /** Cancels a job (cancel.lua). */
+    public Uni<CancelReply> cancel(String type, String jobId, String reason, long retentionSeconds) {
+        return scripts.run(Script.CANCEL, type, CancelReply.args(jobId, reason, retentionSeconds)).map(CancelReply::decode);
     }
 
     /** The pool's spec as it was PUT, or empty when there is no such pool. */
     public Uni<Optional<PoolSpec>> spec(String type) {
-        return redis.hget(KeySchema.pool(type), "spec").map(r -> {
+        return redis.hget(KeySchema.pool(type), PoolHash.SPEC).map(r -> {
             if (r == null) {
                 return Optional.<PoolSpec>empty();
             }
@@ -143,14 +151,14 @@ public class PoolStore {
         });
     }
 
-    public Uni<List<Job>> jobs(String type, String state, int limit) {
+    public Uni<List<Job>> jobs(String type, JobState state, int limit) {
         return jobs(type, state, limit, "");
     }
 
-    /** The jobs of a pool, newest first; or, with a sweep id, that sweep's trials in trial order. */
-    public Uni<List<Job>> jobs(String type, String state, int limit, String sweepId) {
-        return scripts.run(Script.LIST_JOBS, type, List.of(state == null ? "" : state, Integer.toString(limit), "10000", sweepId))
-                .map(reply -> Replies.list(reply).stream().map(h -> Job.from(Replies.hash(h), json)).toList());
+    /** The jobs of a pool, newest first; or, with a sweep id, that sweep's trials in trial order (list_jobs.lua). */
+    public Uni<List<Job>> jobs(String type, JobState state, int limit, String sweepId) {
+        return scripts.run(Script.LIST_JOBS, type, ListJobsReply.args(state, limit, sweepId))
+                .map(reply -> ListJobsReply.decode(reply).jobs().stream().map(h -> Job.from(h, json)).toList());
     }
 
     /**
@@ -163,52 +171,41 @@ public class PoolStore {
                 .map(SweepPutReply::decode);
     }
 
-    /** A sweep's hash and its trials' fields, or empty. */
-    public Uni<Optional<List<Map<String, String>>>> sweep(String type, String sweepId) {
-        return scripts.run(Script.SWEEP_GET, type, List.of(sweepId)).map(reply -> "NOSWEEP".equals(Replies.status(reply))
-                ? Optional.empty()
-                : Optional.of(Replies.list(reply).stream().map(Replies::hash).toList()));
+    /** A sweep's hash and its trials' fields (sweep_get.lua). */
+    public Uni<SweepGetReply> sweep(String type, String sweepId) {
+        return scripts.run(Script.SWEEP_GET, type, SweepGetReply.args(sweepId)).map(SweepGetReply::decode);
     }
 
-    /** The newest sweeps of a pool, newest first, as hashes. */
+    /** The newest sweeps of a pool, newest first, as hashes (sweep_list.lua). */
     public Uni<List<Map<String, String>>> sweeps(String type, int limit) {
-        return scripts.run(Script.SWEEP_LIST, type, List.of(Integer.toString(limit)))
-                .map(reply -> Replies.list(reply).stream().map(Replies::hash).toList());
+        return scripts.run(Script.SWEEP_LIST, type, SweepListReply.args(limit)).map(r -> SweepListReply.decode(r).sweeps());
     }
 
-    /** Cancels a sweep: {CANCELLED}, {ENDED, state} or {NOSWEEP}. */
-    public Uni<List<Object>> cancelSweep(String type, String sweepId, String reason, long retentionSeconds) {
-        return scripts.run(Script.SWEEP_CANCEL, type, List.of(sweepId, reason, Long.toString(retentionSeconds)))
-                .map(Replies::listOrStatus);
+    /** Cancels a sweep (sweep_cancel.lua). */
+    public Uni<SweepCancelReply> cancelSweep(String type, String sweepId, String reason, long retentionSeconds) {
+        return scripts.run(Script.SWEEP_CANCEL, type, SweepCancelReply.args(sweepId, reason, retentionSeconds))
+                .map(SweepCancelReply::decode);
     }
 
     /** Records a processor about to be started; false when the pool is full or draining. */
     public Uni<Boolean> spawn(String type, String processorId) {
-        return scripts.run(Script.SPAWN, type, List.of(processorId)).map(reply -> "1".equals(Replies.string(reply)));
+        return scripts.run(Script.SPAWN, type, SpawnReply.args(processorId)).map(r -> SpawnReply.decode(r).recorded());
     }
 
-    /** Records a gang about to be started (member ids, roles, indexes); false when the pool is full or draining. */
-    public Uni<Boolean> spawnGang(String type, String gangId, List<String> memberIds, List<dev.warmpool.pool.PoolSpec.Member> members) {
-        List<String> args = new ArrayList<>();
-        args.add(gangId);
-        for (int i = 0; i < members.size(); i++) {
-            args.add(memberIds.get(i));
-            args.add(members.get(i).role());
-            args.add(Integer.toString(members.get(i).index()));
-        }
-        return scripts.run(Script.SPAWN_GANG, type, args).map(reply -> "1".equals(Replies.string(reply)));
+    /** Records a gang about to be started; false when the pool is full or draining. */
+    public Uni<Boolean> spawnGang(String type, String gangId, List<SpawnGangReply.Member> members) {
+        return scripts.run(Script.SPAWN_GANG, type, SpawnGangReply.args(gangId, members)).map(r -> SpawnGangReply.decode(r).recorded());
     }
 
     public Uni<Boolean> retire(String type, String processorId, long idleSinceAtMost) {
-        return scripts.run(Script.RETIRE, type, List.of(processorId, Long.toString(idleSinceAtMost)))
-                .map(reply -> "1".equals(Replies.string(reply)));
+        return scripts.run(Script.RETIRE, type, RetireReply.args(processorId, idleSinceAtMost)).map(r -> RetireReply.decode(r).retired());
     }
 
-    /** Removes a lost processor and requeues its job; the reply names the job and its new state. */
-    public Uni<List<Object>> lost(String type, String processorId, long heartbeatDeadline, String reason,
+    /** Removes a lost processor and requeues its job (lost.lua). */
+    public Uni<LostReply> lost(String type, String processorId, long heartbeatDeadline, String reason,
             long retentionSeconds) {
-        return scripts.run(Script.LOST, type, List.of(processorId, Long.toString(heartbeatDeadline), reason,
-                Long.toString(retentionSeconds))).map(Replies::list);
+        return scripts.run(Script.LOST, type, LostReply.args(processorId, heartbeatDeadline, reason, retentionSeconds))
+                .map(LostReply::decode);
     }
 
     /** Redis's clock and when the server started, both in its epoch milliseconds. */

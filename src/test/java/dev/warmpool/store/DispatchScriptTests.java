@@ -1,6 +1,8 @@
 package dev.warmpool.store;
 
-import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.PoolPutReply;
+import dev.warmpool.protocol.RegisterReply;
+import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.SnapshotReply;
@@ -18,6 +20,7 @@ import dev.warmpool.pool.Names;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,16 +38,17 @@ class DispatchScriptTests {
     static final Jedis j = ON.j;
     static final String PROC = "phot000001";
 
-    static Object run(Script s, String... args) {
-        return ON.run(s, List.of(args));
+    @AfterEach
+    void everyFieldTheScriptsWroteIsNamedInFields() {
+        ON.checkFields();
     }
 
     @BeforeEach
     void pool() {
         j.flushAll();
-        run(Script.POOL_PUT, "{\"command\":[\"true\"]}", "0", "1", "300000", "[\"true\"]", "{}", "3", "");
-        assertEquals(1L, run(Script.SPAWN, PROC));
-        assertEquals("OK", Replies.status(run(Script.REGISTER, PROC, "1", "host", "")));
+        ON.run(Script.POOL_PUT, PoolPutReply.args("{\"command\":[\"true\"]}", 0, 1, 300_000, "[\"true\"]", "{}", 3, false));
+        assertTrue(SpawnReply.decode(ON.run(Script.SPAWN, SpawnReply.args(PROC))).recorded());
+        assertTrue(RegisterReply.decode(ON.run(Script.REGISTER, RegisterReply.args(PROC, 1, "host", ""))) instanceof RegisterReply.Registered);
     }
 
     /** Scripts are read and hashed on first use: each one's resource is there and Redis knows it by that SHA1. */

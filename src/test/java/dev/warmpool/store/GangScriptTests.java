@@ -1,13 +1,26 @@
 package dev.warmpool.store;
 
-import dev.warmpool.protocol.Replies;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.DeregisterReply;
+import dev.warmpool.protocol.FinishReply;
+import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.PoolPutReply;
+import dev.warmpool.protocol.RegisterReply;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.SpawnGangReply;
+import dev.warmpool.protocol.StartReply;
+import dev.warmpool.protocol.SubmitReply;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.Names;
 import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,39 +38,44 @@ class GangScriptTests {
     static final String GANG = "pgang00001";
     static final List<String> MEMBERS = List.of(GANG + "-0", GANG + "-1", GANG + "-2");
 
-    static Object run(Script s, String... args) {
-        return ON.run(s, List.of(args));
-    }
-
-    static String status(Object reply) {
-        return Replies.status(reply);
+    @AfterEach
+    void everyFieldTheScriptsWroteIsNamedInFields() {
+        ON.checkFields();
     }
 
     @BeforeEach
     void gang() {
         j.flushAll();
-        run(Script.POOL_PUT, "{\"command\":[\"true\"]}", "0", "1", "300000", "[\"true\"]", "{}", "100", "1");
+        ON.run(Script.POOL_PUT, PoolPutReply.args("{\"command\":[\"true\"]}", 0, 1, 300_000, "[\"true\"]", "{}", 100, true));
         // members in spawn order: ps-0, worker-0, worker-1
-        assertEquals(1L, run(Script.SPAWN_GANG, GANG, MEMBERS.get(0), "ps", "0", MEMBERS.get(1), "worker", "0",
-                MEMBERS.get(2), "worker", "1"));
+        assertTrue(SpawnGangReply.decode(ON.run(Script.SPAWN_GANG, SpawnGangReply.args(GANG, List.of(
+                new SpawnGangReply.Member(MEMBERS.get(0), "ps", 0), new SpawnGangReply.Member(MEMBERS.get(1), "worker", 0),
+                new SpawnGangReply.Member(MEMBERS.get(2), "worker", 1))))).recorded());
     }
 
     static String submit() {
         String id = Names.newJobId(TYPE, System.currentTimeMillis());
-        Object r = run(Script.SUBMIT, id, "0", "", "", "0", "id", id, "type", TYPE, "maxAttempts", "2");
-        return status(r) + " " + id;
+        SubmitReply r = SubmitReply.decode(ON.run(Script.SUBMIT, SubmitReply.args(new NewJob(id, 0,
+                Map.of("id", id, "type", TYPE, "maxAttempts", "2")), Idempotency.NONE)));
+        return (r instanceof SubmitReply.Assigned ? "ASSIGNED" : r instanceof SubmitReply.Queued ? "QUEUED" : r.toString()) + " " + id;
     }
 
     static void register(String member) {
-        assertEquals("OK", status(run(Script.REGISTER, member, "1", "host", "127.0.0.1:" + (7000 + MEMBERS.indexOf(member)))));
+        assertInstanceOf(RegisterReply.Registered.class, RegisterReply.decode(ON.run(Script.REGISTER,
+                RegisterReply.args(member, 1, "host", "127.0.0.1:" + (7000 + MEMBERS.indexOf(member))))));
     }
 
     static List<String> inbox(String member) {
         return j.lrange(KeySchema.inbox(TYPE, member), 0, -1);
     }
 
-    static Object finish(String member, String job, String state) {
-        return run(Script.FINISH, member, job, "1", state, state.equals("SUCCEEDED") ? "0" : "1", "{}", "", "", "60", "0");
+    static FinishReply finish(String member, String job, String state) {
+        return FinishReply.decode(ON.run(Script.FINISH, new FinishReply.Args(member, job, "1", state, state.equals("SUCCEEDED") ? 0 : 1,
+                "{}", "", "", 60, false, false).argv()));
+    }
+
+    static StartReply start(String member, String job) {
+        return StartReply.decode(ON.run(Script.START, StartReply.args(member, job, "1")));
     }
 
     @Test
@@ -80,7 +98,7 @@ class GangScriptTests {
     void aGangWithABusyMemberIsNotClaimedUntilThatMemberIsDone() {
         MEMBERS.forEach(GangScriptTests::register);
         String first = submit().split(" ")[1];
-        MEMBERS.forEach(m -> assertEquals("RUN", status(run(Script.START, m, first, "1"))));
+        MEMBERS.forEach(m -> assertInstanceOf(StartReply.Running.class, start(m, first)));
         assertEquals("RUNNING", j.hget(KeySchema.job(TYPE, first), "state"));
 
         // both workers succeed: the job ends and the parameter server is told to stop
@@ -107,7 +125,7 @@ class GangScriptTests {
     void aFailedMemberFailsTheJobAndStopsTheOthers() {
         MEMBERS.forEach(GangScriptTests::register);
         String job = submit().split(" ")[1];
-        MEMBERS.forEach(m -> run(Script.START, m, job, "1"));
+        MEMBERS.forEach(m -> start(m, job));
         finish(MEMBERS.get(2), job, "FAILED");
         assertEquals("FAILED", j.hget(KeySchema.job(TYPE, job), "state"));
         assertTrue(j.hget(KeySchema.job(TYPE, job), "error").startsWith("member worker-1 FAILED"));
@@ -120,8 +138,9 @@ class GangScriptTests {
     void aLostMemberRequeuesTheJobAndTheGangDrainsAway() {
         MEMBERS.forEach(GangScriptTests::register);
         String job = submit().split(" ")[1];
-        MEMBERS.forEach(m -> run(Script.START, m, job, "1"));
-        run(Script.LOST, MEMBERS.get(1), Long.toString(Long.MAX_VALUE), "member lost", "60");
+        MEMBERS.forEach(m -> start(m, job));
+        assertEquals(new LostReply.Lost(job, JobState.QUEUED), LostReply.decode(ON.run(Script.LOST,
+                LostReply.args(MEMBERS.get(1), Long.MAX_VALUE, "member lost", 60))));
         assertEquals("QUEUED", j.hget(KeySchema.job(TYPE, job), "state"), "requeued, one attempt charged");
         assertEquals("DRAINING", j.hget(KeySchema.gang(TYPE, GANG), "state"));
         for (String m : List.of(MEMBERS.get(0), MEMBERS.get(2))) {
@@ -130,8 +149,8 @@ class GangScriptTests {
         // a stopped member's report cannot end the requeued job; the members leave, the gang goes
         finish(MEMBERS.get(0), job, "CANCELLED");
         assertEquals("QUEUED", j.hget(KeySchema.job(TYPE, job), "state"));
-        run(Script.DEREGISTER, MEMBERS.get(0), "retired", "60");
-        run(Script.DEREGISTER, MEMBERS.get(2), "retired", "60");
+        ON.run(Script.DEREGISTER, DeregisterReply.args(MEMBERS.get(0), "retired", 60));
+        ON.run(Script.DEREGISTER, DeregisterReply.args(MEMBERS.get(2), "retired", 60));
         assertEquals(0L, j.exists(KeySchema.gang(TYPE, GANG)) ? 1L : 0L);
         assertEquals(0L, j.scard(KeySchema.gangs(TYPE)));
     }

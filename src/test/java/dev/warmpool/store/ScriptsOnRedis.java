@@ -1,10 +1,14 @@
 package dev.warmpool.store;
 
+import dev.warmpool.protocol.Fields;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import redis.clients.jedis.Jedis;
@@ -28,6 +32,31 @@ final class ScriptsOnRedis implements AfterAllCallback {
         List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(type)));
         argv.addAll(args);
         return j.eval(s.source(), List.of(KeySchema.pool(type)), argv);
+    }
+
+    /**
+     * Every field the scripts left in a job, processor, gang, pool or sweep hash of the pool is
+     * one that {@link Fields} names: the Lua side and the Java side use the same names. Test
+     * classes call it after each scenario.
+     */
+    void checkFields() {
+        String p = Pattern.quote(KeySchema.prefix(type));
+        Map<String, List<String>> declared = Map.of("job", Fields.JobHash.ALL, "proc", Fields.ProcessorHash.ALL,
+                "gang", Fields.GangHash.ALL, "pool", Fields.PoolHash.ALL, "sweep", Fields.SweepHash.ALL);
+        Pattern hash = Pattern.compile(p + "(job|proc|gang|sweep):[^:]+|" + p + "(pool)");
+        for (String key : j.keys(KeySchema.prefix(type).replace("{", "\\{").replace("}", "\\}") + "*")) {
+            Matcher m = hash.matcher(key);
+            if (!m.matches()) {
+                continue;
+            }
+            String kind = m.group(1) != null ? m.group(1) : m.group(2);
+            for (String field : j.hkeys(key)) {
+                boolean member = kind.equals("job") && field.startsWith(Fields.JobHash.MEMBER_PREFIX);
+                if (!member && !declared.get(kind).contains(field)) {
+                    throw new AssertionError(key + " has field '" + field + "', which dev.warmpool.protocol.Fields does not name");
+                }
+            }
+        }
     }
 
     @Override
