@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -48,7 +47,7 @@ public final class Agent {
     private final EventSink sink;
     private volatile JobRun current;
     private final String address = GangEnv.address();
-    private Worker worker;
+    private final WorkerSlot workers;
     private PoolPart poolPart;
     private int jobsRun;
     private int maxJobs;
@@ -69,6 +68,7 @@ public final class Agent {
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = ChildEnv.base(System.getenv());
         this.reporter = new Reporter(redis, config);
+        this.workers = new WorkerSlot(baseEnv, config.processorId(), config.pool());
     }
 
     public static void main(String[] args) throws Exception {
@@ -91,54 +91,15 @@ public final class Agent {
         log("processor %s of pool %s registered as %s, %d ms after JVM start", config.processorId(), config.pool(),
                 registered.state(), System.currentTimeMillis() - jvmStartMillis);
         startBackground();
-        warmUp(registered.specJson());
+        workers.warmUp(registered.specJson());
         try {
             loop();
         } finally {
             running = false;
-            if (worker != null) {
-                worker.kill(true);
-            }
+            workers.kill();
             done.countDown();
         }
         return 0;
-    }
-
-    /** A persistent pool's worker starts as soon as the processor is registered, so the first job finds it warm. */
-    private void warmUp(String specJson) {
-        JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
-        if (!"persistent".equals(AgentJson.text(spec, "worker"))) {
-            return;
-        }
-        List<String> command = AgentJson.strings(spec.get("command"));
-        Worker w = worker(command, spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of(), AgentJson.text(spec, "workingDir"));
-        Thread t = new Thread(() -> {
-            try {
-                w.ensureStarted();
-            } catch (IOException e) {
-                log("could not start the persistent worker %s: %s", command, e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "worker-start");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    /** The persistent worker for the pool's command and env: the one there is, or a new one when the pool changed. */
-    private Worker worker(List<String> command, Map<String, String> env, String workingDir) {
-        Map<String, String> all = new HashMap<>(baseEnv);
-        all.putAll(env);
-        all.put("WARMPOOL_PROCESSOR_ID", config.processorId());
-        all.put("WARMPOOL_POOL", config.pool());
-        Worker wanted = new Worker(command, all, workingDir);
-        if (worker == null || !worker.sameAs(wanted)) {
-            if (worker != null) {
-                worker.kill(true);
-            }
-            worker = wanted;
-        }
-        return worker;
     }
 
     private void startBackground() {
@@ -322,14 +283,9 @@ public final class Agent {
         Map<String, String> poolEnv = pool.env();
         Worker w = null;
         String request = null;
-        if ("persistent".equals(AgentJson.text(spec, "worker"))) {
-            w = worker(poolCommand, poolEnv, workingDir);
-            JsonObject req = new JsonObject();
-            req.addProperty("id", jobId);
-            req.add("config", JsonParser.parseString(r.configJson()));
-            req.add("args", AgentJson.GSON.toJsonTree(args));
-            req.add("env", AgentJson.GSON.toJsonTree(jobEnv));
-            request = req.toString();
+        if (WorkerSlot.persistent(spec)) {
+            w = workers.get(poolCommand, poolEnv, workingDir);
+            request = WorkerSlot.request(jobId, r, args, jobEnv);
         }
         current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add,
                 w, request, reporter::report);
