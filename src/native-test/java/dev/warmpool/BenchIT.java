@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.File;
+import dev.warmpool.bench.Bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,8 +22,9 @@ class BenchIT {
         Path json = Path.of("target", "bench.json");
         Files.deleteIfExists(json);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-cp", "target/classes" + File.pathSeparator + "target/warmpool-agent.jar",
-                "bench/Bench.java", "--quick").redirectErrorStream(true)
+        // this JVM's class path holds the bench (a test source) and everything it needs
+        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Bench.class.getName(), "--quick")
+                .redirectErrorStream(true)
                 .redirectOutput(Path.of("target", "bench-quick.txt").toFile()).start();
         await().atMost(Duration.ofMinutes(10)).until(() -> !p.isAlive());
         assertEquals(0, p.exitValue(), Files.readString(Path.of("target", "bench-quick.txt")));

@@ -1,0 +1,82 @@
+package dev.warmpool.agent;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.warmpool.protocol.Run;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A persistent pool's one long-lived worker process (see {@link Worker}): started as soon as
+ * the processor registers, so the first job finds it warm; replaced when the pool's command or
+ * env changes; killed when the agent ends. The agent's loop alone calls it.
+ */
+final class WorkerSlot {
+    private final Map<String, String> baseEnv;
+    private final String processorId;
+    private final String pool;
+    private Worker worker;
+
+    WorkerSlot(Map<String, String> baseEnv, String processorId, String pool) {
+        this.baseEnv = baseEnv;
+        this.processorId = processorId;
+        this.pool = pool;
+    }
+
+    static boolean persistent(JsonObject spec) {
+        return "persistent".equals(AgentJson.text(spec, "worker"));
+    }
+
+    /** Starts the worker of a persistent pool's spec in the background; nothing for other pools. */
+    void warmUp(String specJson) {
+        JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
+        if (!persistent(spec)) {
+            return;
+        }
+        List<String> command = AgentJson.strings(spec.get("command"));
+        Worker w = get(command, spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of(), AgentJson.text(spec, "workingDir"));
+        Thread t = new Thread(() -> {
+            try {
+                w.ensureStarted();
+            } catch (IOException e) {
+                Agent.log("could not start the persistent worker %s: %s", command, e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "worker-start");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The worker for the pool's command and env: the one there is, or a new one when the pool changed. */
+    Worker get(List<String> command, Map<String, String> env, String workingDir) {
+        Map<String, String> all = new HashMap<>(baseEnv);
+        all.putAll(env);
+        all.put("WARMPOOL_PROCESSOR_ID", processorId);
+        all.put("WARMPOOL_POOL", pool);
+        Worker wanted = new Worker(command, all, workingDir);
+        if (worker == null || !worker.sameAs(wanted)) {
+            kill();
+            worker = wanted;
+        }
+        return worker;
+    }
+
+    /** The request line a persistent worker reads for one job: its id, config, args and allowed env. */
+    static String request(String jobId, Run r, List<String> args, Map<String, String> jobEnv) {
+        JsonObject req = new JsonObject();
+        req.addProperty("id", jobId);
+        req.add("config", JsonParser.parseString(r.configJson()));
+        req.add("args", AgentJson.GSON.toJsonTree(args));
+        req.add("env", AgentJson.GSON.toJsonTree(jobEnv));
+        return req.toString();
+    }
+
+    void kill() {
+        if (worker != null) {
+            worker.kill(true);
+        }
+    }
+}

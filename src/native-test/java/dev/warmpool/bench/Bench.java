@@ -1,0 +1,84 @@
+package dev.warmpool.bench;
+
+import static dev.warmpool.bench.Figures.put;
+import static dev.warmpool.bench.Harness.onOwnRedis;
+import static dev.warmpool.bench.Harness.rssKb;
+import static dev.warmpool.bench.Harness.withManager;
+
+import java.util.List;
+
+/**
+ * The benchmark suite: warm and cold dispatch, a burst, Redis cost, scale, footprint, in one run,
+ * figures side by side. Not a test: it prints (and writes target/bench.json) and never fails on
+ * time. It starts its own redis-server (from PATH or the embedded-redis jar) and the packaged
+ * manager. Run it with {@code bench/run} (see there for the modes); {@code --quick} is the small
+ * version that BenchIT runs in {@code ./mvnw verify}, to prove the benchmark still works.
+ */
+public final class Bench {
+    private Bench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> a = List.of(args);
+        boolean quick = a.contains("--quick");
+        if (a.contains("--soak")) {
+            Soak.soak(intArg(args, 1, 20_000), intArg(args, 2, 20));
+        } else if (a.contains("--spawn-ceiling")) {
+            Burst.spawnCeilingHere(Integer.parseInt(args[1]));
+        } else if (a.contains("--startup")) {
+            onOwnRedis((url, j) -> Startup.startup(url));
+        } else if (a.contains("--scale")) {
+            onOwnRedis((url, j) -> Scale.scale(url, j, new int[] {1, 10, 100}));
+        } else if (a.contains("--burst")) {
+            int n = intArg(args, 1, 2000);
+            // BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it or of the agents
+            String extra = System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
+            onOwnRedis((url, j) -> {
+                withManager(url, extra.isEmpty() ? new String[0] : extra.split("\\s+"), m -> {
+                    Burst.burst(m, j, "warmup", List.of("warmpool:noop"), n); // JIT the paths first, as the full run's earlier parts do
+                    Burst.burst(m, j, "true", List.of("true"), n);
+                    Burst.burst(m, j, "trueBatch", List.of("true"), n, 100);
+                    Burst.burst(m, j, "noop", List.of("warmpool:noop"), n);
+                    Footprint.agentFootprint(j, url);
+                    put("manager.rssAfterBurstMb", rssKb(m.process.pid()) / 1024);
+                });
+                Burst.spawnCeiling(Math.max(50, n / 8));
+            });
+        } else if (a.contains("--sweeps")) {
+            onOwnRedis((url, j) -> withManager(url, new String[0], m -> Sweeps.sweeps(m, intArg(args, 1, 32),
+                    args.length > 2 ? Double.parseDouble(args[2]) : 2, args.length > 3 ? Double.parseDouble(args[3]) : 0.2)));
+        } else {
+            all(quick);
+        }
+    }
+
+    private static void all(boolean quick) throws Exception {
+        onOwnRedis((url, j) -> {
+            withManager(url, new String[0], m -> {
+                put("manager.readyMs", m.readyMs);
+                put("manager.rssStartMb", rssKb(m.process.pid()) / 1024);
+                Dispatch.warm(m, quick ? 50 : 200);
+                Dispatch.cold(m, quick ? 3 : 10);
+                Burst.burst(m, j, "true", List.of("true"), quick ? 200 : 2000);
+                Burst.burst(m, j, "trueBatch", List.of("true"), quick ? 200 : 2000, 100);
+                Burst.burst(m, j, "noop", List.of("warmpool:noop"), quick ? 200 : 2000);
+                Burst.spawnCeiling(quick ? 50 : 300);
+                Footprint.memoryPerProcessor(m, j, quick ? 100 : 1000);
+                Footprint.agentFootprint(j, url);
+                Footprint.agentStart(m, j);
+                put("manager.rssAfterBurstMb", rssKb(m.process.pid()) / 1024);
+                Sweeps.sweeps(m, quick ? 4 : 32, quick ? 0.2 : 2, quick ? 0.05 : 0.2);
+                Dispatch.gang(m, quick ? 10 : 50);
+            });
+            Scale.scale(url, j, quick ? new int[] {1, 2} : new int[] {1, 10, 100});
+            Footprint.cds(url);
+            if (!quick) {
+                Startup.startup(url);
+            }
+        });
+    }
+
+    private static int intArg(String[] args, int i, int otherwise) {
+        return args.length > i ? Integer.parseInt(args[i]) : otherwise;
+    }
+}

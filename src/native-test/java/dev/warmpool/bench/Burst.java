@@ -1,0 +1,137 @@
+package dev.warmpool.bench;
+
+import static dev.warmpool.bench.Figures.p;
+import static dev.warmpool.bench.Figures.put;
+import static dev.warmpool.bench.Harness.*;
+
+import dev.warmpool.ManagerProcess;
+import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.store.RedisServer;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+
+/** A burst on 4 warm processors and what it costs (CPU by process, Redis commands), beside the machine's own spawn ceiling. */
+final class Burst {
+    private Burst() {
+    }
+
+    static void burst(ManagerProcess m, Jedis j, String label, List<String> command, int n) throws Exception {
+        burst(m, j, label, command, n, 1);
+    }
+
+    /** With {@code batch} > 1 the jobs go in batches of that many ({@code POST /jobs/batch}), 4 batches in flight. */
+    static void burst(ManagerProcess m, Jedis j, String label, List<String> command, int n, int batch) throws Exception {
+        String type = "b-burst-" + label.toLowerCase();
+        send(m, "PUT", "/pools/" + type, "{\"command\": [\"" + String.join("\", \"", command)
+                + "\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
+        await(() -> count(m, type, "idle") == 4);
+        long memBefore = usedMemory(j);
+        j.configResetStat();
+        long redisPid = Long.parseLong(j.info("server").replaceAll("(?s).*process_id:(\\d+).*", "$1"));
+        List<Long> agents = LocalRuntime.agentPids(redisUrl(j));
+        long[] cpu0 = {cpuMs(m.process.pid(), false), agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
+                agents.stream().mapToLong(a -> cpuMs(a, true)).sum(), cpuMs(redisPid, false), cpuMs(ProcessHandle.current().pid(), false)};
+        List<String> ids;
+        if (batch <= 1) {
+            ids = Pipelined.post(m.base(), "/jobs", "{\"type\": \"" + type + "\"}", n, 4, 16);
+        } else {
+            String body = "{\"jobs\": [" + String.join(", ", java.util.Collections.nCopies(batch, "{\"type\": \"" + type + "\"}")) + "]}";
+            ids = new ArrayList<>();
+            for (String reply : Pipelined.post(m.base(), "/jobs/batch", body, n / batch, 4, 1, r -> r)) {
+                for (com.fasterxml.jackson.databind.JsonNode job : Pipelined.json(reply).path("jobs")) {
+                    ids.add(id(job));
+                }
+            }
+        }
+        await(() -> j.zcard(KeySchema.queue(type)) == 0 && count(m, type, "busy") == 0);
+        Map<String, Long> stats = commandStats(j);
+        long[] cpu1 = {cpuMs(m.process.pid(), false), agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
+                agents.stream().mapToLong(a -> cpuMs(a, true)).sum(), cpuMs(redisPid, false), cpuMs(ProcessHandle.current().pid(), false)};
+        List<Double> wait = new ArrayList<>();
+        long first = Long.MAX_VALUE, last = 0;
+        for (String id : ids) {
+            List<String> t = j.hmget(KeySchema.job(type, id), "submittedAt", "startedAt", "finishedAt");
+            long submitted = Long.parseLong(t.get(0)), started = Long.parseLong(t.get(1)), done = Long.parseLong(t.get(2));
+            wait.add((double) (started - submitted));
+            first = Math.min(first, submitted);
+            last = Math.max(last, done);
+        }
+        String k = "burst." + label;
+        put(k + ".jobs", n);
+        put(k + ".jobsPerSecond", n * 1000.0 / Math.max(1, last - first));
+        put(k + ".queueWait.p50", p(wait, 50));
+        put(k + ".queueWait.p99", p(wait, 99));
+        // where the two cores went, in CPU milliseconds per job (job processes: the reaped children of the agents)
+        String[] who = {"manager", "agents", "jobProcesses", "redis", "client"};
+        for (int i = 0; i < who.length; i++) {
+            put(k + ".cpuMsPerJob." + who[i], (double) (cpu1[i] - cpu0[i]) / n);
+        }
+        if (label.equals("true")) {
+            // commands the clients sent (each one round trip) and those the scripts ran inside Redis
+            long topLevel = stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L) + stats.getOrDefault("blpop", 0L)
+                    + stats.getOrDefault("hgetall", 0L);
+            long all = stats.values().stream().mapToLong(Long::longValue).sum();
+            put("redis.roundTripsPerJob", (double) topLevel / n);
+            put("redis.commandsPerJob", (double) all / n);
+            put("redis.commandstats", stats);
+            put("redis.bytesPerRetainedJob", (usedMemory(j) - memBefore) / n);
+        }
+    }
+
+    /**
+     * The machine's own ceiling for a process per job: `true` spawned back to back by 1, 2 and 4
+     * threads of a JVM launched as the agents are (VFORK), no warmpool, no Redis. Run in a child
+     * JVM so the launch mechanism matches.
+     */
+    static void spawnCeiling(int perThread) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        if (Runtime.version().feature() <= 25) {
+            cmd.add("-Djdk.lang.Process.launchMechanism=VFORK");
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Bench.class.getName(), "--spawn-ceiling", Integer.toString(perThread)));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        p.waitFor();
+        for (String line : out.split("\n")) {
+            if (line.startsWith("spawnCeiling.")) {
+                String[] kv = line.split("=");
+                put(kv[0], Double.parseDouble(kv[1]));
+            }
+        }
+    }
+
+    static void spawnCeilingHere(int perThread) throws Exception {
+        for (int threads : new int[] {1, 2, 4}) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<?>> all = new ArrayList<>();
+            long t0 = System.nanoTime();
+            for (int t = 0; t < threads; t++) {
+                all.add(pool.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        Process p = new ProcessBuilder("true").redirectErrorStream(true)
+                                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                        p.getInputStream().readAllBytes();
+                        p.waitFor();
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : all) {
+                f.get();
+            }
+            double perSecond = threads * perThread * 1e9 / (System.nanoTime() - t0);
+            pool.shutdown();
+            System.out.println("spawnCeiling." + threads + "spawners.perSecond=" + perSecond);
+        }
+    }
+}

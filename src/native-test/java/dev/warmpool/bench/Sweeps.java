@@ -1,0 +1,84 @@
+package dev.warmpool.bench;
+
+import static dev.warmpool.bench.Figures.p;
+import static dev.warmpool.bench.Figures.put;
+import static dev.warmpool.bench.Harness.*;
+
+import dev.warmpool.ManagerProcess;
+import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.store.RedisServer;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+
+/** A sweep in three modes: a fresh processor per trial (as Katib runs trials), warm processors that start a new process per trial, and persistent workers; the trial is a Python script whose import takes `setup` seconds and whose training takes `work` seconds. */
+final class Sweeps {
+    private Sweeps() {
+    }
+
+    static void sweeps(ManagerProcess m, int trials, double setup, double work) throws Exception {
+        Path script = Path.of("target", "bench", "slow_trial.py").toAbsolutePath();
+        Files.createDirectories(script.getParent());
+        Files.writeString(script, "import os, time\nimport warmpool_worker\n"
+                + "time.sleep(float(os.environ['SETUP_SECONDS']))  # the framework import and data loading\n"
+                + "def train(config):\n    time.sleep(float(os.environ['WORK_SECONDS']))\n"
+                + "    return {'loss': (config['x'] - 3) ** 2}\n"
+                + "warmpool_worker.serve(train)\n");
+        String env = "{\"PYTHONPATH\": \"" + Path.of("clients", "python").toAbsolutePath() + "\", \"SETUP_SECONDS\": \"" + setup
+                + "\", \"WORK_SECONDS\": \"" + work + "\"}";
+        String command = "[\"python3\", \"" + script + "\"]";
+        StringBuilder grid = new StringBuilder();
+        for (int i = 0; i < trials; i++) {
+            grid.append(i == 0 ? "" : ", ").append(i);
+        }
+        String sweep = "{\"type\": \"%s\", \"parallelism\": 4, \"space\": {\"x\": {\"grid\": [" + grid
+                + "]}}, \"objective\": {\"metric\": \"loss\"}}";
+        put("sweep.trials", trials);
+        put("sweep.setupSeconds", setup);
+        put("sweep.workSeconds", work);
+        Map<String, String> pools = new LinkedHashMap<>();
+        pools.put("fresh", "\"minIdle\": 0, \"maxJobsPerProcessor\": 1");
+        pools.put("warm", "\"minIdle\": 4");
+        pools.put("persistent", "\"minIdle\": 4, \"worker\": \"persistent\"");
+        for (Map.Entry<String, String> mode : pools.entrySet()) {
+            String type = "b-sweep-" + mode.getKey();
+            send(m, "PUT", "/pools/" + type, "{\"command\": " + command + ", \"env\": " + env + ", \"maxSize\": 4, "
+                    + mode.getValue() + "}");
+            if (!mode.getKey().equals("fresh")) {
+                await(() -> count(m, type, "idle") == 4);
+            }
+            if (mode.getKey().equals("persistent")) {
+                Thread.sleep((long) (setup * 1000) + 500); // a warm pool's workers have done their imports
+            }
+            long t0 = System.nanoTime();
+            String id = id(send(m, "POST", "/sweeps", String.format(sweep, type)));
+            await(() -> !state(m, "/sweeps/" + id).equals("RUNNING"), 50);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            com.fasterxml.jackson.databind.JsonNode done = get(m, "/sweeps/" + id);
+            if (!done.path("state").asText().equals("SUCCEEDED") || done.path("progress").path("succeeded").asInt() != trials) {
+                throw new IllegalStateException("sweep " + id + " did not succeed: " + done.path("state") + " " + done.path("progress"));
+            }
+            put("sweep." + mode.getKey() + ".wallSeconds", Math.round(seconds * 100) / 100.0);
+            send(m, "DELETE", "/pools/" + type, null);
+        }
+        double persistent = (double) Figures.ALL.get("sweep.persistent.wallSeconds");
+        put("sweep.freshVsPersistent", Math.round((double) Figures.ALL.get("sweep.fresh.wallSeconds") / persistent * 10) / 10.0);
+        put("sweep.warmVsPersistent", Math.round((double) Figures.ALL.get("sweep.warm.wallSeconds") / persistent * 10) / 10.0);
+    }
+
+    static String state(ManagerProcess m, String path) {
+        try {
+            return get(m, path).path("state").asText();
+        } catch (Exception e) {
+            return "";
+        }
+    }
+}
