@@ -175,4 +175,5 @@ end_job = function(jid, state, reason, now, retention_s)
   else
     redis.call('EXPIRE', jkey, retention_s)
   end
+  redis.call('PUBLISH', P .. 'ended', jid) -- KeySchema.ended: wakes whoever waits on the job
 end

@@ -39,13 +39,22 @@ public class JobResource {
     /**
      * Accepts a job (202): it is running on a warm processor already, or queued for the next free
      * one. A repeated {@code Idempotency-Key} (within 24 h) answers with the job it created first.
+     * With {@code wait}, submits and waits in one request: 200 with the job once it has ended, or
+     * 202 with it as it is when that many seconds pass first.
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-    public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey, UriInfo uri) {
-        return jobs.submit(body, idempotencyKey, Callers.of(identity)).map(job -> Response.accepted(job)
-                .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
+    public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey,
+            @QueryParam("wait") String wait, UriInfo uri) {
+        Integer seconds = wait == null ? null : Params.integer("wait", wait);
+        if (seconds != null && seconds < 0) {
+            throw Problem.invalid("wait", "'wait' must be 0 or more seconds."); // before anything is stored
+        }
+        return jobs.submit(body, idempotencyKey, Callers.of(identity))
+                .flatMap(job -> seconds == null || job.ended() ? Uni.createFrom().item(job) : jobs.waitForEnd(job.id(), seconds))
+                .map(job -> (job.ended() && seconds != null ? Response.ok(job) : Response.accepted(job))
+                        .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
     }
 
     /**

@@ -25,7 +25,6 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSpec(
-        @NotEmpty(message = "must name the program to run, e.g. [\"python3\", \"train.py\"]")
         @Size(max = 256, message = "may have at most 256 elements")
         List<@NotNull(message = "must not contain null") @Size(max = 4096) String> command,
         @NotNull @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000")
@@ -97,9 +96,14 @@ public record PoolSpec(
     /** Enough for a large sweep; past it a submit is refused (429) instead of queueing without bound. */
     public static final int DEFAULT_MAX_QUEUED = 10_000;
 
+    /** A gang whose every role runs its own command: the pool needs none of its own. */
+    public boolean rolesHaveCommands() {
+        return gang != null && !gang.isEmpty() && gang.values().stream().allMatch(r -> r != null && r.command() != null && !r.command().isEmpty());
+    }
+
     /** The spec with the defaults filled in where the request left a field out. */
     public PoolSpec withDefaults() {
-        return new PoolSpec(command,
+        return new PoolSpec(command == null && rolesHaveCommands() ? List.of() : command,
                 minIdle == null ? DEFAULT_MIN_IDLE : minIdle,
                 maxSize == null ? Math.max(DEFAULT_MAX_SIZE, minIdle == null ? 0 : minIdle) : maxSize,
                 idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,

@@ -61,6 +61,17 @@ public final class KeySchema {
         return prefix(type) + "jobs";
     }
 
+    /**
+     * CHANNEL (pub/sub, not a key): each job's id as it ends, published by the script that ends
+     * it; the manager wakes its waiters ({@code ?wait=}) on it. Pattern: {@link #ENDED_PATTERN}.
+     */
+    public static String ended(String type) {
+        return prefix(type) + "ended";
+    }
+
+    /** The pattern of every pool's {@link #ended} channel. */
+    public static final String ENDED_PATTERN = "wp:*:ended";
+
     /** HASH: one job. */
     public static String job(String type, String jobId) {
         return prefix(type) + "job:" + jobId;

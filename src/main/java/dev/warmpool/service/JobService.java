@@ -24,6 +24,7 @@ import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.Times;
+import dev.warmpool.store.JobEnds;
 import dev.warmpool.store.PoolStore;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Fields.JobHash;
@@ -36,6 +37,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -45,6 +47,8 @@ import java.util.stream.Collectors;
 public class JobService {
     private static final Duration FIRST_POLL = Duration.ofMillis(5);
     private static final Duration LAST_POLL = Duration.ofMillis(200);
+    /** The longest pause between reads of a waited-for job while job ends are announced (a lost message costs this). */
+    private static final Duration SAFETY_READ = Duration.ofSeconds(1);
 
     private final PoolStore store;
     private final PoolService pools;
@@ -52,10 +56,12 @@ public class JobService {
     private final Validator validator;
     private final WarmpoolConfig config;
     private final SubmitLimiter limiter;
+    private final JobEnds ends;
     private final Access access;
 
     public JobService(PoolStore store, PoolService pools, Demand reconciler, Validator validator,
-            WarmpoolConfig config, SubmitLimiter limiter) {
+            WarmpoolConfig config, SubmitLimiter limiter, JobEnds ends) {
+        this.ends = ends;
         this.store = store;
         this.pools = pools;
         this.reconciler = reconciler;
@@ -275,15 +281,26 @@ public class JobService {
         return poll(id, deadline, FIRST_POLL);
     }
 
+    /**
+     * Reads the job until it has ended or the deadline passes. Between reads it waits for the
+     * job's end message (see {@link JobEnds}), registered before the read so that an end between
+     * the two is not missed; it reads again after {@code pause} all the same (at most
+     * {@link #SAFETY_READ} while the subscription is live, {@link #LAST_POLL} while it is not).
+     */
     private Uni<Job> poll(String id, long deadline, Duration pause) {
-        return get(id).flatMap(job -> {
+        CompletableFuture<Void> end = ends.watch(id);
+        return get(id).onFailure().invoke(() -> ends.forget(id, end)).flatMap(job -> {
             long left = deadline - System.nanoTime();
             if (job.ended() || left <= 0) {
+                ends.forget(id, end);
                 return Uni.createFrom().item(job);
             }
             Duration wait = pause.toNanos() < left ? pause : Duration.ofNanos(left);
-            Duration next = pause.multipliedBy(2).compareTo(LAST_POLL) > 0 ? LAST_POLL : pause.multipliedBy(2);
-            return Uni.createFrom().voidItem().onItem().delayIt().by(wait).flatMap(x -> poll(id, deadline, next));
+            Duration most = ends.live() ? SAFETY_READ : LAST_POLL;
+            Duration next = pause.multipliedBy(2).compareTo(most) > 0 ? most : pause.multipliedBy(2);
+            return Uni.createFrom().completionStage(end).ifNoItem().after(wait).recoverWithItem((Void) null)
+                    .onTermination().invoke(() -> ends.forget(id, end))
+                    .flatMap(x -> poll(id, deadline, next));
         });
     }
 

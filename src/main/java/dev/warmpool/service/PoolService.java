@@ -114,6 +114,10 @@ public class PoolService {
     private PoolSpec checkSpec(String type, PoolSpec candidate) {
         checkType(type);
         PoolSpec spec = Checks.valid(validator, candidate, "the pool");
+        if ((spec.command() == null || spec.command().isEmpty()) && !spec.rolesHaveCommands()) {
+            throw Refusal.invalid("command", "'command' must name the program to run, e.g. [\"python3\", \"train.py\"]"
+                    + (spec.isGang() ? "; or give every role of the gang its own 'command'." : "."));
+        }
         if (spec.isGang()) {
             if (spec.gang().keySet().stream().allMatch(PoolSpec.PARAMETER_SERVER::equals)) {
                 throw Refusal.invalid("gang", "A gang needs a role besides 'ps' (parameter servers serve the others), e.g. "

@@ -114,8 +114,9 @@ public class AgentUsers {
 
     /** What an agent may do: its own pool's keys, the commands its scripts and inbox need, nothing dangerous. */
     static List<String> rules(String type) {
-        return List.of("resetkeys", "~" + KeySchema.prefix(type) + "*", "resetchannels", "-@all", "+@read", "+@write",
-                "+@scripting", "+@connection", "+time", "-@dangerous", "-script", "-function", "-scan", "-keys", "-randomkey");
+        return List.of("resetkeys", "~" + KeySchema.prefix(type) + "*", "resetchannels", "&" + KeySchema.ended(type), "-@all",
+                "+@read", "+@write", "+@scripting", "+@connection", "+time", "+publish", "-@dangerous", "-script", "-function",
+                "-scan", "-keys", "-randomkey");
     }
 
     private static String newPassword() {

@@ -62,6 +62,8 @@ public class BadInputTests {
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"Work_er\": {\"count\": 1}}}", "gang<K>[Work_er]"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 40}, \"ps\": {\"count\": 30}}}", "gang"),
                 Arguments.of("{\"command\": [\"true\"], \"worker\": \"persistent\", \"gang\": {\"worker\": {\"count\": 2}}}", "worker"),
+                // a gang needs no pool command when every role has its own, but one role without is one too many
+                Arguments.of("{\"gang\": {\"ps\": {\"count\": 1, \"command\": [\"true\"]}, \"worker\": {\"count\": 2}}}", "command"),
                 // the Kubernetes template (read by its own deserializer, made on first use)
                 Arguments.of("{\"command\": [\"true\"], \"template\": {\"agent\": \"built-in\"}}", "template.image"),
                 Arguments.of("{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"agent\": \"sidecar\"}}", "template.agent"),
@@ -77,6 +79,21 @@ public class BadInputTests {
         problem(given().contentType("application/json").body(body).put("/pools/bad-pool").then(), 400)
                 .body("field", equalTo(field));
         given().get("/pools/bad-pool").then().statusCode(404);
+    }
+
+    @Test
+    void aGangWhoseEveryRoleHasItsOwnCommandNeedsNoPoolCommand() {
+        given().contentType("application/json").body("{\"minIdle\": 0, \"gang\": {\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"9\"]},"
+                + " \"worker\": {\"count\": 2, \"command\": [\"true\"]}}}").put("/pools/bad-input-own-commands")
+                .then().statusCode(201).body("spec.command", equalTo(List.of()));
+        given().delete("/pools/bad-input-own-commands").then().statusCode(202);
+    }
+
+    /** GET / (a browser's or curl's first look) says what this is and where to go, without a token. */
+    @Test
+    void theRootAnswersWithTheIndex() {
+        given().noFilters().get("/").then().statusCode(200).body("service", equalTo("warmpool"))
+                .body("links.pools", equalTo("/pools")).body("links.openapi", equalTo("/q/openapi"));
     }
 
     @Test

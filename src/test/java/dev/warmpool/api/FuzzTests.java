@@ -74,7 +74,9 @@ class FuzzTests {
                 assertEquals(status, r.jsonPath().getInt("status"));
                 assertFalse(r.asString().contains(dev.warmpool.Tokens.ADMIN), what + " echoed the token: " + r.asString());
             }
-            if (!withToken) {
+            // a hostile path can come down to "/" ("/pools/.."): the index, which holds no data, is open
+            boolean index = status == 200 && "warmpool".equals(r.jsonPath().getString("service"));
+            if (!withToken && !index) {
                 assertTrue(status >= 400, what + " answered " + status + " without a token: " + r.asString());
             }
         }

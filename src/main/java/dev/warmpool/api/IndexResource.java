@@ -1,0 +1,36 @@
+package dev.warmpool.api;
+
+import jakarta.annotation.security.PermitAll;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code GET /}: what this service is and where its parts are, for someone who points a browser
+ * or curl at it first. It holds no data, so it needs no token. ({@code POST /} is CloudEvents intake.)
+ */
+@Path("/")
+public class IndexResource {
+    @GET
+    @PermitAll
+    @Produces(MediaType.APPLICATION_JSON)
+    public Map<String, Object> index() {
+        Map<String, Object> links = new LinkedHashMap<>();
+        links.put("pools", "/pools");
+        links.put("jobs", "/jobs");
+        links.put("sweeps", "/sweeps");
+        links.put("openapi", "/q/openapi");
+        links.put("health", "/q/health");
+        links.put("metrics", "/q/metrics");
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("service", "warmpool");
+        out.put("about", "Warm pools of job processors, one pool per job type: PUT /pools/{type}, then POST /jobs "
+                + "with {\"type\": \"<type>\"}. Every endpoint but this one, /q/health and CloudEvents pings needs "
+                + "'Authorization: Bearer <token>' (the run command writes an admin token to .warmpool/token).");
+        out.put("links", links);
+        return out;
+    }
+}
