@@ -224,6 +224,13 @@ public interface WarmpoolConfig {
         @WithDefault("24h")
         Duration idempotencyRetention();
 
+        /**
+         * Whether {@code ?wait=} wakes on the job's end message (one pub/sub subscription per
+         * manager); off, it re-reads the job on a schedule (5 ms doubling to 200 ms) instead.
+         */
+        @WithDefault("true")
+        boolean wakeOnEnd();
+
         /** The longest {@code GET /jobs/{id}?wait=} honoured; clients wait again after it. */
         @WithDefault("300s")
         Duration maxWait();

@@ -1,5 +1,6 @@
 package dev.warmpool.store;
 
+import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.protocol.KeySchema;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.pubsub.ReactivePubSubCommands;
@@ -36,12 +37,17 @@ public class JobEnds {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile boolean subscribed;
 
-    public JobEnds(ReactiveRedisDataSource redis) {
+    private final boolean enabled;
+
+    public JobEnds(ReactiveRedisDataSource redis, WarmpoolConfig config) {
         this.pubsub = redis.pubsub(String.class);
+        this.enabled = config.jobs().wakeOnEnd();
     }
 
     void start(@Observes StartupEvent ev) {
-        subscribe();
+        if (enabled) {
+            subscribe();
+        }
     }
 
     void stop(@Observes ShutdownEvent ev) {

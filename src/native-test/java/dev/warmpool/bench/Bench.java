@@ -44,6 +44,13 @@ public final class Bench {
                 });
                 Burst.spawnCeiling(Math.max(50, n / 8));
             });
+        } else if (a.contains("--wait")) {
+            // the same jobs, waited for on a manager that wakes on end messages and on one that re-reads
+            int n = intArg(args, 1, 200);
+            onOwnRedis((url, j) -> {
+                withManager(url, new String[0], m -> Dispatch.waits(m, "endMessage", n));
+                withManager(url, new String[] {"-Dwarmpool.jobs.wake-on-end=false"}, m -> Dispatch.waits(m, "polling", n));
+            });
         } else if (a.contains("--sweeps")) {
             onOwnRedis((url, j) -> withManager(url, new String[0], m -> Sweeps.sweeps(m, intArg(args, 1, 32),
                     args.length > 2 ? Double.parseDouble(args[2]) : 2, args.length > 3 ? Double.parseDouble(args[3]) : 0.2)));

@@ -26,6 +26,34 @@ final class Dispatch {
         Figures.latencies("warm", t.get(0), t.get(1), t.get(2));
     }
 
+    /**
+     * Submit, then wait, as a client sees it: POST then {@code GET ?wait=} (two requests), and
+     * {@code POST /jobs?wait=} (one), on a warm processor, under {@code label}.
+     */
+    static void waits(ManagerProcess m, String label, int n) throws Exception {
+        send(m, "PUT", "/pools/b-wait", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
+        await(() -> count(m, "b-wait", "idle") == 1);
+        List<Double> two = new ArrayList<>(), one = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long c0 = System.nanoTime();
+            get(m, "/jobs/" + id(send(m, "POST", "/jobs", "{\"type\": \"b-wait\"}")) + "?wait=30");
+            two.add((System.nanoTime() - c0) / 1e6);
+            await(() -> count(m, "b-wait", "idle") == 1, 1);
+            long c1 = System.nanoTime();
+            JsonNode job = send(m, "POST", "/jobs?wait=30", "{\"type\": \"b-wait\"}");
+            one.add((System.nanoTime() - c1) / 1e6);
+            if (!job.path("state").asText().equals("SUCCEEDED")) {
+                throw new IllegalStateException("submit-and-wait answered " + job);
+            }
+            await(() -> count(m, "b-wait", "idle") == 1, 1);
+        }
+        put("wait." + label + ".postThenGet.p50", Figures.p(two, 50));
+        put("wait." + label + ".postThenGet.p99", Figures.p(two, 99));
+        put("wait." + label + ".postWait.p50", Figures.p(one, 50));
+        put("wait." + label + ".postWait.p99", Figures.p(one, 99));
+        send(m, "DELETE", "/pools/b-wait", null);
+    }
+
     static void cold(ManagerProcess m, int n) throws Exception {
         List<Double> running = new ArrayList<>(), finished = new ArrayList<>(), client = new ArrayList<>();
         for (int i = 0; i < n; i++) {

@@ -31,6 +31,14 @@ final class Report {
             });
             System.out.printf("(lean: %s)%n%n", Harness.LEAN);
         }
+        if (Figures.ALL.containsKey("wait.polling.postWait.p50")) {
+            System.out.printf("%-34s %10s %10s %10s%n", "warm `true`, client-seen (ms)", "end msg", "re-read", "ratio");
+            for (String f : List.of("postThenGet.p50", "postThenGet.p99", "postWait.p50", "postWait.p99")) {
+                double e = Figures.number("wait.endMessage." + f), r = Figures.number("wait.polling." + f);
+                System.out.printf("%-34s %10.1f %10.1f %10.2f%n", f, e, r, e / r);
+            }
+            System.out.println("(postThenGet: POST /jobs, then GET /jobs/{id}?wait=; postWait: POST /jobs?wait=)\n");
+        }
         if (Figures.ALL.containsKey("warm.submitToRunning.p50")) {
             System.out.printf("%-34s %10s %10s %10s%n", "submit -> (ms)", "warm", "cold", "cold/warm");
             for (String f : List.of("submitToRunning.p50", "submitToRunning.p99", "submitToFinished.p50", "submitToFinished.p99",
@@ -56,7 +64,7 @@ final class Report {
             System.out.println();
         }
         Figures.ALL.forEach((k, v) -> {
-            if (!k.startsWith("warm.") && !k.startsWith("cold.") && !k.startsWith("burst.") && !k.startsWith("sweep.")
+            if (!k.startsWith("warm.") && !k.startsWith("wait.") && !k.startsWith("cold.") && !k.startsWith("burst.") && !k.startsWith("sweep.")
                     && !(k.startsWith("startup.") && (k.endsWith("readyMs") || k.endsWith("rssMb")))
                     && !k.equals("redis.commandstats")) {
                 System.out.printf("%-44s %s%n", k, v instanceof Double d ? String.format("%.2f", d) : v);

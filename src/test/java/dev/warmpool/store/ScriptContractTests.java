@@ -275,6 +275,38 @@ class ScriptContractTests {
                 SweepCancelReply::decode));
     }
 
+    /** Every script that ends a job publishes its id on the pool's ended channel (what ?wait= wakes on). */
+    @Test
+    void aJobsEndIsPublishedOnItsPoolsChannel() throws Exception {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String finished = newJobId() + "f";
+        String cancelled = newJobId() + "c";
+        submit(finished);
+        submit(cancelled);
+        java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+        redis.clients.jedis.JedisPubSub listener = new redis.clients.jedis.JedisPubSub() {
+            @Override
+            public void onPMessage(String pattern, String channel, String message) {
+                heard.add(channel + " " + message);
+            }
+        };
+        Thread t = new Thread(() -> {
+            try (Jedis sub = new Jedis(java.net.URI.create(ON.url()))) {
+                sub.psubscribe(listener, KeySchema.ENDED_PATTERN);
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> j.pubsubNumPat() == 1);
+        start("p1", finished, "1");
+        finish("p1", finished, "1", false);
+        call(Script.CANCEL, CancelReply.args(cancelled, "no longer needed", 60), CancelReply::decode);
+        assertEquals(KeySchema.ended(TYPE) + " " + finished, heard.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(KeySchema.ended(TYPE) + " " + cancelled, heard.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        listener.punsubscribe();
+    }
+
     @Test
     void cancelSaysWhatTheJobWasAndRefusesAnEndedOrUnknownOne() {
         putPool(0, 2, 10, false);

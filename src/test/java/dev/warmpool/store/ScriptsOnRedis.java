@@ -27,6 +27,10 @@ final class ScriptsOnRedis implements AfterAllCallback {
         this.type = type;
     }
 
+    String url() {
+        return redis.url();
+    }
+
     /** Runs {@code s} on the pool: KEYS = the pool hash, ARGV = the pool's prefix, then {@code args}. */
     Object run(Script s, List<String> args) {
         List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(type)));

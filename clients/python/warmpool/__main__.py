@@ -1,0 +1,51 @@
+"""``python -m warmpool``: pools, submit, job, sweeps from a shell (WARMPOOL_URL, WARMPOOL_TOKEN)."""
+import argparse
+import json
+import sys
+
+from .client import Client
+from .errors import WarmpoolError, JobFailed
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m warmpool", description="warmpool from a shell")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("pools", help="the pools and their processors")
+    s = sub.add_parser("submit", help="submit a job")
+    s.add_argument("type")
+    s.add_argument("--config", default=None, help="the job's config, as JSON")
+    s.add_argument("--wait", type=int, default=None, metavar="S", help="wait up to S seconds for its end")
+    j = sub.add_parser("job", help="one job")
+    j.add_argument("id")
+    w = sub.add_parser("sweeps", help="the newest sweeps")
+    w.add_argument("--type", default=None)
+    a = p.parse_args(argv)
+    wp = Client()
+    try:
+        if a.command == "pools":
+            for pool in wp.pools():
+                print(repr(pool))
+        elif a.command == "submit":
+            config = json.loads(a.config) if a.config else None
+            job = wp.run(a.type, config=config, timeout=a.wait) if a.wait is not None else wp.submit(a.type, config=config)
+            print(json.dumps(job.data, indent=2))
+            if job.state in ("FAILED", "CANCELLED", "TIMED_OUT", "EARLY_STOPPED"):
+                return 1
+        elif a.command == "job":
+            print(json.dumps(wp.job(a.id).data, indent=2))
+        elif a.command == "sweeps":
+            for sweep in wp.sweeps(type=a.type):
+                print(repr(sweep))
+    except json.JSONDecodeError as e:
+        print("--config is not JSON: %s" % e, file=sys.stderr)
+        return 2
+    except (WarmpoolError, JobFailed) as e:
+        print(e, file=sys.stderr)
+        return 1
+    finally:
+        wp.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

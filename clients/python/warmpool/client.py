@@ -1,0 +1,206 @@
+"""The HTTP client: connections, retries, idempotent submits, and the objects it hands back."""
+import concurrent.futures
+import http.client
+import json
+import os
+import threading
+import time
+import urllib.parse
+import uuid
+
+from . import errors
+from .objects import Job, Sweep, Pool
+
+__all__ = ["Client"]
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+def _camel(name):
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def _api_names(spec):
+    """snake_case keywords as the API's names (min_idle -> minIdle); nested dicts (env, template) are left as they are."""
+    return {_camel(k): v for k, v in spec.items() if v is not None}
+
+
+def _find_token(start):
+    """The run command's admin token: .warmpool/token in the working directory or one above it."""
+    d = os.path.abspath(start)
+    while True:
+        f = os.path.join(d, ".warmpool", "token")
+        if os.path.isfile(f):
+            with open(f) as fh:
+                return fh.read().strip()
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+class Client:
+    """A warmpool server: ``Client()`` reads ``WARMPOOL_URL`` (default http://127.0.0.1:8080) and
+    ``WARMPOOL_TOKEN`` (default: the run command's ``.warmpool/token``).
+
+    Connections are kept alive (one per thread). A call answered 503 or 429 is tried again,
+    honouring ``Retry-After``, up to ``retries`` times; every submit carries an
+    ``Idempotency-Key`` of its own, so a submit that is retried never runs twice.
+    """
+
+    def __init__(self, url=None, token=None, retries=5, timeout=60.0, waiters=16):
+        self.url = (url or os.environ.get("WARMPOOL_URL") or DEFAULT_URL).rstrip("/")
+        self.token = token or os.environ.get("WARMPOOL_TOKEN") or _find_token(os.getcwd())
+        self.retries = retries
+        self.timeout = timeout
+        parts = urllib.parse.urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("WARMPOOL_URL must look like http://host:port, not %r" % self.url)
+        self._scheme, self._host, self._port = parts.scheme, parts.hostname, parts.port
+        self._base_path = parts.path.rstrip("/")
+        self._local = threading.local()
+        self._waiters = concurrent.futures.ThreadPoolExecutor(max_workers=waiters, thread_name_prefix="warmpool-wait")
+
+    # ---- transport
+
+    def _connection(self, fresh=False):
+        c = getattr(self._local, "conn", None)
+        if c is None or fresh:
+            if c is not None:
+                c.close()
+            cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+            c = cls(self._host, self._port, timeout=self.timeout + 330)  # a ?wait= holds up to 300 s
+            self._local.conn = c
+        return c
+
+    def request(self, method, path, body=None, headers=None, ok=(200, 201, 202)):
+        """One API call; the decoded JSON reply. Raises a :class:`WarmpoolError` for a refusal."""
+        h = {"Accept": "application/json"}
+        if self.token:
+            h["Authorization"] = "Bearer " + self.token
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            h["Content-Type"] = "application/json"
+        h.update(headers or {})
+        attempt = 0
+        while True:
+            try:
+                conn = self._connection(fresh=attempt > 0)
+                conn.request(method, self._base_path + path, body=data, headers=h)
+                r = conn.getresponse()
+                raw = r.read()
+            except (ConnectionError, http.client.HTTPException, OSError) as e:
+                if attempt >= self.retries:
+                    raise errors.Unavailable("warmpool at %s cannot be reached: %s" % (self.url, e)) from e
+                attempt += 1
+                time.sleep(min(0.1 * 2 ** attempt, 5))
+                continue
+            if r.status in (429, 503) and attempt < self.retries:
+                attempt += 1
+                time.sleep(self._retry_after(r, attempt))
+                continue
+            try:
+                reply = json.loads(raw) if raw else None
+            except ValueError:
+                reply = None
+            if r.status in ok:
+                return reply
+            raise errors.from_problem(r.status, reply)
+
+    @staticmethod
+    def _retry_after(response, attempt):
+        value = response.getheader("Retry-After")
+        try:
+            return min(float(value), 60.0)
+        except (TypeError, ValueError):
+            return min(0.2 * 2 ** attempt, 10.0)
+
+    # ---- pools
+
+    def put_pool(self, type, **spec):
+        """Creates or updates the pool of ``type``: ``put_pool("train", command=["python3", "t.py"], min_idle=2)``."""
+        return Pool(self, self.request("PUT", "/pools/" + urllib.parse.quote(type, safe=""), _api_names(spec)))
+
+    def pools(self):
+        return [Pool(self, p) for p in self.request("GET", "/pools")]
+
+    def pool(self, type):
+        return Pool(self, self.request("GET", "/pools/" + urllib.parse.quote(type, safe="")))
+
+    def delete_pool(self, type):
+        """Drains the pool: queued jobs are cancelled, idle processors retired, busy ones after their job."""
+        return Pool(self, self.request("DELETE", "/pools/" + urllib.parse.quote(type, safe="")))
+
+    # ---- jobs
+
+    def _job_body(self, type, config, args, env, opts):
+        body = {"type": type}
+        if config is not None:
+            body["config"] = config
+        if args is not None:
+            body["args"] = list(args)
+        if env is not None:
+            body["env"] = dict(env)
+        body.update(_api_names(opts))
+        return body
+
+    def submit(self, type, config=None, args=None, env=None, **opts):
+        """Submits one job (``priority``, ``timeout_seconds``, ``max_attempts`` as keywords); a :class:`Job`."""
+        reply = self.request("POST", "/jobs", self._job_body(type, config, args, env, opts),
+                             headers={"Idempotency-Key": uuid.uuid4().hex})
+        return Job(self, reply)
+
+    def run(self, type, config=None, args=None, env=None, timeout=300, **opts):
+        """Submits and waits in one request (``POST /jobs?wait=``); the ended :class:`Job` (or running, after ``timeout``)."""
+        reply = self.request("POST", "/jobs?wait=%d" % max(0, int(timeout)), self._job_body(type, config, args, env, opts),
+                             headers={"Idempotency-Key": uuid.uuid4().hex})
+        return Job(self, reply)
+
+    def map(self, type, configs, args=None, env=None, **opts):
+        """One job per config, in one request (``POST /jobs/batch``, all or none, at most 1000); a list of :class:`Job`."""
+        jobs = [self._job_body(type, c, args, env, opts) for c in configs]
+        out = []
+        for i in range(0, len(jobs), 1000):
+            reply = self.request("POST", "/jobs/batch", {"jobs": jobs[i:i + 1000]},
+                                 headers={"Idempotency-Key": uuid.uuid4().hex})
+            out.extend(Job(self, j) for j in reply["jobs"])
+        return out
+
+    def job(self, id):
+        return Job(self, self.request("GET", "/jobs/" + urllib.parse.quote(id, safe="")))
+
+    def jobs(self, type=None, state=None, limit=50):
+        q = urllib.parse.urlencode({k: v for k, v in {"type": type, "state": state, "limit": limit}.items() if v})
+        return [Job(self, j) for j in self.request("GET", "/jobs?" + q)]
+
+    # ---- sweeps
+
+    def sweep(self, type, space, **opts):
+        """Starts a sweep over ``space`` (``algorithm``, ``trials``, ``parallelism``, ``objective``, ... as keywords)."""
+        body = {"type": type, "space": space}
+        body.update(_api_names(opts))
+        return Sweep(self, self.request("POST", "/sweeps", body, headers={"Idempotency-Key": uuid.uuid4().hex}))
+
+    def sweeps(self, type=None, limit=50):
+        q = urllib.parse.urlencode({k: v for k, v in {"type": type, "limit": limit}.items() if v})
+        return [Sweep(self, s) for s in self.request("GET", "/sweeps?" + q)]
+
+    def get_sweep(self, id):
+        return Sweep(self, self.request("GET", "/sweeps/" + urllib.parse.quote(id, safe="")))
+
+    def close(self):
+        self._waiters.shutdown(wait=False)
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "Client(%r)" % self.url

@@ -1,0 +1,75 @@
+"""The errors a warmpool call raises: each carries the problem+json the server answered."""
+
+__all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
+           "Unavailable", "JobFailed"]
+
+
+class WarmpoolError(Exception):
+    """A refused or failed call. ``type``, ``status``, ``detail`` and ``field`` come from the
+    server's problem+json (RFC 9457); ``problem`` is the whole of it."""
+
+    def __init__(self, detail, status=None, type=None, field=None, problem=None):
+        super().__init__(detail)
+        self.detail = detail
+        self.status = status
+        self.type = type
+        self.field = field
+        self.problem = problem or {}
+
+    def __str__(self):
+        where = " (field %s)" % self.field if self.field else ""
+        return "%s%s%s" % ("%s: " % self.status if self.status else "", self.detail, where)
+
+
+class Unauthorized(WarmpoolError):
+    """401: no token, or one the server does not know (set WARMPOOL_TOKEN)."""
+
+
+class Forbidden(WarmpoolError):
+    """403: the token's roles do not allow this."""
+
+
+class NotFound(WarmpoolError):
+    """404: no such pool, job or sweep."""
+
+
+class Invalid(WarmpoolError):
+    """400: a bad request; ``field`` names what to change."""
+
+
+class Conflict(WarmpoolError):
+    """409 or 422: the request conflicts with the state (an ended job, a reused Idempotency-Key)."""
+
+
+class RateLimited(WarmpoolError):
+    """429 after the retries: too many submits, or a full queue."""
+
+
+class Unavailable(WarmpoolError):
+    """503 after the retries, or the server could not be reached."""
+
+
+class JobFailed(WarmpoolError):
+    """A job ended other than SUCCEEDED: ``state``, ``error`` and the tail of its log."""
+
+    def __init__(self, job):
+        self.job = job
+        self.state = job.get("state")
+        self.error = job.get("error")
+        self.log_tail = (job.get("result") or {}).get("logTail") or ""
+        detail = "job %s ended %s: %s" % (job.get("id"), self.state, self.error or "no error given")
+        if self.log_tail:
+            detail += "\n--- log tail ---\n" + self.log_tail.rstrip()
+        super().__init__(detail, type="job-" + str(self.state).lower().replace("_", "-"))
+
+
+_BY_STATUS = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,
+              429: RateLimited, 503: Unavailable}
+
+
+def from_problem(status, problem):
+    """The error for an HTTP status and its problem+json body (a dict, or None when it was not JSON)."""
+    problem = problem if isinstance(problem, dict) else {}
+    detail = problem.get("detail") or problem.get("title") or "HTTP %s" % status
+    cls = _BY_STATUS.get(status, WarmpoolError)
+    return cls(detail, status=status, type=problem.get("type"), field=problem.get("field"), problem=problem)
