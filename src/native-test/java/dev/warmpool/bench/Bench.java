@@ -48,8 +48,10 @@ public final class Bench {
             // the same jobs, waited for on a manager that wakes on end messages and on one that re-reads
             int n = intArg(args, 1, 200);
             onOwnRedis((url, j) -> {
-                withManager(url, new String[0], m -> Dispatch.waits(m, "endMessage", n));
-                withManager(url, new String[] {"-Dwarmpool.jobs.wake-on-end=false"}, m -> Dispatch.waits(m, "polling", n));
+                for (String[] job : new String[][] {{"", "[\"true\"]"}, {"sleep50ms.", "[\"sleep\", \"0.05\"]"}}) {
+                    withManager(url, new String[0], m -> Dispatch.waits(m, job[0] + "endMessage", n, job[1]));
+                    withManager(url, new String[] {"-Dwarmpool.jobs.wake-on-end=false"}, m -> Dispatch.waits(m, job[0] + "polling", n, job[1]));
+                }
             });
         } else if (a.contains("--sweeps")) {
             onOwnRedis((url, j) -> withManager(url, new String[0], m -> Sweeps.sweeps(m, intArg(args, 1, 32),

@@ -28,12 +28,12 @@ final class Dispatch {
 
     /**
      * Submit, then wait, as a client sees it: POST then {@code GET ?wait=} (two requests), and
-     * {@code POST /jobs?wait=} (one), on a warm processor, under {@code label}.
+     * {@code POST /jobs?wait=} (one), on a warm processor running {@code command} (JSON), under {@code label}.
      */
-    static void waits(ManagerProcess m, String label, int n) throws Exception {
-        send(m, "PUT", "/pools/b-wait", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
+    static void waits(ManagerProcess m, String label, int n, String command) throws Exception {
+        send(m, "PUT", "/pools/b-wait", "{\"command\": " + command + ", \"minIdle\": 1, \"maxSize\": 1}");
         await(() -> count(m, "b-wait", "idle") == 1);
-        List<Double> two = new ArrayList<>(), one = new ArrayList<>();
+        List<Double> two = new ArrayList<>(), one = new ArrayList<>(), server = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             long c0 = System.nanoTime();
             get(m, "/jobs/" + id(send(m, "POST", "/jobs", "{\"type\": \"b-wait\"}")) + "?wait=30");
@@ -42,6 +42,7 @@ final class Dispatch {
             long c1 = System.nanoTime();
             JsonNode job = send(m, "POST", "/jobs?wait=30", "{\"type\": \"b-wait\"}");
             one.add((System.nanoTime() - c1) / 1e6);
+            server.add(millis(job, "finishedAt") - millis(job, "submittedAt"));
             if (!job.path("state").asText().equals("SUCCEEDED")) {
                 throw new IllegalStateException("submit-and-wait answered " + job);
             }
@@ -51,6 +52,7 @@ final class Dispatch {
         put("wait." + label + ".postThenGet.p99", Figures.p(two, 99));
         put("wait." + label + ".postWait.p50", Figures.p(one, 50));
         put("wait." + label + ".postWait.p99", Figures.p(one, 99));
+        put("wait." + label + ".serverSubmitToFinished.p50", Figures.p(server, 50));
         send(m, "DELETE", "/pools/b-wait", null);
     }
 

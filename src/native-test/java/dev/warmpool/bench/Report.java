@@ -31,10 +31,14 @@ final class Report {
             });
             System.out.printf("(lean: %s)%n%n", Harness.LEAN);
         }
-        if (Figures.ALL.containsKey("wait.polling.postWait.p50")) {
-            System.out.printf("%-34s %10s %10s %10s%n", "warm `true`, client-seen (ms)", "end msg", "re-read", "ratio");
-            for (String f : List.of("postThenGet.p50", "postThenGet.p99", "postWait.p50", "postWait.p99")) {
-                double e = Figures.number("wait.endMessage." + f), r = Figures.number("wait.polling." + f);
+        for (String job : List.of("", "sleep50ms.")) {
+            if (!Figures.ALL.containsKey("wait." + job + "polling.postWait.p50")) {
+                continue;
+            }
+            System.out.printf("%-34s %10s %10s %10s%n", "warm " + (job.isEmpty() ? "`true`" : "`sleep 0.05`") + ", client ms",
+                    "end msg", "re-read", "ratio");
+            for (String f : List.of("postThenGet.p50", "postThenGet.p99", "postWait.p50", "postWait.p99", "serverSubmitToFinished.p50")) {
+                double e = Figures.number("wait." + job + "endMessage." + f), r = Figures.number("wait." + job + "polling." + f);
                 System.out.printf("%-34s %10.1f %10.1f %10.2f%n", f, e, r, e / r);
             }
             System.out.println("(postThenGet: POST /jobs, then GET /jobs/{id}?wait=; postWait: POST /jobs?wait=)\n");
