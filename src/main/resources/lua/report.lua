@@ -1,8 +1,9 @@
 -- report: a running job reports intermediate metrics at a step. They are kept as the job's
 -- progress; for a sweep's trial the objective joins the trial's curve, and the median rule
 -- stops a trial whose value, after minSteps, is worse than the median of the trials that
--- completed, at the same step.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token, step, metrics JSON, retention seconds
+-- completed, at the same step. Each report also joins the job's event stream (GET /jobs/{id}/events).
+-- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token, step, metrics JSON, retention seconds,
+--   the job's event stream cap (entries, about)
 -- Returns 'OK', {'STOP', reason} (the job ended EARLY_STOPPED: the agent kills it) or {'STALE', reason}.
 --- @include "ends"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
@@ -12,6 +13,8 @@ local jkey = key('job', jid)
 local j = redis.call('HMGET', jkey, 'state', 'sweep')
 if j[1] ~= 'RUNNING' then return {'STALE', 'job is ' .. tostring(j[1])} end
 redis.call('HSET', jkey, 'progress', ARGV[6])
+redis.call('XADD', key('job', jid, 'events'), 'MAXLEN', '~', ARGV[8], '*', 'report', ARGV[6])
+changed(jid)
 if not j[2] or j[2] == '' then return 'OK' end
 local sid = j[2]
 local s = redis.call('HMGET', key('sweep', sid), 'metric', 'goal', 'earlyStopping', 'minSteps', 'minTrials', 'state')

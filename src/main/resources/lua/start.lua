@@ -35,4 +35,5 @@ else
   end
   redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now)
 end
+changed(jid)
 return run_reply(pid, jid, now, gang)

@@ -22,3 +22,9 @@ local function ended(state)
   return state == 'SUCCEEDED' or state == 'FAILED' or state == 'CANCELLED' or state == 'TIMED_OUT'
     or state == 'EARLY_STOPPED'
 end
+
+-- Wakes whoever follows a job (GET /jobs/{id}/events, /logs?follow=true): the job's id on its
+-- pool's KeySchema.changed channel, after it started, went back to its queue, logged or reported.
+local function changed(jid)
+  redis.call('PUBLISH', P .. 'changed', jid)
+end

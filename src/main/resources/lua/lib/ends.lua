@@ -22,6 +22,7 @@ local function requeue(jid, reason, charge, now, retention_s)
   end
   redis.call('HSET', jkey, 'state', 'QUEUED', 'processor', '', 'assignedAt', '', 'startedAt', '', 'error', reason)
   redis.call('ZADD', QUEUE, redis.call('HGET', jkey, 'score'), jid)
+  changed(jid)
   return 'QUEUED'
 end
 
@@ -92,6 +93,7 @@ local function sweep_finish(sid, now, retention_s)
   redis.call('HINCRBY', POOL, 'sweepDemand', -tonumber(s[3] or '0'))
   for _, jid in ipairs(redis.call('LRANGE', key('sweep', sid, 'trials'), 0, -1)) do
     redis.call('EXPIRE', key('job', jid), retention_s)
+    redis.call('EXPIRE', key('job', jid, 'events'), retention_s)
   end
   for _, step in ipairs(redis.call('SMEMBERS', key('sweep', sid, 'steps'))) do
     redis.call('DEL', key('sweep', sid, 'at', step))
@@ -174,6 +176,7 @@ end_job = function(jid, state, reason, now, retention_s)
     sweep_trial_ended(j[2], jid, j[1], state, now, retention_s)
   else
     redis.call('EXPIRE', jkey, retention_s)
+    redis.call('EXPIRE', key('job', jid, 'events'), retention_s) -- its log, when it wrote one
   end
   redis.call('PUBLISH', P .. 'ended', jid) -- KeySchema.ended: wakes whoever waits on the job
 end

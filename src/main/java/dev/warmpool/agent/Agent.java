@@ -287,8 +287,10 @@ public final class Agent {
             w = workers.get(poolCommand, poolEnv, workingDir);
             request = WorkerSlot.request(jobId, r, args, jobEnv);
         }
+        int logLines = config.logLines();
         current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add,
-                w, request, reporter::report);
+                w, request, reporter::report,
+                () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
         if (command.size() == 1 && NOOP.equals(command.get(0))) {
             // the benchmarks' in-agent no-op: the dispatch path without a process spawn
             events.add(new JobRun.Outcome(current, "SUCCEEDED", 0, "{}", "", null));

@@ -4,7 +4,7 @@ import java.util.Map;
 
 /** The agent's settings, from the environment its runtime gives it. */
 record AgentConfig(String redisUrl, String pool, String processorId, long heartbeatMillis, long retentionSeconds,
-        long stopGraceSeconds, long orphanSeconds) {
+        long stopGraceSeconds, long orphanSeconds, int logLines) {
 
     static AgentConfig fromEnv(Map<String, String> env) {
         return new AgentConfig(
@@ -15,7 +15,9 @@ record AgentConfig(String redisUrl, String pool, String processorId, long heartb
                 Long.parseLong(env.getOrDefault("WARMPOOL_RETENTION_SECONDS", "604800")),
                 Long.parseLong(env.getOrDefault("WARMPOOL_STOP_GRACE_SECONDS", "20")),
                 // how long a processor whose pool is gone from Redis waits for it to come back
-                Long.parseLong(env.getOrDefault("WARMPOOL_ORPHAN_SECONDS", "60")));
+                Long.parseLong(env.getOrDefault("WARMPOOL_ORPHAN_SECONDS", "60")),
+                // about how many entries of a job's live log Redis keeps; 0: no live log
+                Integer.parseInt(env.getOrDefault("WARMPOOL_LOG_LINES", "10000")));
     }
 
     /**

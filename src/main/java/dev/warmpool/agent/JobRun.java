@@ -48,19 +48,24 @@ final class JobRun implements Runnable {
     private final Worker worker;
     private final String request;
     private final java.util.function.BiConsumer<JobRun, String> onReport;
+    private final java.util.function.Supplier<LiveLog> liveLog;
     private volatile Process process;
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
 
     JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
             long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd) {
-        this(jobId, token, command, env, workingDir, timeoutMillis, resultFile, onEnd, null, null, (run, r) -> { });
+        this(jobId, token, command, env, workingDir, timeoutMillis, resultFile, onEnd, null, null, (run, r) -> { }, () -> null);
     }
 
-    /** A job for {@code worker} (when not null) as the JSON line {@code request}; reports go to {@code onReport}. */
+    /**
+     * A job for {@code worker} (when not null) as the JSON line {@code request}; reports go to
+     * {@code onReport}, output lines also to the live log that {@code liveLog} makes (null: none).
+     */
     JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
             long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd, Worker worker, String request,
-            java.util.function.BiConsumer<JobRun, String> onReport) {
+            java.util.function.BiConsumer<JobRun, String> onReport, java.util.function.Supplier<LiveLog> liveLog) {
+        this.liveLog = liveLog;
         this.worker = worker;
         this.request = request;
         this.onReport = onReport;
@@ -91,7 +96,7 @@ final class JobRun implements Runnable {
     }
 
     private Outcome onWorker() {
-        Tail tail = new Tail(LOG_TAIL_BYTES);
+        Tail tail = new Tail(LOG_TAIL_BYTES, liveLog.get());
         try {
             Worker.Reply reply = worker.call(request, json -> onReport.accept(this, json), tail);
             if (reply == null) {
@@ -112,11 +117,14 @@ final class JobRun implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Outcome(this, "FAILED", -1, "{}", "", "the agent was interrupted");
+        } finally {
+            tail.close();
         }
     }
 
     private Outcome inProcess() {
         Outcome outcome;
+        Tail tail = null;
         try {
             Files.deleteIfExists(resultFile);
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
@@ -127,8 +135,9 @@ final class JobRun implements Runnable {
             pb.environment().clear(); // from scratch: the agent's own environment is not the job's
             pb.environment().putAll(env);
             process = pb.start();
-            Tail tail = new Tail(LOG_TAIL_BYTES);
-            Future<?> reader = THREADS.submit(() -> tail.readAll(process.getInputStream(), REPORT_MARKER,
+            Tail out = new Tail(LOG_TAIL_BYTES, liveLog.get());
+            tail = out;
+            Future<?> reader = THREADS.submit(() -> out.readAll(process.getInputStream(), REPORT_MARKER,
                     json -> onReport.accept(this, json)));
             int exit = process.waitFor();
             // a background child of the job may hold the output open: give it a second, then move on
@@ -138,12 +147,16 @@ final class JobRun implements Runnable {
                 // what was read so far is the tail; closing the stream ends the reader
             }
             process.getInputStream().close();
-            outcome = outcome(exit, tail.text());
+            outcome = outcome(exit, out.text());
         } catch (IOException e) {
             outcome = new Outcome(this, "FAILED", 127, "{}", "", "could not start " + command + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             outcome = new Outcome(this, "FAILED", -1, "{}", "", "the agent was interrupted");
+        } finally {
+            if (tail != null) {
+                tail.close();
+            }
         }
         return outcome;
     }

@@ -14,12 +14,26 @@ import java.nio.charset.StandardCharsets;
 final class Tail {
     private static final int FIRST_SIZE = 512;
     private final int capacity;
+    private final LiveLog live;
     private byte[] ring;
     private long total;
 
     Tail(int capacity) {
+        this(capacity, null);
+    }
+
+    /** A tail that also hands every byte to the job's live log, when it has one. */
+    Tail(int capacity, LiveLog live) {
         this.capacity = capacity;
+        this.live = live;
         this.ring = new byte[Math.min(capacity, FIRST_SIZE)];
+    }
+
+    /** Sends the rest of the live log, if any: the job's end is recorded after its last line. */
+    void close() {
+        if (live != null) {
+            live.close();
+        }
     }
 
     void readAll(InputStream in) {
@@ -71,6 +85,9 @@ final class Tail {
     }
 
     synchronized void append(byte[] buf, int n) {
+        if (live != null) {
+            live.bytes(buf, n);
+        }
         if (total + n > ring.length && ring.length < capacity) {
             // not wrapped yet (total <= ring.length): the bytes so far keep their places
             ring = java.util.Arrays.copyOf(ring, (int) Math.min(capacity, Math.max(2L * ring.length, total + n)));

@@ -7,7 +7,14 @@ import dev.warmpool.auth.Roles;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.annotation.security.RolesAllowed;
 import dev.warmpool.service.JobService;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.service.Follow;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import io.smallrye.common.annotation.Blocking;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -29,10 +36,14 @@ import java.util.Map;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class JobResource {
     private final JobService jobs;
+    private final Follow follow;
+    private final ObjectMapper json;
     private final SecurityIdentity identity;
 
-    public JobResource(JobService jobs, SecurityIdentity identity) {
+    public JobResource(JobService jobs, Follow follow, ObjectMapper json, SecurityIdentity identity) {
         this.jobs = jobs;
+        this.follow = follow;
+        this.json = json;
         this.identity = identity;
     }
 
@@ -74,6 +85,44 @@ public class JobResource {
     @Path("/{id}")
     public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
         return wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait));
+    }
+
+    /**
+     * The job as Server-Sent Events: its state now, its log lines and reports as they come (after
+     * {@code Last-Event-ID}, or the {@code after} parameter, when given), each state it goes
+     * through, and {@code end} with the ended job, after which the stream closes.
+     */
+    /**
+     * Reads the job on this worker thread (a stream's methods run on one, see {@link Blocking})
+     * so that a missing job is a 404 problem: once a stream has begun, its status is sent.
+     */
+    private void exists(String id) {
+        jobs.get(id).await().atMost(java.time.Duration.ofSeconds(10));
+    }
+
+    @GET
+    @Path("/{id}/events")
+    @Blocking
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
+            @QueryParam("after") String after, @Context Sse sse) {
+        Multi<Follow.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
+        exists(id);
+        return EventStreams.sse(items, sse, json);
+    }
+
+    /**
+     * What the job printed, as text: its live log, or the log tail it ended with when it kept no
+     * live log. With {@code follow=true}, the lines as they come until the job ends.
+     */
+    @GET
+    @Path("/{id}/logs")
+    @Blocking
+    @Produces(MediaType.TEXT_PLAIN)
+    public Multi<String> logs(@PathParam("id") String id, @QueryParam("follow") String followIt) {
+        boolean on = followIt != null && Params.bool("follow", followIt);
+        exists(id);
+        return follow.logs(id, on).map(line -> line + "\n");
     }
 
     @GET

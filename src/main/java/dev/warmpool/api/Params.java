@@ -12,4 +12,12 @@ final class Params {
             throw Problem.invalid(name, "'" + name + "' must be a whole number.");
         }
     }
+
+    static boolean bool(String name, String value) {
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "1", "yes", "" -> true;
+            case "false", "0", "no" -> false;
+            default -> throw Problem.invalid(name, "'" + name + "' must be true or false.");
+        };
+    }
 }

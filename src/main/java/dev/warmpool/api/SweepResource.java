@@ -6,7 +6,13 @@ import dev.warmpool.auth.Roles;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.annotation.security.RolesAllowed;
 import dev.warmpool.sweep.Sweep;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.service.Follow;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -27,10 +33,14 @@ import java.util.List;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class SweepResource {
     private final SweepService sweeps;
+    private final Follow follow;
+    private final ObjectMapper json;
     private final SecurityIdentity identity;
 
-    public SweepResource(SweepService sweeps, SecurityIdentity identity) {
+    public SweepResource(SweepService sweeps, Follow follow, ObjectMapper json, SecurityIdentity identity) {
         this.sweeps = sweeps;
+        this.follow = follow;
+        this.json = json;
         this.identity = identity;
     }
 
@@ -53,6 +63,20 @@ public class SweepResource {
     }
 
     /** The newest sweeps, without their trials. */
+    /**
+     * The sweep as Server-Sent Events: {@code sweep} with the whole sweep as it is (every trial
+     * that ended before is in it, so a reconnect loses nothing), then {@code trial} for each trial
+     * as it ends followed by {@code sweep} again, and {@code end} with the ended sweep.
+     */
+    @GET
+    @Path("/{id}/events")
+    @io.smallrye.common.annotation.Blocking
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    public Multi<OutboundSseEvent> events(@PathParam("id") String id, @Context Sse sse) {
+        sweeps.get(id).await().atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
+        return EventStreams.sse(follow.sweep(id), sse, json);
+    }
+
     @GET
     public Uni<List<Sweep>> list(@QueryParam("type") String type, @QueryParam("limit") String limit) {
         return sweeps.list(type, limit == null ? null : Params.integer("limit", limit));

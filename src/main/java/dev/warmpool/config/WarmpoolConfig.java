@@ -231,6 +231,15 @@ public interface WarmpoolConfig {
         @WithDefault("true")
         boolean wakeOnEnd();
 
+        /**
+         * About how many entries of a job's live log (its output lines and reports, in its
+         * event stream) Redis keeps; the oldest go first. 0 turns live logs off: a job's output
+         * is then seen only as the log tail once it has ended.
+         */
+        @WithDefault("10000")
+        @jakarta.validation.constraints.PositiveOrZero
+        int logLines();
+
         /** The longest {@code GET /jobs/{id}?wait=} honoured; clients wait again after it. */
         @WithDefault("300s")
         Duration maxWait();

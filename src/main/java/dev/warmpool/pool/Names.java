@@ -35,6 +35,12 @@ public final class Names {
         return sweepId + "-" + index;
     }
 
+    /** The sweep a trial's id names ({@link #trialId}), or null for a job that is no trial. */
+    public static String sweepOfTrial(String jobId) {
+        int dash = jobId == null ? -1 : jobId.lastIndexOf('-');
+        return dash > jobId.lastIndexOf('.') && dash > 0 ? jobId.substring(0, dash) : null;
+    }
+
     /** The type a job id (or a sweep id, which has the same shape) belongs to, or null when it is not a job id at all. */
     public static String typeOfJob(String jobId) {
         if (jobId == null || jobId.length() > 80) {

@@ -72,9 +72,29 @@ public final class KeySchema {
     /** The pattern of every pool's {@link #ended} channel. */
     public static final String ENDED_PATTERN = "wp:*:ended";
 
+    /**
+     * CHANNEL (pub/sub, not a key): a job's id after it started, went back to its queue, logged
+     * or reported (its end goes on {@link #ended}); whoever follows the job reads its
+     * {@link #jobEvents} and state again. Pattern: {@link #CHANGED_PATTERN}.
+     */
+    public static String changed(String type) {
+        return prefix(type) + "changed";
+    }
+
+    /** The pattern of every pool's {@link #changed} channel. */
+    public static final String CHANGED_PATTERN = "wp:*:changed";
+
     /** HASH: one job. */
     public static String job(String type, String jobId) {
         return prefix(type) + "job:" + jobId;
+    }
+
+    /**
+     * STREAM: what a job printed ({@code log} entries, one line each) and reported
+     * ({@code report}), capped at about {@code warmpool.jobs.log-lines} entries; it expires with the job.
+     */
+    public static String jobEvents(String type, String jobId) {
+        return job(type, jobId) + ":events";
     }
 
     /** STRING: the submission counter behind the queue order. */
@@ -136,7 +156,7 @@ public final class KeySchema {
     public static List<String> patterns() {
         String t = "type";
         return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t),
-                job(t, "{jobId}"), sequence(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
+                job(t, "{jobId}"), jobEvents(t, "{jobId}"), sequence(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
                 sweep(t, "{id}"), sweepTrials(t, "{id}"), sweepPending(t, "{id}"), sweepTrial(t, "{id}", "{jobId}"),
                 sweepAt(t, "{id}", "{step}"), sweepSteps(t, "{id}"), AGENTS, RECONCILE_LOCK);
     }

@@ -17,10 +17,14 @@ public sealed interface ReportReply permits ReportReply.Recorded, ReportReply.St
     record Stale(String reason) implements ReportReply {
     }
 
-    /** ARGV after the prefix: processor id, job id, token, step, metrics JSON, retention seconds. */
+    /**
+     * ARGV after the prefix: processor id, job id, token, step, metrics JSON, retention seconds,
+     * the cap of the job's event stream, which the report joins (entries, about).
+     */
     static List<String> args(String processorId, String jobId, String token, long step, String metricsJson,
-            long retentionSeconds) {
-        return List.of(processorId, jobId, token, Long.toString(step), metricsJson, Long.toString(retentionSeconds));
+            long retentionSeconds, int eventsCap) {
+        return List.of(processorId, jobId, token, Long.toString(step), metricsJson, Long.toString(retentionSeconds),
+                Integer.toString(Math.max(eventsCap, 1)));
     }
 
     static ReportReply decode(Object raw) {

@@ -351,11 +351,11 @@ public class JobService {
         return get(id);
     }
 
-    private static String typeOf(String id) {
+    static String typeOf(String id) {
         return Optional.ofNullable(Names.typeOfJob(id)).orElseThrow(() -> noJob(id));
     }
 
-    private static Refusal noJob(String id) {
+    static Refusal noJob(String id) {
         return Refusal.notFound("job-not-found", "There is no job '" + PoolService.shown(id)
                 + "'; it may never have existed, or it ended longer ago than the retention period.");
     }

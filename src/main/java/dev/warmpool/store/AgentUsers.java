@@ -114,7 +114,8 @@ public class AgentUsers {
 
     /** What an agent may do: its own pool's keys, the commands its scripts and inbox need, nothing dangerous. */
     static List<String> rules(String type) {
-        return List.of("resetkeys", "~" + KeySchema.prefix(type) + "*", "resetchannels", "&" + KeySchema.ended(type), "-@all",
+        return List.of("resetkeys", "~" + KeySchema.prefix(type) + "*", "resetchannels", "&" + KeySchema.ended(type),
+                "&" + KeySchema.changed(type), "-@all",
                 "+@read", "+@write", "+@scripting", "+@connection", "+time", "+publish", "-@dangerous", "-script", "-function",
                 "-scan", "-keys", "-randomkey");
     }

@@ -19,7 +19,9 @@ import org.jboss.logging.Logger;
 /**
  * Wakes whoever waits for a job's end: the script that ends a job publishes its id on its pool's
  * {@link KeySchema#ended} channel, and this manager holds one pattern subscription to all of
- * them (one connection of its own, whatever the number of waiters). A waiter registers first and
+ * them (one connection of its own, whatever the number of waiters). It also wakes whoever
+ * follows a job's events ({@link #watchChange}) on that channel and on {@link KeySchema#changed}
+ * (the job started, logged, reported, or went back to its queue). A waiter registers first and
  * reads the job after, so an end between the two is not missed; a message lost while the
  * subscription reconnects is covered by the waiter's own slow re-read ({@code ?wait=} re-reads
  * the job at least every second).
@@ -34,6 +36,8 @@ public class JobEnds {
 
     private final ReactivePubSubCommands<String> pubsub;
     private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> followers = new ConcurrentHashMap<>();
+    private static final java.util.List<String> PATTERNS = java.util.List.of(KeySchema.ENDED_PATTERN, KeySchema.CHANGED_PATTERN);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile boolean subscribed;
 
@@ -58,12 +62,12 @@ public class JobEnds {
         if (stopping.get()) {
             return;
         }
-        pubsub.subscribeToPattern(KeySchema.ENDED_PATTERN, (channel, jobId) -> wake(jobId), this::lost, e -> lost())
+        pubsub.subscribeToPatterns(PATTERNS, this::on, this::lost, e -> lost())
                 .subscribe().with(s -> {
                     subscribed = true;
-                    LOG.debugf("subscribed to %s", KeySchema.ENDED_PATTERN);
+                    LOG.debugf("subscribed to %s", PATTERNS);
                 }, e -> {
-                    LOG.debugf("could not subscribe to %s (%s); trying again in %s", KeySchema.ENDED_PATTERN, e.getMessage(), RETRY);
+                    LOG.debugf("could not subscribe to %s (%s); trying again in %s", PATTERNS, e.getMessage(), RETRY);
                     lost();
                 });
     }
@@ -88,21 +92,41 @@ public class JobEnds {
         return f;
     }
 
-    /** Drops a waiter that no longer waits (the job had ended, or the wait timed out). */
+    /** Registers a follower of {@code jobId}; its future completes on the job's next change or end. */
+    public CompletableFuture<Void> watchChange(String jobId) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        followers.computeIfAbsent(jobId, k -> ConcurrentHashMap.newKeySet()).add(f);
+        return f;
+    }
+
+    /** Drops a waiter (or follower) that no longer waits (the job had ended, or the wait timed out). */
     public void forget(String jobId, CompletableFuture<Void> f) {
-        waiters.computeIfPresent(jobId, (k, set) -> {
-            set.remove(f);
-            return set.isEmpty() ? null : set;
-        });
+        for (ConcurrentHashMap<String, Set<CompletableFuture<Void>>> map : java.util.List.of(waiters, followers)) {
+            map.computeIfPresent(jobId, (k, set) -> {
+                set.remove(f);
+                return set.isEmpty() ? null : set;
+            });
+        }
     }
 
-    /** How many jobs have waiters (a leak shows here). */
+    /** How many jobs have waiters or followers (a leak shows here). */
     public int watched() {
-        return waiters.size();
+        return waiters.size() + followers.size();
     }
 
-    private void wake(String jobId) {
-        Set<CompletableFuture<Void>> set = waiters.remove(jobId);
+    private void on(String channel, String jobId) {
+        if (channel.endsWith(":ended")) {
+            wake(waiters, jobId);
+        }
+        wake(followers, jobId);
+        String sweep = dev.warmpool.pool.Names.sweepOfTrial(jobId);
+        if (sweep != null) {
+            wake(followers, sweep); // a trial's change is its sweep's
+        }
+    }
+
+    private static void wake(ConcurrentHashMap<String, Set<CompletableFuture<Void>>> map, String jobId) {
+        Set<CompletableFuture<Void>> set = map.remove(jobId);
         if (set != null) {
             set.forEach(f -> f.complete(null));
         }

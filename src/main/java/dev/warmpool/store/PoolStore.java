@@ -26,6 +26,7 @@ import dev.warmpool.protocol.SweepPutReply;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;
+import dev.warmpool.pool.JobEvent;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
@@ -148,6 +149,25 @@ public class PoolStore {
         return redis.hgetall(KeySchema.job(type, jobId)).map(r -> {
             Map<String, String> h = Replies.hash(ScriptRunner.plain(r));
             return h.isEmpty() ? Optional.<Job>empty() : Optional.of(Job.from(h, json));
+        });
+    }
+
+    /**
+     * Up to {@code count} entries of a job's event stream after the id {@code afterId} (all from
+     * the start when it is null), oldest first.
+     */
+    public Uni<List<JobEvent>> jobEvents(String type, String jobId, String afterId, int count) {
+        String start = afterId == null ? "-" : "(" + afterId;
+        return redis.xrange(List.of(KeySchema.jobEvents(type, jobId), start, "+", "COUNT", Integer.toString(count))).map(r -> {
+            List<JobEvent> out = new java.util.ArrayList<>();
+            for (Object entry : Replies.list(ScriptRunner.plain(r))) {
+                List<Object> e = Replies.list(entry);
+                List<Object> fields = Replies.list(e.get(1));
+                for (int i = 0; i + 1 < fields.size(); i += 2) {
+                    out.add(new JobEvent(Replies.string(e.get(0)), Replies.string(fields.get(i)), Replies.string(fields.get(i + 1))));
+                }
+            }
+            return out;
         });
     }
 

@@ -24,6 +24,7 @@ import dev.warmpool.protocol.PoolPutReply;
 import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.RegisterReply;
+import dev.warmpool.protocol.LogReply;
 import dev.warmpool.protocol.ReportReply;
 import dev.warmpool.protocol.RetireReply;
 import dev.warmpool.protocol.Script;
@@ -219,10 +220,52 @@ class ScriptContractTests {
         submit(job);
         start("p1", job, "1");
         assertEquals(new ReportReply.Recorded(), call(Script.REPORT,
-                ReportReply.args("p1", job, "1", 3, "{\"step\":3,\"loss\":0.5}", 60), ReportReply::decode));
+                ReportReply.args("p1", job, "1", 3, "{\"step\":3,\"loss\":0.5}", 60, 100), ReportReply::decode));
         assertEquals("{\"step\":3,\"loss\":0.5}", field(KeySchema.job(TYPE, job), "progress"));
         assertInstanceOf(ReportReply.Stale.class, call(Script.REPORT,
-                ReportReply.args("p1", job, "9", 4, "{\"step\":4}", 60), ReportReply::decode));
+                ReportReply.args("p1", job, "9", 4, "{\"step\":4}", 60, 100), ReportReply::decode));
+    }
+
+    @Test
+    void logAppendsLinesToTheJobsStreamWhileItRunsAndTheStreamExpiresWithTheJob() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String job = newJobId();
+        submit(job);
+        assertInstanceOf(LogReply.Stale.class, call(Script.LOG, LogReply.args("p1", job, "1", 100, List.of("early")),
+                LogReply::decode), "not running yet");
+        start("p1", job, "1");
+        assertEquals(new LogReply.Appended(), call(Script.LOG, LogReply.args("p1", job, "1", 100, List.of("one", "two")),
+                LogReply::decode));
+        call(Script.REPORT, ReportReply.args("p1", job, "1", 1, "{\"step\":1}", 60, 100), ReportReply::decode);
+        assertInstanceOf(LogReply.Stale.class, call(Script.LOG, LogReply.args("p1", job, "2", 100, List.of("fenced")),
+                LogReply::decode), "another assignment's copy");
+        String events = KeySchema.jobEvents(TYPE, job);
+        List<String> kinds = new java.util.ArrayList<>();
+        j.xrange(events, (redis.clients.jedis.StreamEntryID) null, null).forEach(e -> kinds.addAll(e.getFields().entrySet().stream()
+                .map(f -> f.getKey() + "=" + f.getValue()).toList()));
+        assertEquals(List.of("log=one", "log=two", "report={\"step\":1}"), kinds);
+        assertEquals(-1, j.ttl(events), "no expiry while the job runs");
+        finish("p1", job, "1", true);
+        assertTrue(j.ttl(events) > 0 && j.ttl(events) <= 60, "expires with the job: " + j.ttl(events));
+        assertInstanceOf(LogReply.Stale.class, call(Script.LOG, LogReply.args("p1", job, "1", 100, List.of("late")),
+                LogReply::decode), "ended");
+        assertEquals(3, j.xlen(events));
+    }
+
+    @Test
+    void aLogIsCappedNearItsLength() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String job = newJobId();
+        submit(job);
+        start("p1", job, "1");
+        List<String> lines = java.util.stream.IntStream.range(0, 500).mapToObj(i -> "line " + i).toList();
+        for (int i = 0; i < 4; i++) {
+            call(Script.LOG, LogReply.args("p1", job, "1", 100, lines), LogReply::decode);
+        }
+        long len = j.xlen(KeySchema.jobEvents(TYPE, job));
+        assertTrue(len >= 100 && len < 300, "about 100 kept of 2000: " + len);
     }
 
     /** A sweep through sweep_put, report (the median rule stops the second trial), get, list and cancel. */
@@ -248,11 +291,11 @@ class ScriptContractTests {
         assertEquals("PENDING", field(KeySchema.job(TYPE, t2), "state"));
 
         start("p1", t1, "1");
-        assertEquals(new ReportReply.Recorded(), call(Script.REPORT, ReportReply.args("p1", t1, "1", 1, "{\"step\":1,\"loss\":0.1}", 60),
+        assertEquals(new ReportReply.Recorded(), call(Script.REPORT, ReportReply.args("p1", t1, "1", 1, "{\"step\":1,\"loss\":0.1}", 60, 100),
                 ReportReply::decode));
         FinishReply.Done next = (FinishReply.Done) finish("p1", t1, "1", true);
         assertEquals(t2, next.nextJob(), "the next trial, released and running, in the reply");
-        ReportReply stop = call(Script.REPORT, ReportReply.args("p1", t2, next.nextToken(), 1, "{\"step\":1,\"loss\":0.9}", 60),
+        ReportReply stop = call(Script.REPORT, ReportReply.args("p1", t2, next.nextToken(), 1, "{\"step\":1,\"loss\":0.9}", 60, 100),
                 ReportReply::decode);
         assertTrue(stop instanceof ReportReply.Stop s && s.reason().contains("median"), stop.toString());
         assertEquals("EARLY_STOPPED", field(KeySchema.job(TYPE, t2), "state"));

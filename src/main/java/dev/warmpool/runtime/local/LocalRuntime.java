@@ -78,6 +78,7 @@ public class LocalRuntime implements ProcessorRuntime {
             }
             env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(config.heartbeat().interval().toMillis()));
             env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(config.jobs().retention().toSeconds()));
+            env.put("WARMPOOL_LOG_LINES", Integer.toString(config.jobs().logLines()));
             config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                     .ifPresent(sink -> env.put("K_SINK", sink));
             Process p = pb.start();

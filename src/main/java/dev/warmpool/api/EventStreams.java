@@ -1,0 +1,50 @@
+package dev.warmpool.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.pool.JobEvent;
+import dev.warmpool.service.Follow;
+import io.smallrye.mutiny.Multi;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+
+/**
+ * A followed job or sweep as Server-Sent Events: the event's name is what happened
+ * ({@code state}, {@code log}, {@code report}, {@code end}; {@code sweep}, {@code trial}), its
+ * data a log line as text or the rest as JSON, and a log line or report carries its stream id as
+ * the event's id, which a reconnecting client sends back as {@code Last-Event-ID}.
+ */
+final class EventStreams {
+    private EventStreams() {
+    }
+
+    static Multi<OutboundSseEvent> sse(Multi<Follow.Item> items, Sse sse, ObjectMapper json) {
+        return items.map(item -> {
+            OutboundSseEvent.Builder b = sse.newEventBuilder().name(item.kind());
+            if (item.id() != null) {
+                b.id(item.id());
+            }
+            return b.data(String.class, text(item, json)).build();
+        });
+    }
+
+    private static String text(Follow.Item item, ObjectMapper json) {
+        if (item.data() instanceof String s) {
+            // a log line is text; a report is JSON already
+            return JobEvent.LOG.equals(item.kind()) || JobEvent.REPORT.equals(item.kind()) ? s : quote(s, json);
+        }
+        try {
+            return json.writeValueAsString(item.data());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String quote(String s, ObjectMapper json) {
+        try {
+            return json.writeValueAsString(s);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
