@@ -135,6 +135,28 @@ class LiveLogTests {
     }
 
     @Test
+    void aSweepsEventsGiveItThenEachTrialAsItEndsThenItsEnd() throws Exception {
+        putPool("live-sweep", Map.of("command", List.of("sh", "-c", "sleep 0.2"), "minIdle", 1, "maxSize", 1));
+        awaitIdle("live-sweep", 1);
+        String sid = given().contentType("application/json").body(Map.of("type", "live-sweep", "parallelism", 1,
+                "space", Map.of("x", Map.of("grid", List.of(1, 2, 3))))).post("/sweeps").then().statusCode(202)
+                .extract().jsonPath().getString("id");
+        List<String> sse = new CopyOnWriteArrayList<>();
+        assertEquals(200, read("/sweeps/" + sid + "/events", Map.of(), sse).get(60, java.util.concurrent.TimeUnit.SECONDS));
+        List<String> names = sse.stream().filter(l -> l.startsWith("event:")).map(l -> l.substring(6)).toList();
+        assertEquals("sweep", names.get(0), sse.toString());
+        assertEquals("end", names.get(names.size() - 1), sse.toString());
+        io.restassured.path.json.JsonPath first = new io.restassured.path.json.JsonPath(sse.get(sse.indexOf("event:sweep") + 1).substring(5));
+        long endedBefore = first.getList("trials.state").stream().filter(st -> "SUCCEEDED".equals(st)).count();
+        assertEquals(3, endedBefore + names.stream().filter("trial"::equals).count(),
+                "every trial once: in the first sweep or as it ended: " + names);
+        io.restassured.path.json.JsonPath end = new io.restassured.path.json.JsonPath(sse.get(sse.indexOf("event:end") + 1).substring(5));
+        assertEquals("SUCCEEDED", end.getString("state"));
+        assertEquals(3, end.getInt("progress.done"));
+        given().get("/sweeps/nosuch.0123456789ab/events").then().statusCode(404).contentType("application/problem+json");
+    }
+
+    @Test
     void badFollowsAreClearProblems() {
         given().get("/jobs/nosuch.0123456789ab/events").then().statusCode(404).contentType("application/problem+json");
         given().get("/jobs/nosuch.0123456789ab/logs").then().statusCode(404).contentType("application/problem+json");
