@@ -22,6 +22,9 @@ class ClientTests(unittest.TestCase):
         cls.wp.put_pool("py-ok", command=["sh", "-c", RESULT, "job"], min_idle=2, max_size=4)
         cls.wp.put_pool("py-slow", command=["sh", "-c", "sleep 30"], min_idle=1, max_size=1)
         cls.wp.put_pool("py-fail", command=["sh", "-c", "echo training diverged >&2; exit 3"], min_idle=1, max_size=1)
+        # prints an epoch a line, reporting each, as a training loop would
+        talk = r'for i in 1 2 3; do echo "epoch $i"; echo "WARMPOOL_REPORT {\"step\": $i, \"loss\": 0.$i}"; sleep 0.1; done'
+        cls.wp.put_pool("py-talk", command=["sh", "-c", talk], min_idle=1, max_size=1)
 
     @classmethod
     def tearDownClass(cls):
@@ -98,6 +101,47 @@ class ClientTests(unittest.TestCase):
         df = sweep.to_pandas()
         self.assertEqual([1, 2], sorted(df["config.x"].tolist()))
         self.assertEqual([0.5, 0.5], df["metrics.loss"].tolist())
+
+    def test_logs_follow_a_running_job_and_read_an_ended_one(self):
+        job = self.wp.submit("py-talk")
+        lines = [line for line in job.logs(follow=True) if line.startswith("epoch")]
+        self.assertEqual(["epoch 1", "epoch 2", "epoch 3"], lines)
+        self.assertEqual({}, job.result(timeout=30))
+        self.assertEqual(lines, [line for line in job.logs() if line.startswith("epoch")])
+
+    def test_events_give_states_lines_reports_and_the_end(self):
+        job = self.wp.submit("py-talk")
+        events = list(job.events())
+        names = [e.name for e in events]
+        self.assertEqual("end", names[-1])
+        self.assertEqual("SUCCEEDED", events[-1].data["state"])
+        self.assertEqual(["epoch 1", "epoch 2", "epoch 3"], [e.data for e in events if e.name == "log" and e.data.startswith("epoch")])
+        self.assertEqual([1, 2, 3], [e.data["step"] for e in events if e.name == "report"])
+        self.assertTrue(all(e.id for e in events if e.name in ("log", "report")))
+        self.assertTrue(job.done(), "the end event settles the future")
+        with self.assertRaises(warmpool.NotFound):
+            list(self.wp.events("/jobs/py-talk.0123456789ab/events"))
+
+    def test_a_sweep_s_events_end_with_it(self):
+        sweep = self.wp.sweep("py-ok", {"x": {"grid": [1, 2]}}, parallelism=1)
+        names = [e.name for e in sweep.events()]
+        self.assertIn(names[0], ("sweep", "end"), "the sweep as it is first (only its end when it has ended)")
+        self.assertEqual("end", names[-1])
+        self.assertEqual(1, names.count("end"))
+        self.assertEqual("SUCCEEDED", sweep.state)
+
+    def test_the_cli_follows_a_job_and_prints_logs(self):
+        env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+        out = subprocess.run([sys.executable, "-m", "warmpool", "submit", "py-talk", "--follow"], env=env,
+                             capture_output=True, text=True, timeout=90)
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertTrue(out.stdout.startswith("epoch 1\n"), out.stdout)
+        ended = json.loads(out.stdout[out.stdout.index("\n{\n") + 1:])
+        self.assertEqual("SUCCEEDED", ended["state"])
+        out = subprocess.run([sys.executable, "-m", "warmpool", "logs", ended["id"]], env=env,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertIn("epoch 3\n", out.stdout)
 
     def test_the_cli_lists_pools_and_submits(self):
         env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))

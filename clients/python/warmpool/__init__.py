@@ -8,10 +8,10 @@
 
 Standard library only; tqdm (progress bars) and pandas (``Sweep.to_pandas``) are used when installed.
 """
-from .client import Client
+from .client import Client, Event
 from .errors import (WarmpoolError, Unauthorized, Forbidden, NotFound, Invalid, Conflict, RateLimited, Unavailable,
                      JobFailed)
 from .objects import Job, Sweep, Pool
 
-__all__ = ["Client", "Job", "Sweep", "Pool", "WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid",
+__all__ = ["Client", "Event", "Job", "Sweep", "Pool", "WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid",
            "Conflict", "RateLimited", "Unavailable", "JobFailed"]

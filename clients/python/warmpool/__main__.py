@@ -1,4 +1,4 @@
-"""``python -m warmpool``: pools, submit, job, sweeps from a shell (WARMPOOL_URL, WARMPOOL_TOKEN)."""
+"""``python -m warmpool``: pools, submit, job, logs, sweeps from a shell (WARMPOOL_URL, WARMPOOL_TOKEN)."""
 import argparse
 import json
 import sys
@@ -15,8 +15,12 @@ def main(argv=None):
     s.add_argument("type")
     s.add_argument("--config", default=None, help="the job's config, as JSON")
     s.add_argument("--wait", type=int, default=None, metavar="S", help="wait up to S seconds for its end")
+    s.add_argument("--follow", "-f", action="store_true", help="print its output as it runs, then the ended job")
     j = sub.add_parser("job", help="one job")
     j.add_argument("id")
+    lg = sub.add_parser("logs", help="what a job printed")
+    lg.add_argument("id")
+    lg.add_argument("--follow", "-f", action="store_true", help="print lines as they come, until the job ends")
     w = sub.add_parser("sweeps", help="the newest sweeps")
     w.add_argument("--type", default=None)
     a = p.parse_args(argv)
@@ -27,12 +31,21 @@ def main(argv=None):
                 print(repr(pool))
         elif a.command == "submit":
             config = json.loads(a.config) if a.config else None
-            job = wp.run(a.type, config=config, timeout=a.wait) if a.wait is not None else wp.submit(a.type, config=config)
+            if a.follow:
+                job = wp.submit(a.type, config=config)
+                for ev in job.events():
+                    if ev.name == "log":
+                        print(ev.data, flush=True)
+            else:
+                job = wp.run(a.type, config=config, timeout=a.wait) if a.wait is not None else wp.submit(a.type, config=config)
             print(json.dumps(job.data, indent=2))
             if job.state in ("FAILED", "CANCELLED", "TIMED_OUT", "EARLY_STOPPED"):
                 return 1
         elif a.command == "job":
             print(json.dumps(wp.job(a.id).data, indent=2))
+        elif a.command == "logs":
+            for line in wp.job(a.id).logs(follow=a.follow):
+                print(line, flush=True)
         elif a.command == "sweeps":
             for sweep in wp.sweeps(type=a.type):
                 print(repr(sweep))

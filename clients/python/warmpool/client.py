@@ -11,7 +11,27 @@ import uuid
 from . import errors
 from .objects import Job, Sweep, Pool
 
-__all__ = ["Client"]
+__all__ = ["Client", "Event"]
+
+
+class Event:
+    """One Server-Sent Event: ``name`` (``state``, ``log``, ``report``, ``end``; ``sweep``, ``trial``),
+    ``id`` (log lines and reports: what a reconnect resumes after) and ``data`` (a log line as text;
+    the rest decoded from JSON)."""
+    __slots__ = ("name", "id", "data")
+
+    def __init__(self, name, id, text):
+        self.name, self.id = name, id
+        if name == "log":
+            self.data = text
+        else:
+            try:
+                self.data = json.loads(text)
+            except ValueError:
+                self.data = text
+
+    def __repr__(self):
+        return "Event(%s, %r)" % (self.name, self.data if self.name == "log" else "...")
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 
@@ -108,6 +128,81 @@ class Client:
             if r.status in ok:
                 return reply
             raise errors.from_problem(r.status, reply)
+
+    def stream(self, path, headers=None):
+        """The lines of a streamed answer (text, or Server-Sent Events) as they come, on a
+        connection of its own; raises a :class:`WarmpoolError` for a refusal."""
+        h = {"Accept": "*/*"}
+        if self.token:
+            h["Authorization"] = "Bearer " + self.token
+        h.update(headers or {})
+        cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        conn = cls(self._host, self._port, timeout=self.timeout + 330)
+        try:
+            try:
+                conn.request("GET", self._base_path + path, headers=h)
+                r = conn.getresponse()
+            except (ConnectionError, http.client.HTTPException, OSError) as e:
+                raise errors.Unavailable("warmpool at %s cannot be reached: %s" % (self.url, e)) from e
+            if r.status != 200:
+                raw = r.read()
+                try:
+                    reply = json.loads(raw) if raw else None
+                except ValueError:
+                    reply = None
+                raise errors.from_problem(r.status, reply)
+            while True:
+                line = r.readline()
+                if not line:
+                    return
+                yield line.decode("utf-8", "replace").rstrip("\r\n")
+        finally:
+            conn.close()
+
+    def events(self, path, last_event_id=None):
+        """Server-Sent Events from ``path`` as :class:`Event` s (``name``, ``id``, ``data``: a log
+        line as text, the rest decoded from JSON) until the server ends the stream after its ``end``
+        event; a connection lost before it is made again, resuming after the last event's id."""
+        attempt = 0
+        while True:
+            name, eid, data, ended = None, None, [], False
+            try:
+                headers = {"Accept": "text/event-stream"}
+                if last_event_id:
+                    headers["Last-Event-ID"] = last_event_id
+                for line in self.stream(path, headers):
+                    if line == "":
+                        if data:
+                            ev = Event(name or "message", eid, "\n".join(data))
+                            if eid:
+                                last_event_id = eid
+                            ended = ev.name == "end"
+                            attempt = 0
+                            yield ev
+                        name, eid, data = None, None, []
+                    elif line.startswith(":"):
+                        continue
+                    else:
+                        field, _, value = line.partition(":")
+                        value = value[1:] if value.startswith(" ") else value
+                        if field == "event":
+                            name = value
+                        elif field == "id":
+                            eid = value
+                        elif field == "data":
+                            data.append(value)
+                if ended:
+                    return
+            except errors.Unavailable:
+                if attempt >= self.retries:
+                    raise
+            except (ConnectionError, http.client.HTTPException, OSError) as e:
+                if attempt >= self.retries:
+                    raise errors.Unavailable("the event stream from %s broke off: %s" % (self.url, e)) from e
+            if ended:
+                return
+            attempt += 1
+            time.sleep(min(0.1 * 2 ** attempt, 5))
 
     @staticmethod
     def _retry_after(response, attempt):

@@ -70,6 +70,19 @@ class Job(concurrent.futures.Future):
             if not super().done():
                 self.set_exception(e)
 
+    def logs(self, follow=False):
+        """What the job printed, line by line: its live log (or its log tail when it kept none);
+        with ``follow=True``, lines as the job prints them, until it ends."""
+        return self._client.stream(self._path() + "/logs" + ("?follow=true" if follow else ""))
+
+    def events(self):
+        """The job as it goes, as :class:`~warmpool.client.Event` s: ``state`` (the job), ``log``
+        (a line), ``report`` (metrics at a step), and last ``end`` (the ended job)."""
+        for ev in self._client.events(self._path() + "/events"):
+            if ev.name in ("state", "end") and isinstance(ev.data, dict):
+                self._settle(ev.data)
+            yield ev
+
     def refresh(self):
         """Reads the job again; returns it."""
         self._settle(self._client.request("GET", self._path()))
@@ -143,6 +156,13 @@ class Sweep:
         finally:
             if bar:
                 bar.close()
+
+    def events(self):
+        """The sweep as it goes: ``sweep`` (the whole sweep), ``trial`` (a trial as it ends), and last ``end``."""
+        for ev in self._client.events("/sweeps/" + urllib.parse.quote(self.id, safe="") + "/events"):
+            if ev.name in ("sweep", "end") and isinstance(ev.data, dict):
+                self.data = ev.data
+            yield ev
 
     def trials(self):
         """Every trial as a dict (``id``, ``index``, ``state``, ``config``, ``metrics``, ...), in trial order."""
