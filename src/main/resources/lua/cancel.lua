@@ -1,11 +1,12 @@
 -- cancel: a queued (or pending) job leaves its queue; an assigned or running job ends CANCELLED
--- now and its agent is told to kill the process (the processor stays busy until the agent reports).
--- KEYS[1] pool hash.  ARGV: prefix, job id, reason, retention seconds
+-- (or EARLY_STOPPED, when a tuner outside pruned it) now and its agent is told to kill the
+-- process (the processor stays busy until the agent reports).
+-- KEYS[1] pool hash.  ARGV: prefix, job id, reason, retention seconds, end state
 -- Returns {'CANCELLED', previous state}, {'ENDED', state}, or 'NOJOB'.
 --- @include "ends"
 local jid = ARGV[2]
 local state = redis.call('HGET', key('job', jid), 'state')
 if not state then return 'NOJOB' end
 if ended(state) then return {'ENDED', state} end
-stop_job(jid, 'CANCELLED', ARGV[3], now_ms(), tonumber(ARGV[4]))
+stop_job(jid, ARGV[5] == 'EARLY_STOPPED' and 'EARLY_STOPPED' or 'CANCELLED', ARGV[3], now_ms(), tonumber(ARGV[4]))
 return {'CANCELLED', state}

@@ -3,6 +3,7 @@ package dev.warmpool.api;
 import dev.warmpool.service.BatchRequest;
 import dev.warmpool.service.JobRequest;
 import dev.warmpool.pool.Job;
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.auth.Roles;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.annotation.security.RolesAllowed;
@@ -131,11 +132,15 @@ public class JobResource {
         return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep);
     }
 
-    /** Cancels a job: one's own, or anyone's as an admin. */
+    /**
+     * Cancels a job: one's own, or anyone's as an admin. {@code state=EARLY_STOPPED} ends it so
+     * instead (a tuner outside warmpool pruned it), {@code reason} is kept as its error.
+     */
     @DELETE
     @Path("/{id}")
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-    public Uni<Job> cancel(@PathParam("id") String id) {
-        return jobs.cancel(id, Callers.of(identity));
+    public Uni<Job> cancel(@PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
+        JobState end = state == null ? JobState.CANCELLED : Params.jobState("state", state);
+        return jobs.cancel(id, Callers.of(identity), end, reason);
     }
 }

@@ -20,4 +20,12 @@ final class Params {
             default -> throw Problem.invalid(name, "'" + name + "' must be true or false.");
         };
     }
+
+    static dev.warmpool.protocol.JobState jobState(String name, String value) {
+        try {
+            return dev.warmpool.protocol.JobState.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw Problem.invalid(name, "'" + name + "' must be a job state, such as CANCELLED or EARLY_STOPPED.");
+        }
+    }
 }

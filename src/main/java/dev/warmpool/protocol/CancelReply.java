@@ -13,9 +13,17 @@ public sealed interface CancelReply permits CancelReply.Cancelled, CancelReply.E
     record NoJob() implements CancelReply {
     }
 
-    /** ARGV after the prefix: job id, reason (the job's error), retention seconds. */
+    /** ARGV after the prefix: job id, reason (the job's error), retention seconds; the job ends CANCELLED. */
     static List<String> args(String jobId, String reason, long retentionSeconds) {
-        return List.of(jobId, reason, Long.toString(retentionSeconds));
+        return args(jobId, reason, retentionSeconds, JobState.CANCELLED);
+    }
+
+    /** As above, the job ending in {@code end}: CANCELLED, or EARLY_STOPPED (a tuner pruned it). */
+    static List<String> args(String jobId, String reason, long retentionSeconds, JobState end) {
+        if (end != JobState.CANCELLED && end != JobState.EARLY_STOPPED) {
+            throw new IllegalArgumentException("a cancel ends a job CANCELLED or EARLY_STOPPED, not " + end);
+        }
+        return List.of(jobId, reason, Long.toString(retentionSeconds), end.name());
     }
 
     static CancelReply decode(Object raw) {

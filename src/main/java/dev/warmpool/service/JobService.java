@@ -335,8 +335,25 @@ public class JobService {
 
     /** Cancels a job: the caller's own, or anyone's as an admin (403 otherwise, and nothing changes). */
     public Uni<Job> cancel(String id, Caller caller) {
+        return cancel(id, caller, JobState.CANCELLED, null);
+    }
+
+    /**
+     * Ends a job that has not ended in {@code end}, CANCELLED or EARLY_STOPPED (a tuner outside
+     * warmpool pruned it), with {@code reason} (or who cancelled it) as its error.
+     */
+    public Uni<Job> cancel(String id, Caller caller, JobState end, String reason) {
         String type = typeOf(id);
-        return get(id).invoke(job -> Access.checkMayCancel(caller, "Job", id, job.submittedBy())).flatMap(job -> store.cancel(type, id, "cancelled by " + caller.name(), config.jobs().retention().toSeconds()))
+        if (end != JobState.CANCELLED && end != JobState.EARLY_STOPPED) {
+            throw Refusal.invalid("state", "A job is cancelled into CANCELLED or EARLY_STOPPED, not " + end + ".");
+        }
+        if (reason != null && reason.length() > 1000) {
+            throw Refusal.invalid("reason", "'reason' is at most 1000 characters.");
+        }
+        String why = reason == null || reason.isBlank()
+                ? (end == JobState.EARLY_STOPPED ? "early-stopped by " : "cancelled by ") + caller.name() : reason;
+        return get(id).invoke(job -> Access.checkMayCancel(caller, "Job", id, job.submittedBy()))
+                .flatMap(job -> store.cancel(type, id, why, config.jobs().retention().toSeconds(), end))
                 .flatMap(reply -> cancelled(id, reply));
     }
 

@@ -126,9 +126,9 @@ public class PoolStore {
         return scripts.run(Script.SUBMIT_BATCH, type, BatchReply.args(jobs, idem)).map(BatchReply::decode);
     }
 
-    /** Cancels a job (cancel.lua). */
-    public Uni<CancelReply> cancel(String type, String jobId, String reason, long retentionSeconds) {
-        return scripts.run(Script.CANCEL, type, CancelReply.args(jobId, reason, retentionSeconds)).map(CancelReply::decode);
+    /** Cancels a job (cancel.lua): it ends in {@code end}, CANCELLED or EARLY_STOPPED. */
+    public Uni<CancelReply> cancel(String type, String jobId, String reason, long retentionSeconds, JobState end) {
+        return scripts.run(Script.CANCEL, type, CancelReply.args(jobId, reason, retentionSeconds, end)).map(CancelReply::decode);
     }
 
     /** The pool's spec as it was PUT, or empty when there is no such pool. */

@@ -361,6 +361,10 @@ class ScriptContractTests {
         assertEquals(new CancelReply.Ended(JobState.CANCELLED), call(Script.CANCEL, CancelReply.args(job, "again", 60),
                 CancelReply::decode));
         assertEquals(new CancelReply.NoJob(), call(Script.CANCEL, CancelReply.args("nojob", "x", 60), CancelReply::decode));
+        String pruned = newJobId();
+        submit(pruned);
+        call(Script.CANCEL, CancelReply.args(pruned, "pruned by optuna at step 3", 60, JobState.EARLY_STOPPED), CancelReply::decode);
+        assertEquals(List.of("EARLY_STOPPED", "pruned by optuna at step 3"), j.hmget(KeySchema.job(TYPE, pruned), "state", "error"));
     }
 
     @Test

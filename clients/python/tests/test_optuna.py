@@ -1,0 +1,54 @@
+"""warmpool.optuna.optimize against a running warmpool, with Debian's python3-optuna, on
+persistent workers: the study's sampler picks, the trials run warm, the pruner's verdicts end
+jobs EARLY_STOPPED on the server."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import warmpool  # noqa: E402
+
+try:
+    import optuna
+except ImportError:  # the suite runs without it; CI installs python3-optuna
+    optuna = None
+
+HERE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+@unittest.skipIf(optuna is None, "python3-optuna is not installed")
+class OptunaTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.wp = warmpool.Client()
+        cls.wp.put_pool("py-optuna", command=[sys.executable, os.path.join(HERE, "examples", "quadratic.py")],
+                        worker="persistent", min_idle=2, max_size=2, env={"PYTHONPATH": HERE})
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.wp.close()
+
+    def test_a_tpe_study_runs_on_warm_workers_and_its_pruner_stops_trials(self):
+        from warmpool.optuna import optimize
+        study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=7),
+                                    pruner=optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=1))
+        space = {"x": optuna.distributions.FloatDistribution(-5, 5), "y": optuna.distributions.FloatDistribution(-5, 5)}
+        optimize(study, self.wp, "py-optuna", space, objective="loss", n_trials=24, parallelism=2,
+                 config={"steps": 6, "step_seconds": 0.05})
+        states = [t.state for t in study.trials]
+        self.assertEqual(24, len(states))
+        complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+        pruned = [t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED]
+        self.assertEqual(24, len(complete) + len(pruned), states)
+        self.assertGreater(len(pruned), 0, "the median pruner stops some trials mid-run")
+        self.assertLess(study.best_value, 4.0)
+        for t in pruned[:3]:
+            job = self.wp.job(t.user_attrs["warmpool_job"])
+            self.assertEqual("EARLY_STOPPED", job.state)
+            self.assertIn("pruned by the Optuna study", job.data["error"])
+        for t in complete[:3]:
+            job = self.wp.job(t.user_attrs["warmpool_job"])
+            self.assertEqual({"x": t.params["x"], "y": t.params["y"], "steps": 6, "step_seconds": 0.05},
+                             job.data["config"])
+            self.assertAlmostEqual(t.value, job.metrics["loss"])

@@ -1,0 +1,119 @@
+"""Optuna on warm processors: an ask-and-tell loop whose trials are warmpool jobs.
+
+    import optuna, warmpool
+    from warmpool.optuna import optimize
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=1),
+                                pruner=optuna.pruners.MedianPruner(n_warmup_steps=2))
+    optimize(study, warmpool.Client(), "train", {"lr": optuna.distributions.FloatDistribution(1e-4, 1e-1, log=True)},
+             objective="loss", n_trials=40, parallelism=4)
+    print(study.best_params)
+
+Each trial's parameters are its job's ``config``; the job's reports (``WARMPOOL_REPORT`` lines,
+``warmpool_worker.report``) go to ``trial.report()`` as they come, and a trial the study's pruner
+prunes is ended on the server as EARLY_STOPPED. The metric named ``objective`` in the job's
+result is the value told to the study. Any sampler and pruner works: Optuna decides, warmpool runs.
+"""
+import concurrent.futures
+import queue
+import time
+import urllib.parse
+
+from . import errors
+
+__all__ = ["optimize"]
+
+
+def _follow(job, inbox):
+    try:
+        for ev in job.events():
+            if ev.name == "report" and isinstance(ev.data, dict):
+                inbox.put(("report", job.id, ev.data))
+            elif ev.name == "end":
+                inbox.put(("end", job.id, ev.data))
+                return
+        inbox.put(("end", job.id, job.refresh().data))
+    except Exception as e:  # the server went away: the trial fails, the loop goes on
+        inbox.put(("lost", job.id, e))
+
+
+def optimize(study, client, type, space, objective, n_trials, parallelism=4, config=None, args=None,
+             timeout=None, **job_options):
+    """Runs ``n_trials`` trials of ``study`` as jobs of the pool ``type``, ``parallelism`` at once.
+
+    ``space`` maps parameter names to Optuna distributions; ``objective`` names the metric the
+    study's direction optimizes. ``config`` is merged under each trial's parameters; ``args`` and
+    other keywords (``timeout_seconds``, ``priority``...) go to every job. After ``timeout``
+    seconds, trials still running are cancelled and told failed. Returns the study.
+    """
+    import optuna  # only here: the client itself needs nothing beyond the standard library
+
+    if len(study.directions) != 1:
+        raise ValueError("warmpool.optuna.optimize takes a single-objective study")
+    if n_trials < 1 or parallelism < 1:
+        raise ValueError("n_trials and parallelism must be at least 1")
+    inbox = queue.Queue()
+    running = {}  # job id -> (trial, job)
+    pruned = set()
+    asked = told = 0
+    deadline = None if timeout is None else time.monotonic() + timeout
+    followers = concurrent.futures.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="warmpool-optuna")
+    try:
+        while told < n_trials:
+            while asked < n_trials and len(running) < parallelism and (deadline is None or time.monotonic() < deadline):
+                trial = study.ask(space)
+                cfg = dict(config or {})
+                cfg.update(trial.params)
+                job = client.submit(type, config=cfg, args=args, **job_options)
+                trial.set_user_attr("warmpool_job", job.id)
+                running[job.id] = (trial, job)
+                asked += 1
+                followers.submit(_follow, job, inbox)
+            if not running:
+                break  # the deadline passed before the rest were asked
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                for trial, job in list(running.values()):
+                    job.cancel()
+                    study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                    told += 1
+                running.clear()
+                break
+            try:
+                kind, jid, data = inbox.get(timeout=left)
+            except queue.Empty:
+                continue
+            if jid not in running:
+                continue
+            trial, job = running[jid]
+            if kind == "report":
+                step, value = data.get("step"), data.get(objective)
+                if isinstance(step, int) and isinstance(value, (int, float)):
+                    trial.report(float(value), step)
+                    if jid not in pruned and trial.should_prune():
+                        pruned.add(jid)
+                        _prune(client, job, step)
+                continue
+            del running[jid]
+            told += 1
+            state = data.get("state") if isinstance(data, dict) else None
+            metrics = ((data.get("result") or {}).get("metrics") or {}) if isinstance(data, dict) else {}
+            value = metrics.get(objective)
+            if state == "SUCCEEDED" and isinstance(value, (int, float)):
+                study.tell(trial, float(value))
+            elif state == "EARLY_STOPPED":
+                study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+            else:
+                trial.set_user_attr("warmpool_error", (data.get("error") if isinstance(data, dict) else str(data))
+                                    or "the job's metrics have no '%s'" % objective)
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+    finally:
+        followers.shutdown(wait=False)
+    return study
+
+
+def _prune(client, job, step):
+    reason = "pruned by the Optuna study at step %d" % step
+    try:
+        client.request("DELETE", job._path() + "?state=EARLY_STOPPED&reason=" + urllib.parse.quote(reason))
+    except errors.Conflict:
+        pass  # it ended first: its own end is what the study is told
