@@ -203,7 +203,10 @@ class _Bar:
     def __init__(self, total):
         self.done = 0
         try:
-            from tqdm.auto import tqdm
+            import warnings
+            with warnings.catch_warnings():  # in a kernel without ipywidgets, tqdm.auto falls back to text, and says so
+                warnings.simplefilter("ignore")
+                from tqdm.auto import tqdm
             self.tqdm = tqdm(total=total, unit="trial")
         except ImportError:
             self.tqdm = None
