@@ -53,6 +53,8 @@ public final class Bench {
                     withManager(url, new String[] {"-Dwarmpool.jobs.wake-on-end=false"}, m -> Dispatch.waits(m, job[0] + "polling", n, job[1]));
                 }
             });
+        } else if (a.contains("--notebook")) {
+            onOwnRedis((url, j) -> Notebook.notebook(url, j, intArg(args, 1, 200)));
         } else if (a.contains("--sweeps")) {
             onOwnRedis((url, j) -> withManager(url, new String[0], m -> Sweeps.sweeps(m, intArg(args, 1, 32),
                     args.length > 2 ? Double.parseDouble(args[2]) : 2, args.length > 3 ? Double.parseDouble(args[3]) : 0.2)));
