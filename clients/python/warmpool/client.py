@@ -80,6 +80,8 @@ class Client:
         self._scheme, self._host, self._port = parts.scheme, parts.hostname, parts.port
         self._base_path = parts.path.rstrip("/")
         self._local = threading.local()
+        self._open = set()  # every thread's connection, for close()
+        self._open_lock = threading.Lock()
         self._waiters = concurrent.futures.ThreadPoolExecutor(max_workers=waiters, thread_name_prefix="warmpool-wait")
 
     # ---- transport
@@ -88,11 +90,18 @@ class Client:
         c = getattr(self._local, "conn", None)
         if c is None or fresh:
             if c is not None:
-                c.close()
+                self._drop(c)
             cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
             c = cls(self._host, self._port, timeout=self.timeout + 330)  # a ?wait= holds up to 300 s
             self._local.conn = c
+            with self._open_lock:
+                self._open.add(c)
         return c
+
+    def _drop(self, c):
+        c.close()
+        with self._open_lock:
+            self._open.discard(c)
 
     def request(self, method, path, body=None, headers=None, ok=(200, 201, 202)):
         """One API call; the decoded JSON reply. Raises a :class:`WarmpoolError` for a refusal."""
@@ -286,9 +295,11 @@ class Client:
         return Sweep(self, self.request("GET", "/sweeps/" + urllib.parse.quote(id, safe="")))
 
     def close(self):
+        """Closes every connection this client opened, on any thread (a later call opens a new one)."""
         self._waiters.shutdown(wait=False)
-        c = getattr(self._local, "conn", None)
-        if c is not None:
+        with self._open_lock:
+            conns, self._open = list(self._open), set()
+        for c in conns:
             c.close()
 
     def __enter__(self):

@@ -89,11 +89,6 @@ public class JobResource {
     }
 
     /**
-     * The job as Server-Sent Events: its state now, its log lines and reports as they come (after
-     * {@code Last-Event-ID}, or the {@code after} parameter, when given), each state it goes
-     * through, and {@code end} with the ended job, after which the stream closes.
-     */
-    /**
      * Reads the job on this worker thread (a stream's methods run on one, see {@link Blocking})
      * so that a missing job is a 404 problem: once a stream has begun, its status is sent.
      */
@@ -101,6 +96,11 @@ public class JobResource {
         jobs.get(id).await().atMost(java.time.Duration.ofSeconds(10));
     }
 
+    /**
+     * The job as Server-Sent Events: its state now, its log lines and reports as they come (after
+     * {@code Last-Event-ID}, or the {@code after} parameter, when given), each state it goes
+     * through, and {@code end} with the ended job, after which the stream closes.
+     */
     @GET
     @Path("/{id}/events")
     @Blocking
