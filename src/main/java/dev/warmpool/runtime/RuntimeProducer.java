@@ -40,7 +40,7 @@ public class RuntimeProducer {
         PodFactory.Settings settings = new PodFactory.Settings(k.redisUrl().orElse(redis), k.agentImage(),
                 config.heartbeat().interval().toMillis(), config.jobs().retention().toSeconds(),
                 config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK"))).orElse(null),
-                k.redisSecret().orElse(null));
+                k.redisSecret().orElse(null), config.jobs().logLines());
         KubernetesRuntime runtime = new KubernetesRuntime(client, calls, namespace, settings, json);
         String identity = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Names.newProcessorId();
         runtime.elect(k.leaseName(), identity);

@@ -44,12 +44,12 @@ public final class PodFactory {
      * What every pod shares: where Redis is, how often to heartbeat, where events go. With
      * {@code redisSecret} ({@code <secret>/<key>}) the Redis URL, password and all, reaches the
      * agent from that Secret, and the pod spec (readable by anyone who may list pods) holds only
-     * the reference.
+     * the reference. {@code logLines}: the live log kept per job ({@code warmpool.jobs.log-lines}).
      */
     public record Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink,
-            String redisSecret) {
+            String redisSecret, int logLines) {
         public Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink) {
-            this(redisUrl, agentImage, heartbeatMillis, retentionSeconds, sink, null);
+            this(redisUrl, agentImage, heartbeatMillis, retentionSeconds, sink, null, 10_000);
         }
     }
 
@@ -176,6 +176,7 @@ public final class PodFactory {
         env.put("WARMPOOL_PROCESSOR_ID", processorId);
         env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
+        env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }

@@ -72,6 +72,13 @@ class PodFactoryTests {
     }
 
     @Test
+    void passesTheLiveLogSizeToTheAgent() {
+        PodFactory.Settings s = new PodFactory.Settings("redis://r:6379", "agent:1", 2000, 60, null, null, 250);
+        Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), s);
+        assertEquals("250", env(pod.getSpec().getContainers().get(0)).get("WARMPOOL_LOG_LINES"));
+    }
+
+    @Test
     void wiresTheAgentThroughAnInitContainerByDefault() {
         Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), SETTINGS);
         Container init = pod.getSpec().getInitContainers().get(0);
