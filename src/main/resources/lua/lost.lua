@@ -21,6 +21,6 @@ if jid ~= '' then
 end
 redis.call('DEL', pkey, key('inbox', pid))
 redis.call('SREM', PROCS, pid)
-redis.call('ZREM', IDLE, pid)
+unidle(pid, now)
 if gid ~= '' then gang_member_gone(gid, pid, now) end
 return {'LOST', jid, result}

@@ -4,6 +4,6 @@
 -- Returns 1 when the pool was removed, 0 otherwise.
 if redis.call('HGET', POOL, 'state') ~= 'DRAINING' then return 0 end
 if redis.call('SCARD', PROCS) > 0 then return 0 end
-redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'))
+redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'), key('warmth'))
 redis.call('EXPIRE', JOBS, tonumber(ARGV[2]))
 return 1

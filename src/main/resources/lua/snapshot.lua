@@ -1,13 +1,19 @@
 -- snapshot: one read of a pool for the API and the reconciler.
 -- KEYS[1] pool hash.  ARGV: prefix, then the fields to read of each processor and gang
 --   (SnapshotReply.FIELDS: id first; a gang has the last, members, a processor does not)
--- Returns {pool hash as a flat list, queue length, now, proc 1, proc 2, ..., then, in a gang
+-- Returns {pool hash as a flat list, queue length, now, warmth hash as a flat list (KeySchema.warmth),
+-- the idle time so far of the processors idle now (ms), proc 1, proc 2, ..., then, in a gang
 -- pool, gang 1, ...}, or 'NOPOOL'. Each processor and gang is the values of those fields, in
 -- their order (no field names: the reply of a pass over 10,000 processors is a third of the
 -- size, and parsing it was most of the pass).
 local FIELDS = {unpack(ARGV, 2)}
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
-local out = {redis.call('HGETALL', POOL), redis.call('ZCARD', QUEUE), now_ms()}
+local now = now_ms()
+local idle_now = 0
+local idle = redis.call('ZRANGE', IDLE, 0, -1, 'WITHSCORES')
+for i = 2, #idle, 2 do idle_now = idle_now + math.max(0, now - tonumber(idle[i])) end
+local out = {redis.call('HGETALL', POOL), redis.call('ZCARD', QUEUE), now, redis.call('HGETALL', key('warmth')),
+  string.format('%d', idle_now)}
 for _, pid in ipairs(redis.call('SMEMBERS', PROCS)) do
   local h = redis.call('HMGET', key('proc', pid), unpack(FIELDS))
   if h[1] then table.insert(out, h) end

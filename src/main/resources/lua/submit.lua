@@ -23,6 +23,7 @@ local now = now_ms()
 local jid = ARGV[2]
 local score = store_job(jid, tonumber(ARGV[3]), redis.call('INCR', key('seq')), {unpack(ARGV, 7)}, now)
 remember(ARGV[4], jid, ARGV[5], ARGV[6])
+demand_up(now, pid ~= nil)
 if pid then
   hand(jid, pid, gang, now)
   return {'ASSIGNED', pid, tostring(now)}

@@ -32,6 +32,7 @@ table.sort(jobs, function(a, b) return a.score < b.score end)
 local taken = {}
 for _, job in ipairs(jobs) do
   local pid, gang = claim()
+  demand_up(now, pid ~= nil)
   if pid then
     hand(job.id, pid, gang, now)
     taken[job.n] = pid

@@ -10,6 +10,7 @@ local function claim()
     if not top[1] then return nil end
     local id = top[1]
     local state = redis.call('HGET', key('proc', id), 'state')
+    idle_end(top[2], now_ms())
     if state == 'IDLE' then return id, false end
     if not state and gang_ready(id) then return id, true end
   end
@@ -83,6 +84,7 @@ end
 -- it by its score. Returns the processor id, or nil when the job was queued.
 local function dispatch(jid, now)
   local id, gang = claim()
+  demand_up(now, id ~= nil)
   if id then
     hand(jid, id, gang, now)
     return id

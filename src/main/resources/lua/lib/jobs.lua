@@ -1,4 +1,5 @@
 -- jobs: storing a job, handing it to a processor, the reply that runs it, retiring a processor.
+--- @include "warmth"
 
 -- Stores a new job (fields: {field, value, ...}) as QUEUED and in the listing index; its queue
 -- score orders by priority first (higher runs sooner), then by seq, the submission order.
@@ -18,7 +19,7 @@ local function assign(jid, pid, now, quiet)
   local token = redis.call('HINCRBY', jkey, 'attempts', 1)
   redis.call('HSET', jkey, 'state', 'ASSIGNED', 'processor', pid, 'assignedAt', now)
   redis.call('HSET', key('proc', pid), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now)
-  redis.call('ZREM', IDLE, pid)
+  unidle(pid, now)
   if not quiet then redis.call('RPUSH', key('inbox', pid), 'job ' .. jid .. ' ' .. token) end
   return token
 end
@@ -35,6 +36,6 @@ end
 -- Retires processor pid: no more work; its agent deregisters when it reads 'retire'.
 local function retire(pid, now)
   redis.call('HSET', key('proc', pid), 'state', 'DRAINING', 'job', '', 'since', now)
-  redis.call('ZREM', IDLE, pid)
+  unidle(pid, now)
   redis.call('RPUSH', key('inbox', pid), 'retire')
 end

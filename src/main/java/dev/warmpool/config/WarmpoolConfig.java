@@ -162,6 +162,15 @@ public interface WarmpoolConfig {
         /** A processor is given back after this many jobs; unlimited when unset. */
         Optional<Integer> maxJobsPerProcessor();
 
+        /** {@code fixed} (the default) or {@code learned}: see the pool spec's {@code warmth}. */
+        Optional<String> warmth();
+
+        /** Run by the agent between jobs; a failure retires the processor. */
+        Optional<List<String>> resetCommand();
+
+        /** A processor is given back after it has been up this long (at its next job's end). */
+        Optional<Integer> maxAgeSeconds();
+
         /** Variables a job's env may set (names or PREFIX_*); none when unset. */
         Optional<List<String>> jobEnv();
 
@@ -188,6 +197,13 @@ public interface WarmpoolConfig {
         /** A retired processor that has not gone away this long after is killed. */
         @WithDefault("30s")
         Duration drainTimeout();
+
+        /**
+         * How long ahead of a learned pool's predicted arrival a processor is started: its start
+         * (under 1 s locally, seconds for a pod) and one reconcile interval; the interval is added.
+         */
+        @WithDefault("5s")
+        Duration warmthLead();
     }
 
     interface Heartbeat {

@@ -6,10 +6,17 @@ import java.util.List;
 /**
  * One consistent read of a pool (one script): spec, state, queue length, processors, Redis time,
  * the sweeps' demand (the sum of the running sweeps' parallelism), and in a gang pool its gangs
- * (each as a {@link Processor}: its id, state, job and times).
+ * (each as a {@link Processor}: its id, state, job and times), and what its learned keep-alive
+ * has learned ({@link Warmth.History}; {@code idleNowMs}: the idle time so far of the processors
+ * idle now).
  */
 public record PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now,
-        List<Processor> processors, int sweepDemand, List<Processor> gangs) {
+        List<Processor> processors, int sweepDemand, List<Processor> gangs, Warmth.History warmth, long idleNowMs) {
+
+    public PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors,
+            int sweepDemand, List<Processor> gangs) {
+        this(type, spec, draining, queued, now, processors, sweepDemand, gangs, Warmth.History.NONE, 0);
+    }
 
     public PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors) {
         this(type, spec, draining, queued, now, processors, 0, List.of());
@@ -22,7 +29,12 @@ public record PoolSnapshot(String type, PoolSpec spec, boolean draining, int que
 
     /** The same pool with its gangs in the place of its processors: what sizing counts in a gang pool. */
     public PoolSnapshot asGangs() {
-        return new PoolSnapshot(type, spec, draining, queued, now, gangs, sweepDemand, gangs);
+        return new PoolSnapshot(type, spec, draining, queued, now, gangs, sweepDemand, gangs, warmth, idleNowMs);
+    }
+
+    /** Idle processor time over the pool's life so far: of processors that stopped idling and of those idle now. */
+    public long idleProcessorMs() {
+        return warmth.idleMs() + idleNowMs;
     }
 
     public int count(ProcessorState state) {

@@ -48,7 +48,19 @@ public record PoolSpec(
         @Size(max = 256, message = "may have at most 256 names")
         List<@NotNull(message = "must not contain null") @jakarta.validation.constraints.Pattern(regexp = "[A-Za-z_][A-Za-z0-9_]{0,255}\\*?", message = "must be a variable name, or a prefix ending in *, e.g. \"HF_*\"") String> jobEnv,
         @Size(max = 256, message = "may have at most 256 names")
-        List<@NotEmpty(message = "must be a token name or a group") @Size(max = 256) String> submitters) {
+        List<@NotEmpty(message = "must be a token name or a group") @Size(max = 256) String> submitters,
+        @jakarta.validation.constraints.Pattern(regexp = "fixed|learned", message = "must be \"fixed\" (idle processors beyond minIdle are given back after idleTimeoutSeconds, the default) or \"learned\" (kept warm, given back and started ahead as the pool's demand has come and gone)")
+        String warmth,
+        @Size(min = 1, max = 256, message = "must have 1 to 256 elements")
+        List<@NotNull(message = "must not contain null") @Size(max = 4096) String> resetCommand,
+        @Min(value = 1, message = "must be 1 second or more") Integer maxAgeSeconds) {
+
+    public PoolSpec(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds, Map<String, String> env,
+            String workingDir, Integer maxQueued, PodTemplate template, String worker, Integer maxJobsPerProcessor,
+            Map<String, GangRole> gang, List<String> jobEnv, List<String> submitters) {
+        this(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued, template, worker, maxJobsPerProcessor,
+                gang, jobEnv, submitters, null, null, null);
+    }
 
     /**
      * One role of a gang: how many members play it, and (optionally) their own command and env.
@@ -112,12 +124,21 @@ public record PoolSpec(
                 maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued, template,
                 worker == null || worker.isBlank() ? "process" : worker, maxJobsPerProcessor,
                 gang == null || gang.isEmpty() ? null : new java.util.TreeMap<>(gang),
-                jobEnv == null || jobEnv.isEmpty() ? null : jobEnv, submitters == null || submitters.isEmpty() ? null : submitters);
+                jobEnv == null || jobEnv.isEmpty() ? null : jobEnv, submitters == null || submitters.isEmpty() ? null : submitters,
+                warmth == null || warmth.isBlank() ? FIXED : warmth, resetCommand, maxAgeSeconds);
     }
 
     /** Whether {@code caller} (a name and its roles or groups) may submit here; admins always may. */
     public boolean admits(String name, java.util.Set<String> groups) {
         return submitters == null || submitters.contains(name) || submitters.stream().anyMatch(groups::contains);
+    }
+
+    public static final String FIXED = "fixed";
+    public static final String LEARNED = "learned";
+
+    /** Whether its idle processors follow the learned keep-alive ({@link Warmth}) rather than the fixed one. */
+    public boolean learned() {
+        return LEARNED.equals(warmth) && !isGang();
     }
 
     public boolean persistent() {

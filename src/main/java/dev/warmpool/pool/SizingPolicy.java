@@ -21,11 +21,20 @@ import java.util.Set;
  * <p>A running sweep holds up to its parallelism of trials out at once; while it runs, the pool
  * keeps that many processors (within {@code maxSize}) even in the instant between one trial's
  * end and the next one's start, and gives them back by the idle timeout afterwards.
+ *
+ * <p>A pool with {@code "warmth": "learned"} replaces the fixed timeout with what its demand has
+ * done ({@link Warmth}): the idle processors it keeps are, above {@code minIdle}, those of the
+ * demand levels whose learned window says one is wanted now; the others go back at once, and a
+ * processor is started ahead of a level's predicted return.
  */
 public final class SizingPolicy {
 
     /** Time limits of a processor's life, in milliseconds. */
-    public record Timing(long heartbeatTimeout, long startTimeout, long drainTimeout, long orphanGrace) {
+    public record Timing(long heartbeatTimeout, long startTimeout, long drainTimeout, long orphanGrace, Warmth.Params warmth) {
+        public Timing(long heartbeatTimeout, long startTimeout, long drainTimeout, long orphanGrace) {
+            this(heartbeatTimeout, startTimeout, drainTimeout, orphanGrace, Warmth.Params.DEFAULT);
+        }
+
         public Timing(long heartbeatTimeout, long startTimeout, long drainTimeout) {
             this(heartbeatTimeout, startTimeout, drainTimeout, heartbeatTimeout);
         }
@@ -76,7 +85,8 @@ public final class SizingPolicy {
         Set<String> known = new java.util.HashSet<>();
         s.processors().forEach(p -> known.add(p.id()));
         int returning = (int) running.stream().filter(id -> !known.contains(id)).count();
-        return new Plan(Math.max(0, toStart(s, alive) - returning), toRetire(s, alive), lost);
+        int idle = idleTarget(s, alive, t.warmth());
+        return new Plan(Math.max(0, toStart(s, alive, idle) - returning), toRetire(s, alive, idle), lost);
     }
 
     /**
@@ -88,7 +98,8 @@ public final class SizingPolicy {
     static Plan planGangs(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
         List<Lost> lost = lost(s, t, running, heartbeatsSince);
         PoolSnapshot gangs = s.asGangs();
-        return new Plan(toStart(gangs, gangs.processors()), toRetire(gangs, gangs.processors()), lost);
+        return new Plan(toStart(gangs, gangs.processors(), s.spec().minIdle()),
+                toRetire(gangs, gangs.processors(), s.spec().minIdle()), lost);
     }
 
     static List<Lost> lost(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
@@ -113,7 +124,20 @@ public final class SizingPolicy {
         return lost;
     }
 
-    static int toStart(PoolSnapshot s, List<Processor> alive) {
+    /**
+     * The idle processors to keep above the busy ones: {@code minIdle}, or with the learned
+     * policy as many as its windows want now, at least {@code minIdle}.
+     */
+    static int idleTarget(PoolSnapshot s, List<Processor> alive, Warmth.Params p) {
+        if (!s.spec().learned()) {
+            return s.spec().minIdle();
+        }
+        int demand = count(alive, ProcessorState.BUSY) + s.queued();
+        return Math.max(s.spec().minIdle(), Warmth.idleWanted(s.warmth(), demand, s.spec().maxSize(), s.now(),
+                s.spec().idleTimeoutSeconds() * 1000L, p));
+    }
+
+    static int toStart(PoolSnapshot s, List<Processor> alive, int idleTarget) {
         if (s.draining()) {
             return 0;
         }
@@ -121,13 +145,13 @@ public final class SizingPolicy {
         int busy = count(alive, ProcessorState.BUSY);
         int starting = count(alive, ProcessorState.STARTING);
         int draining = count(alive, ProcessorState.DRAINING);
-        int wanted = Math.max(busy + s.queued(), s.sweepDemand()) + s.spec().minIdle();
+        int wanted = Math.max(busy + s.queued(), s.sweepDemand()) + idleTarget;
         // a draining processor still counts against maxSize until it is gone
         int room = s.spec().maxSize() - draining;
         return Math.max(0, Math.min(wanted, room) - (idle + busy + starting));
     }
 
-    static List<Retire> toRetire(PoolSnapshot s, List<Processor> alive) {
+    static List<Retire> toRetire(PoolSnapshot s, List<Processor> alive, int idleTarget) {
         List<Processor> idle = alive.stream()
                 .filter(p -> p.state() == ProcessorState.IDLE)
                 .sorted(Comparator.comparingLong(Processor::sinceMillis))
@@ -135,12 +159,17 @@ public final class SizingPolicy {
         int live = (int) alive.stream().filter(p -> p.state() != ProcessorState.DRAINING).count();
         int overMax = Math.max(0, live - s.spec().maxSize());
         int busy = count(alive, ProcessorState.BUSY);
-        int keep = s.draining() ? 0 : s.spec().minIdle() + Math.max(0, s.sweepDemand() - busy);
+        int keep = s.draining() ? 0 : idleTarget + Math.max(0, s.sweepDemand() - busy);
+        boolean learned = s.spec().learned() && !s.spec().isGang();
         long expiredBefore = s.now() - s.spec().idleTimeoutSeconds() * 1000L;
         List<Retire> retire = new ArrayList<>();
         for (Processor p : idle) {
             if (retire.size() < overMax) {
                 retire.add(new Retire(p.id(), Long.MAX_VALUE));
+            } else if (idle.size() - retire.size() > keep && learned) {
+                // the learned windows have already weighed how long it idled: the longest idle goes,
+                // unless it took a job (and idled again) since this snapshot
+                retire.add(new Retire(p.id(), p.sinceMillis()));
             } else if (idle.size() - retire.size() > keep && p.sinceMillis() <= expiredBefore) {
                 retire.add(new Retire(p.id(), expiredBefore));
             }

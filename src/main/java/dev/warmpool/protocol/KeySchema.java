@@ -81,6 +81,16 @@ public final class KeySchema {
         return prefix(type) + "changed";
     }
 
+    /**
+     * HASH: what the pool's learned keep-alive learns from, written by the scripts as jobs come
+     * and go (lua/lib/warmth.lua; read by {@code dev.warmpool.pool.Warmth}): demand, per demand
+     * level when it was last left and a histogram of the gaps until it was reached again, warm
+     * and cold arrivals, processors' idle time.
+     */
+    public static String warmth(String type) {
+        return prefix(type) + "warmth";
+    }
+
     /** The pattern of every pool's {@link #changed} channel. */
     public static final String CHANGED_PATTERN = "wp:*:changed";
 
@@ -155,7 +165,7 @@ public final class KeySchema {
     /** Every key, as the README's key table writes it ({@code wp:{type}:proc:{id}}). */
     public static List<String> patterns() {
         String t = "type";
-        return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t),
+        return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t), warmth(t),
                 job(t, "{jobId}"), jobEvents(t, "{jobId}"), sequence(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
                 sweep(t, "{id}"), sweepTrials(t, "{id}"), sweepPending(t, "{id}"), sweepTrial(t, "{id}", "{jobId}"),
                 sweepAt(t, "{id}", "{step}"), sweepSteps(t, "{id}"), AGENTS, RECONCILE_LOCK);

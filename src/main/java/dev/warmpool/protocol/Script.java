@@ -22,7 +22,7 @@ public enum Script {
     SPAWN, SPAWN_GANG, RETIRE, LOST, SNAPSHOT, LIST_JOBS, REPORT, LOG, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
 
     /** The helpers, in the order they are put in front of a script. */
-    public static final List<String> LIB = List.of("core", "idempotency", "jobs", "gang", "dispatch", "ends");
+    public static final List<String> LIB = List.of("core", "idempotency", "warmth", "jobs", "gang", "dispatch", "ends");
     private static final java.util.regex.Pattern INCLUDE = java.util.regex.Pattern.compile("(?m)^--- @include \"([a-z]+)\"$");
 
     // read and hashed on first use, not all 22 at class initialisation: an agent uses six of

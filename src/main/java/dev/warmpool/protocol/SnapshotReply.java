@@ -17,8 +17,12 @@ public sealed interface SnapshotReply permits SnapshotReply.Pool, SnapshotReply.
     record Row(String id, String state, String job, long since, long heartbeat, long startedAt) {
     }
 
-    /** The pool's hash, its queue length, the Redis clock, its processors and (in a gang pool) gangs. */
-    record Pool(Map<String, String> pool, int queued, long now, List<Row> processors, List<Row> gangs) implements SnapshotReply {
+    /**
+     * The pool's hash, its queue length, the Redis clock, its warmth hash (KeySchema.warmth), the
+     * idle time so far of the processors idle now, its processors and (in a gang pool) gangs.
+     */
+    record Pool(Map<String, String> pool, int queued, long now, Map<String, String> warmth, long idleNowMs,
+            List<Row> processors, List<Row> gangs) implements SnapshotReply {
     }
 
     record NoPool() implements SnapshotReply {
@@ -35,14 +39,14 @@ public sealed interface SnapshotReply permits SnapshotReply.Pool, SnapshotReply.
         List<Object> parts = Replies.list(raw);
         List<Row> processors = new ArrayList<>();
         List<Row> gangs = new ArrayList<>();
-        for (Object p : parts.subList(3, parts.size())) {
+        for (Object p : parts.subList(5, parts.size())) {
             List<Object> v = Replies.list(p);
             Row row = new Row(Replies.string(v.get(0)), Replies.string(v.get(1)), Replies.string(v.get(2)),
                     millis(v.get(3)), millis(v.get(4)), millis(v.get(5)));
             (v.get(6) != null ? gangs : processors).add(row);
         }
         return new Pool(Replies.hash(parts.get(0)), Integer.parseInt(Replies.string(parts.get(1))),
-                Long.parseLong(Replies.string(parts.get(2))), processors, gangs);
+                Long.parseLong(Replies.string(parts.get(2))), Replies.hash(parts.get(3)), millis(parts.get(4)), processors, gangs);
     }
 
     private static long millis(Object v) {

@@ -5,14 +5,8 @@ import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.protocol.LostReply;
 import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.PoolSpec;
-import dev.warmpool.protocol.LostReply;
-import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.Names;
-import dev.warmpool.protocol.LostReply;
-import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.PoolSnapshot;
-import dev.warmpool.protocol.LostReply;
-import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.SizingPolicy;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;
@@ -56,6 +50,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
 
     private final PoolStore store;
     private final ProcessorRuntime runtime;
+    private final PoolMetrics metrics;
     private final WarmpoolConfig config;
     private final SizingPolicy.Timing timing;
     private final String holder = "manager-" + Names.newProcessorId();
@@ -89,14 +84,16 @@ public class Reconciler implements dev.warmpool.service.Demand {
     private final dev.warmpool.store.AgentUsers agentUsers;
 
     public Reconciler(PoolStore store, ProcessorRuntime runtime, WarmpoolConfig config,
-            dev.warmpool.store.AgentUsers agentUsers) {
+            dev.warmpool.store.AgentUsers agentUsers, PoolMetrics metrics) {
         this.agentUsers = agentUsers;
+        this.metrics = metrics;
         this.store = store;
         this.runtime = runtime;
         this.config = config;
         this.timing = new SizingPolicy.Timing(config.heartbeat().timeout().toMillis(),
                 config.reconcile().startTimeout().toMillis(), config.reconcile().drainTimeout().toMillis(),
-                config.reconcile().orphanGrace().orElse(config.heartbeat().timeout()).toMillis());
+                config.reconcile().orphanGrace().orElse(config.heartbeat().timeout()).toMillis(),
+                dev.warmpool.config.WarmthParams.of(config));
         runtime.onChange(this::nudge);
     }
 
@@ -182,6 +179,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
             }
             missingSince.remove(type);
             PoolSnapshot s = snapshot.get();
+            metrics.saw(s);
             queued += s.queued();
             Set<String> ofPool = running.stream().filter(r -> r.type().equals(type))
                     .map(ProcessorRuntime.Running::processorId).collect(Collectors.toSet());
@@ -198,6 +196,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
             if (s.draining() && store.collectPool(type, retentionSeconds()).await().atMost(CALL)) {
                 LOG.infof("pool %s drained and removed", type);
                 runtime.poolRemoved(type);
+                metrics.removed(type);
                 agentUsers.remove(type).await().atMost(CALL);
                 removed++;
             }

@@ -10,10 +10,10 @@ public record PoolRequest(List<String> command, Integer minIdle, Integer maxSize
         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = dev.warmpool.pool.PodTemplate.OnFirstUse.class)
         dev.warmpool.pool.PodTemplate template,
         String worker, Integer maxJobsPerProcessor, Map<String, PoolSpec.GangRole> gang, List<String> jobEnv,
-        List<String> submitters) {
+        List<String> submitters, String warmth, List<String> resetCommand, Integer maxAgeSeconds) {
 
     public PoolSpec toSpec() {
         return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued, template, worker,
-                maxJobsPerProcessor, gang, jobEnv, submitters).withDefaults();
+                maxJobsPerProcessor, gang, jobEnv, submitters, warmth, resetCommand, maxAgeSeconds).withDefaults();
     }
 }

@@ -49,7 +49,7 @@ public class PoolService {
 
     public Uni<PoolView> get(String type) {
         return store.snapshot(type).flatMap(s -> s.isPresent()
-                ? Uni.createFrom().item(PoolView.of(s.get()))
+                ? Uni.createFrom().item(PoolView.of(s.get(), dev.warmpool.config.WarmthParams.of(config)))
                 : unknownType(type));
     }
 
@@ -57,7 +57,7 @@ public class PoolService {
         return store.types().flatMap(types -> types.isEmpty()
                 ? Uni.createFrom().item(List.<PoolView>of())
                 : Uni.join().all(types.stream().map(store::snapshot).toList()).andFailFast()
-                        .map(all -> all.stream().flatMap(java.util.Optional::stream).map(PoolView::of).toList()));
+                        .map(all -> all.stream().flatMap(java.util.Optional::stream).map(s -> PoolView.of(s, dev.warmpool.config.WarmthParams.of(config))).toList()));
     }
 
     public Uni<PoolView> delete(String type) {

@@ -3,6 +3,7 @@ package dev.warmpool.service;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Warmth;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import java.util.Comparator;
@@ -11,17 +12,51 @@ import java.util.List;
 /** A pool as {@code GET /pools/{type}} shows it. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolView(String type, String state, PoolSpec spec, Status status, List<Processor> processors,
-        List<Processor> gangs) {
+        List<Processor> gangs, WarmthView warmth) {
 
     /** Counts of processors by state, and of queued jobs. */
     public record Status(int starting, int idle, int busy, int draining, int queued) {
     }
 
-    public static PoolView of(PoolSnapshot s) {
+    /**
+     * What idle warmth costs and what the policy chose: arrivals that found a warm processor
+     * ({@code warmStarts}) or none ({@code coldStarts}), idle processor time over the pool's life,
+     * its demand now, and with the learned policy each demand level's window (seconds after the
+     * level was left: a processor is wanted from {@code prewarmSeconds} to {@code keepAliveSeconds};
+     * {@code learned: false}: too few gaps yet, the fixed keep-alive applies).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record WarmthView(String policy, long warmStarts, long coldStarts, double idleProcessorSeconds, int demand,
+            List<Level> levels) {
+    }
+
+    public record Level(int level, long samples, boolean learned, double prewarmSeconds, double keepAliveSeconds) {
+    }
+
+    public static PoolView of(PoolSnapshot s, Warmth.Params params) {
         return new PoolView(s.type(), s.draining() ? "DRAINING" : "ACTIVE", s.spec(),
                 new Status(s.count(ProcessorState.STARTING), s.count(ProcessorState.IDLE), s.count(ProcessorState.BUSY),
                         s.count(ProcessorState.DRAINING), s.queued()),
                 s.processors().stream().sorted(Comparator.comparing(Processor::id)).toList(),
-                s.spec().isGang() ? s.gangs().stream().sorted(Comparator.comparing(Processor::id)).toList() : null);
+                s.spec().isGang() ? s.gangs().stream().sorted(Comparator.comparing(Processor::id)).toList() : null,
+                warmth(s, params));
+    }
+
+    static WarmthView warmth(PoolSnapshot s, Warmth.Params params) {
+        Warmth.History h = s.warmth();
+        List<Level> levels = null;
+        if (s.spec().learned()) {
+            levels = new java.util.ArrayList<>();
+            long fixed = s.spec().idleTimeoutSeconds() * 1000L;
+            for (int level = 1; level <= Math.min(s.spec().maxSize(), Warmth.LEVELS); level++) {
+                long n = h.samples(level);
+                if (n > 0) {
+                    Warmth.Window w = Warmth.window(level, h.counts()[level], params, fixed);
+                    levels.add(new Level(level, n, w.trusted(), w.prewarmMs() / 1000.0, w.keepAliveMs() / 1000.0));
+                }
+            }
+        }
+        return new WarmthView(s.spec().learned() ? PoolSpec.LEARNED : PoolSpec.FIXED, h.warm(), h.cold(),
+                s.idleProcessorMs() / 1000.0, h.demand(), levels);
     }
 }

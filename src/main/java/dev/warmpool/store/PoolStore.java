@@ -28,6 +28,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.JobEvent;
 import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.pool.Warmth;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import io.smallrye.mutiny.Uni;
@@ -112,7 +113,7 @@ public class PoolStore {
                     !"ACTIVE".equals(p.pool().get(PoolHash.STATE)), p.queued(), p.now(),
                     p.processors().stream().map(Processor::of).toList(),
                     Math.max(0, Integer.parseInt(p.pool().getOrDefault(PoolHash.SWEEP_DEMAND, "0"))),
-                    p.gangs().stream().map(Processor::of).toList()));
+                    p.gangs().stream().map(Processor::of).toList(), Warmth.History.of(p.warmth()), p.idleNowMs()));
         });
     }
 

@@ -1,0 +1,64 @@
+-- warmth: what a pool's learned keep-alive learns from, in its KeySchema.warmth hash: its demand
+-- 'd' (jobs stored or released and not ended), when each demand level was last left ('b:<level>':
+-- the demand fell below it), and per level a histogram of the gaps until the level was reached
+-- again ('h:<level>:<bin>', with 'n:<level>' samples); also the arrivals that found a warm
+-- processor ('warm') or none ('cold'), and the idle time of processors that stopped idling
+-- ('idleMs'). Bins are logarithmic, so seconds and hours are told apart alike: bin 0 holds gaps
+-- under 100 ms, bin i those from 100 ms * 1.1^(i-1), the last (WARMTH_BINS) those past about
+-- 28 h. dev.warmpool.pool.Warmth reads it with the same constants (and replays it, Recorder).
+local WARMTH = key('warmth')
+local WARMTH_LEVELS = 64
+local WARMTH_BINS = 146
+local WARMTH_HALVE = 4000 -- a level's counts are halved there: recent demand weighs more
+
+local function gap_bin(ms)
+  if ms < 100 then return 0 end
+  return math.min(WARMTH_BINS, math.floor(math.log(ms / 100) / math.log(1.1)) + 1)
+end
+
+local function halve(level)
+  local total = 0
+  for b = 0, WARMTH_BINS do
+    local f = 'h:' .. level .. ':' .. b
+    local v = tonumber(redis.call('HGET', WARMTH, f) or '0')
+    if v > 0 then
+      local h = math.floor(v / 2)
+      if h > 0 then redis.call('HSET', WARMTH, f, h) else redis.call('HDEL', WARMTH, f) end
+      total = total + h
+    end
+  end
+  redis.call('HSET', WARMTH, 'n:' .. level, total)
+end
+
+-- A job joins the pool's demand (stored, or a sweep's trial released); warm: a processor took it at once.
+local function demand_up(now, warm)
+  redis.call('HINCRBY', WARMTH, warm and 'warm' or 'cold', 1)
+  local d = redis.call('HINCRBY', WARMTH, 'd', 1)
+  if d > WARMTH_LEVELS then return end
+  local left = redis.call('HGET', WARMTH, 'b:' .. d)
+  if not left then return end
+  redis.call('HDEL', WARMTH, 'b:' .. d)
+  redis.call('HINCRBY', WARMTH, 'h:' .. d .. ':' .. gap_bin(now - tonumber(left)), 1)
+  if redis.call('HINCRBY', WARMTH, 'n:' .. d, 1) >= WARMTH_HALVE then halve(d) end
+end
+
+-- A job left the pool's demand (it ended).
+local function demand_down(now)
+  local d = redis.call('HINCRBY', WARMTH, 'd', -1)
+  if d < 0 then
+    redis.call('HSET', WARMTH, 'd', 0) -- jobs from before the pool counted (an upgrade): settles once it is quiet
+    return
+  end
+  if d < WARMTH_LEVELS then redis.call('HSET', WARMTH, 'b:' .. (d + 1), now) end
+end
+
+-- Processor pid stops idling (taken, retired, lost, gone): its idle time counts. since: its idle-since, or nil.
+local function idle_end(since, now)
+  if since then redis.call('HINCRBY', WARMTH, 'idleMs', math.max(0, now - tonumber(since))) end
+end
+
+-- Takes pid off the idle set, counting its idle time.
+local function unidle(pid, now)
+  idle_end(redis.call('ZSCORE', IDLE, pid), now)
+  redis.call('ZREM', IDLE, pid)
+end
