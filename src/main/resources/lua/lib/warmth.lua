@@ -4,16 +4,16 @@
 -- again ('h:<level>:<bin>', with 'n:<level>' samples); also the arrivals that found a warm
 -- processor ('warm') or none ('cold'), and the idle time of processors that stopped idling
 -- ('idleMs'). Bins are logarithmic, so seconds and hours are told apart alike: bin 0 holds gaps
--- under 100 ms, bin i those from 100 ms * 1.1^(i-1), the last (WARMTH_BINS) those past about
+-- under 100 ms, bin i those from 100 ms * 1.02^(i-1), the last (WARMTH_BINS) those past about
 -- 28 h. dev.warmpool.pool.Warmth reads it with the same constants (and replays it, Recorder).
 local WARMTH = key('warmth')
 local WARMTH_LEVELS = 64
-local WARMTH_BINS = 146
+local WARMTH_BINS = 698
 local WARMTH_HALVE = 4000 -- a level's counts are halved there: recent demand weighs more
 
 local function gap_bin(ms)
   if ms < 100 then return 0 end
-  return math.min(WARMTH_BINS, math.floor(math.log(ms / 100) / math.log(1.1)) + 1)
+  return math.min(WARMTH_BINS, math.floor(math.log(ms / 100) / math.log(1.02)) + 1)
 end
 
 local function halve(level)

@@ -13,23 +13,29 @@ import java.util.Map;
  * while demand is at least {@code k}; so the gaps between leaving and reaching level {@code k}
  * are that processor's idle gaps, and several jobs at once (what causes most cold starts) are
  * learned level by level, not as one window per type. Each level keeps a histogram of its gaps
- * in logarithmic bins (10 % wide, 100 ms to about 28 h, then one out-of-range bin), so that the
+ * in logarithmic bins (2 % wide, 100 ms to about 28 h, then one out-of-range bin), so that the
  * two-second gaps of a notebook session and the hour of a timer are told apart alike.
  *
- * <p>The decision, as in the hybrid histogram policy of Shahrad et al. ("Serverless in the
- * Wild", USENIX ATC 2020), per level: once the histogram is representative (enough samples, few
- * out of range) a processor of that level is wanted from the {@code prewarmQuantile} of its gaps
- * (less a margin and the time a processor takes to start) to the {@code keepQuantile} (plus a
- * margin) after the level was left; before that it is given back (and started again ahead of
- * the predicted arrival); otherwise the pool's fixed {@code idleTimeoutSeconds} applies.
+ * <p>The decision, per level, after the hybrid histogram policy of Shahrad et al. ("Serverless
+ * in the Wild", USENIX ATC 2020): once the histogram is representative (enough samples, few out
+ * of range) a processor of that level is wanted in a window after the level was left, from a
+ * pre-warm time (less a margin and the time a processor takes to start) to a keep-alive (plus a
+ * margin); before it the processor is given back and started again ahead of the predicted
+ * return; otherwise the pool's fixed {@code idleTimeoutSeconds} applies. Where the hybrid policy
+ * takes the 5th and 99th percentiles, this one picks the window that would have cost least on
+ * the gaps seen, idle time plus cold starts priced at the fixed keep-alive ({@link #window}):
+ * percentiles keep a notebook session's processor warm for hours when a few per cent of its
+ * gaps are the nights between sessions, and they cannot say that a gap is not worth bridging.
  */
 public final class Warmth {
     /** Demand levels learned; above it a pool's extra processors are not kept warm by the learned policy. */
     public static final int LEVELS = 64;
     /** The out-of-range bin: gaps past about 28 h. Bins 0..BINS-1 are in range. */
-    public static final int BINS = 146;
+    public static final int BINS = 698;
     /** A level's counts are halved when its samples reach this (as warmth.lua does): recent demand weighs more. */
     public static final int HALVE = 4000;
+    /** How much wider each bin is than the one before. */
+    public static final double RATIO = 1.02;
 
     private Warmth() {
     }
@@ -39,32 +45,36 @@ public final class Warmth {
         if (gapMs < 100) {
             return 0;
         }
-        return (int) Math.min(BINS, Math.floor(Math.log(gapMs / 100.0) / Math.log(1.1)) + 1);
+        return (int) Math.min(BINS, Math.floor(Math.log(gapMs / 100.0) / Math.log(RATIO)) + 1);
     }
 
     /** The shortest gap that bin {@code b} holds. */
     public static long lowerMs(int b) {
-        return b <= 0 ? 0 : (long) Math.floor(100 * Math.pow(1.1, b - 1));
+        return b <= 0 ? 0 : (long) Math.floor(100 * Math.pow(RATIO, b - 1));
     }
 
     /** The end of bin {@code b}: the shortest gap the next bin holds. */
     public static long upperMs(int b) {
-        return b >= BINS ? Long.MAX_VALUE : (long) Math.ceil(100 * Math.pow(1.1, b));
+        return b >= BINS ? Long.MAX_VALUE : (long) Math.ceil(100 * Math.pow(RATIO, b));
     }
 
     /**
-     * How the learned policy reads a histogram: it trusts one with at least {@code minSamples}
-     * gaps in range, of which at most {@code maxOutOfRange} (a share of all) are past it; it
-     * wants a processor from the {@code prewarmQuantile} of the gaps less {@code margin} (a share)
-     * and {@code leadMs} (a processor's start), to the {@code keepQuantile} plus {@code margin}.
+     * How the learned policy reads a histogram. It trusts one with at least {@code minSamples}
+     * gaps in range, of which at most {@code maxOutOfRange} (a share of all) are past it. It
+     * prices a cold start at {@code coldStartPrice} times the pool's fixed keep-alive
+     * ({@code idleTimeoutSeconds}: the idle time the pool's owner said a warm start is worth),
+     * and widens the window it chose by {@code margin} (a share) on both sides and by
+     * {@code leadMs} (a processor's start, and a pass) ahead.
      */
-    public record Params(int minSamples, double prewarmQuantile, double keepQuantile, double margin, double maxOutOfRange,
-            long leadMs) {
-        /** The hybrid policy's percentiles and margins (5th less 10 %, 99th plus 10 %), 10 s to start a processor. */
-        public static final Params DEFAULT = new Params(5, 0.05, 0.99, 0.10, 0.5, 10_000);
+    public record Params(int minSamples, double maxOutOfRange, double coldStartPrice, double margin, long leadMs) {
+        public static final Params DEFAULT = new Params(5, 0.5, 1.0, 0.02, 10_000);
 
         public Params withLead(long ms) {
-            return new Params(minSamples, prewarmQuantile, keepQuantile, margin, maxOutOfRange, ms);
+            return new Params(minSamples, maxOutOfRange, coldStartPrice, margin, ms);
+        }
+
+        public Params withColdStartPrice(double price) {
+            return new Params(minSamples, maxOutOfRange, price, margin, leadMs);
         }
     }
 
@@ -73,8 +83,22 @@ public final class Warmth {
      * not, or it is in use), each level's gap counts by bin, warm and cold arrivals, and the idle
      * time of processors that stopped idling.
      */
-    public record History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs) {
+    public record History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs, Cached[] windows) {
         public static final History NONE = new History(0, new long[LEVELS + 1], new long[LEVELS + 1][BINS + 1], 0, 0, 0);
+
+        public History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs) {
+            this(demand, leftAt, counts, warm, cold, idleMs, new Cached[LEVELS + 1]);
+        }
+
+        /** The window of a level, worked out once per histogram (a Recorder drops it when the level's counts change). */
+        public Window window(int level, Params p, long fixedKeepAliveMs) {
+            Cached c = windows[level];
+            if (c == null || c.params() != p || c.fixed() != fixedKeepAliveMs) {
+                c = new Cached(p, fixedKeepAliveMs, Warmth.window(level, counts[level], p, fixedKeepAliveMs));
+                windows[level] = c;
+            }
+            return c.window();
+        }
 
         public static History of(Map<String, String> h) {
             if (h == null || h.isEmpty()) {
@@ -115,6 +139,10 @@ public final class Warmth {
         }
     }
 
+    /** A level's window as worked out for these parameters. */
+    public record Cached(Params params, long fixed, Window window) {
+    }
+
     /**
      * What the policy chose for one demand level: with a trusted histogram, a processor of this
      * level is wanted from {@code prewarmMs} to {@code keepAliveMs} after the level was left;
@@ -126,6 +154,14 @@ public final class Warmth {
         }
     }
 
+    /**
+     * The window for one level's histogram. Over the gaps seen, each candidate window (a
+     * processor ready from {@code a}, or from the level's leaving, to {@code k} after it: the
+     * edges of the bins that hold gaps) costs the idle time it would have held plus the price of
+     * the cold starts it would have left (gaps before {@code a} or past {@code k}); the cheapest
+     * wins, including no window at all. The fixed keep-alive is one of the candidates, so on the
+     * gaps seen the choice is never dearer than the fixed policy at the same price.
+     */
     public static Window window(int level, long[] counts, Params p, long fixedKeepAliveMs) {
         long n = 0;
         for (long c : counts) {
@@ -135,22 +171,99 @@ public final class Warmth {
         if (inRange < p.minSamples() || counts[BINS] > p.maxOutOfRange() * n) {
             return new Window(level, n, false, 0, fixedKeepAliveMs);
         }
-        long pre = (long) (lowerMs(quantileBin(counts, inRange, p.prewarmQuantile())) * (1 - p.margin())) - p.leadMs();
-        long keep = (long) (upperMs(quantileBin(counts, inRange, p.keepQuantile())) * (1 + p.margin()));
-        return new Window(level, n, true, Math.max(0, pre), keep);
-    }
-
-    /** The bin holding the {@code q} quantile of the in-range gaps. */
-    static int quantileBin(long[] counts, long inRange, double q) {
-        long rank = Math.max(1, (long) Math.ceil(q * inRange));
-        long seen = 0;
+        int[] nz = new int[BINS];
+        int m = 0;
         for (int b = 0; b < BINS; b++) {
-            seen += counts[b];
-            if (seen >= rank) {
-                return b;
+            if (counts[b] > 0) {
+                nz[m++] = b;
             }
         }
-        return BINS - 1;
+        // prefix sums over the bins that hold gaps: how many, and their summed (mid-bin) lengths
+        double[] cnt = new double[m + 1];
+        double[] len = new double[m + 1];
+        for (int i = 0; i < m; i++) {
+            cnt[i + 1] = cnt[i] + counts[nz[i]];
+            len[i + 1] = len[i] + counts[nz[i]] * mid(nz[i]);
+        }
+        double price = p.coldStartPrice() * fixedKeepAliveMs;
+        double bestCost = price * n; // no window: every gap ends in a cold start
+        long bestA = -1, bestK = -1;
+        int[] edges = candidates(cnt, m);
+        // a candidate window opens at 0 (kept from the leaving on) or at a bin's lower edge, and
+        // closes at a bin's upper edge or at the fixed keep-alive; with many bins, the edges are
+        // those of CANDIDATES quantiles of the gaps (the sums still count every bin)
+        for (int ii = -1; ii < edges.length; ii++) {
+            int i = ii < 0 ? -1 : edges[ii];
+            long a = i < 0 ? 0 : lowerMs(nz[i]);
+            int from = Math.max(i, 0);
+            for (int jj = Math.max(ii, 0); jj <= edges.length; jj++) {
+                int j = jj < edges.length ? edges[jj] : m;
+                if (j < from) {
+                    continue;
+                }
+                long k = j < m ? upperMs(nz[j]) : fixedKeepAliveMs;
+                if (k <= a) {
+                    continue;
+                }
+                int to = j < m ? j + 1 : upper(nz, m, k); // the bins inside: [from, to)
+                if (to < from) {
+                    continue;
+                }
+                double inside = cnt[to] - cnt[from];
+                double before = cnt[from];
+                double after = n - cnt[to];
+                double cost = (len[to] - len[from]) - inside * a + after * (k - a) + price * (before + after);
+                if (cost < bestCost) {
+                    bestCost = cost;
+                    bestA = a;
+                    bestK = k;
+                }
+            }
+        }
+        if (bestK < 0) {
+            return new Window(level, n, true, Long.MAX_VALUE, -1); // never worth keeping warm
+        }
+        long pre = bestA == 0 ? 0 : Math.max(0, (long) (bestA * (1 - p.margin())) - p.leadMs());
+        return new Window(level, n, true, pre, (long) (bestK * (1 + p.margin())));
+    }
+
+    /** At most this many window edges are tried per side: enough to follow any shape, cheap each pass. */
+    static final int CANDIDATES = 48;
+
+    /** Indices (into the bins that hold gaps) of the candidate edges: all of them, or one per quantile step. */
+    private static int[] candidates(double[] cnt, int m) {
+        if (m <= CANDIDATES) {
+            int[] all = new int[m];
+            for (int i = 0; i < m; i++) {
+                all[i] = i;
+            }
+            return all;
+        }
+        java.util.TreeSet<Integer> picked = new java.util.TreeSet<>(java.util.List.of(0, m - 1));
+        double total = cnt[m];
+        int i = 0;
+        for (int q = 1; q < CANDIDATES - 1; q++) {
+            double rank = total * q / (CANDIDATES - 1);
+            while (i < m - 1 && cnt[i + 1] < rank) {
+                i++;
+            }
+            picked.add(i);
+        }
+        return picked.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** A bin's typical gap: its geometric middle. */
+    static double mid(int b) {
+        return b == 0 ? 50 : lowerMs(b) * Math.sqrt(RATIO);
+    }
+
+    /** How many of the first {@code m} bins in {@code nz} end at or before {@code k}. */
+    private static int upper(int[] nz, int m, long k) {
+        int i = 0;
+        while (i < m && upperMs(nz[i]) <= k) {
+            i++;
+        }
+        return i;
     }
 
     /**
@@ -161,7 +274,7 @@ public final class Warmth {
         int wanted = 0;
         for (int level = Math.max(1, demand + 1); level <= Math.min(top, LEVELS); level++) {
             long left = h.leftAt()[level];
-            if (left > 0 && window(level, h.counts()[level], p, fixedKeepAliveMs).wants(now - left)) {
+            if (left > 0 && h.window(level, p, fixedKeepAliveMs).wants(now - left)) {
                 wanted++;
             }
         }
@@ -179,6 +292,7 @@ public final class Warmth {
         private long warm;
         private long cold;
         private long idleMs;
+        private final Cached[] windows = new Cached[LEVELS + 1];
 
         /** A job joins the demand; {@code warmStart}: a processor took it at once. */
         public void up(long now, boolean warmStart) {
@@ -193,6 +307,7 @@ public final class Warmth {
             }
             counts[demand][bin(now - leftAt[demand])]++;
             leftAt[demand] = 0;
+            windows[demand] = null;
             long n = 0;
             for (long c : counts[demand]) {
                 n += c;
@@ -220,7 +335,7 @@ public final class Warmth {
         }
 
         public History history() {
-            return new History(demand, leftAt, counts, warm, cold, idleMs); // shared arrays: read it before the next event
+            return new History(demand, leftAt, counts, warm, cold, idleMs, windows); // shared arrays: read it before the next event
         }
     }
 }

@@ -44,8 +44,8 @@ public class PoolMetrics {
         if (s.spec().learned()) {
             long fixed = s.spec().idleTimeoutSeconds() * 1000L;
             for (int level = 1; level <= Math.min(s.spec().maxSize(), Warmth.LEVELS); level++) {
-                Warmth.Window w = Warmth.window(level, s.warmth().counts()[level], params, fixed);
-                if (w.trusted()) {
+                Warmth.Window w = s.warmth().window(level, params, fixed);
+                if (w.trusted() && w.keepAliveMs() >= 0) {
                     Tags t = Tags.of("level", Integer.toString(level));
                     rows.add(MultiGauge.Row.of(t.and("edge", "prewarm"), w.prewarmMs() / 1000.0));
                     rows.add(MultiGauge.Row.of(t.and("edge", "keepAlive"), w.keepAliveMs() / 1000.0));

@@ -23,14 +23,16 @@ public record PoolView(String type, String state, PoolSpec spec, Status status, 
      * ({@code warmStarts}) or none ({@code coldStarts}), idle processor time over the pool's life,
      * its demand now, and with the learned policy each demand level's window (seconds after the
      * level was left: a processor is wanted from {@code prewarmSeconds} to {@code keepAliveSeconds};
-     * {@code learned: false}: too few gaps yet, the fixed keep-alive applies).
+     * {@code learned: false}: too few gaps yet, the fixed keep-alive applies; neither: not worth
+     * keeping warm, the level's processor goes back at once).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record WarmthView(String policy, long warmStarts, long coldStarts, double idleProcessorSeconds, int demand,
             List<Level> levels) {
     }
 
-    public record Level(int level, long samples, boolean learned, double prewarmSeconds, double keepAliveSeconds) {
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Level(int level, long samples, boolean learned, Double prewarmSeconds, Double keepAliveSeconds) {
     }
 
     public static PoolView of(PoolSnapshot s, Warmth.Params params) {
@@ -51,8 +53,10 @@ public record PoolView(String type, String state, PoolSpec spec, Status status, 
             for (int level = 1; level <= Math.min(s.spec().maxSize(), Warmth.LEVELS); level++) {
                 long n = h.samples(level);
                 if (n > 0) {
-                    Warmth.Window w = Warmth.window(level, h.counts()[level], params, fixed);
-                    levels.add(new Level(level, n, w.trusted(), w.prewarmMs() / 1000.0, w.keepAliveMs() / 1000.0));
+                    Warmth.Window w = h.window(level, params, fixed);
+                    boolean never = w.keepAliveMs() < 0;
+                    levels.add(new Level(level, n, w.trusted(), never ? null : w.prewarmMs() / 1000.0,
+                            never ? null : w.keepAliveMs() / 1000.0));
                 }
             }
         }

@@ -1,0 +1,352 @@
+package dev.warmpool.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Processor;
+import dev.warmpool.pool.SizingPolicy;
+import dev.warmpool.pool.Warmth;
+import dev.warmpool.protocol.ProcessorState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Replays a day of arrivals (Azure Functions 2019 trace format, {@link TraceGen}) in simulated
+ * time through the production {@link SizingPolicy} (and {@link Warmth}, fed by its Java
+ * {@link Warmth.Recorder} as the scripts feed Redis), once per policy: fixed keep-alives from
+ * 1 to 60 minutes, and the learned one. Each function is a pool (minIdle 0); a job that finds no
+ * idle processor queues, which starts one (a pass runs at once, as a submit's nudge does, and
+ * every 5 s); a processor takes {@code --start-seconds} to start, a job runs
+ * {@code --job-seconds}. Writes {"policies": {...}} with, per policy, invocations, coldStarts
+ * (jobs that found no warm processor), warmStarts, idleProcessorSeconds and the queue wait p50
+ * and p99; prints a table; draws cold starts against idle processor-seconds (PNG).
+ *
+ * <pre>
+ * bench/replay --trace FILE [--job-seconds S] [--start-seconds S] [--out FILE.json] [--plot FILE.png] [--limit N]
+ * bench/replay --generate FILE [--seed N]      a generated day, to replay or to read
+ * </pre>
+ */
+public final class Replay {
+    static final long PASS_MS = 5_000;
+    static final long NUDGE_MS = 50;
+    static final int[] FIXED_MINUTES = {1, 2, 5, 10, 15, 20, 30, 45, 60};
+    /** The learned pools' fixed keep-alive: the price of a cold start, and the fallback while a level is not learned yet. */
+    static final int LEARNED_PRICE_MINUTES = 10;
+
+    private Replay() {
+    }
+
+    /** One policy's day over all functions. */
+    record Result(long invocations, long coldStarts, long warmStarts, double idleProcessorSeconds, double queueWaitP50,
+            double queueWaitP99, long processorStarts) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = options(args);
+        if (a.containsKey("generate")) {
+            Path out = Path.of(a.get("generate"));
+            TraceGen.write(TraceGen.day(Long.parseLong(a.getOrDefault("seed", "1"))), out);
+            System.out.println("wrote a generated day to " + out);
+            return;
+        }
+        if (!a.containsKey("trace")) {
+            throw new IllegalArgumentException("usage: bench/replay --trace FILE [--job-seconds S] [--start-seconds S] "
+                    + "[--out FILE.json] [--plot FILE.png] [--limit N] | --generate FILE [--seed N]");
+        }
+        List<TraceGen.Row> rows = TraceGen.read(Path.of(a.get("trace")));
+        if (a.containsKey("limit")) {
+            rows = rows.subList(0, Math.min(rows.size(), Integer.parseInt(a.get("limit"))));
+        }
+        long jobMs = (long) (Double.parseDouble(a.getOrDefault("job-seconds", "5")) * 1000);
+        long startMs = (long) (Double.parseDouble(a.getOrDefault("start-seconds", "5")) * 1000);
+        Map<String, Result> results = replay(rows, jobMs, startMs);
+        print(results);
+        Map<String, Map<String, Result>> byTrigger = byTrigger(rows, jobMs, startMs);
+        System.out.println();
+        System.out.printf("%-8s %10s %12s %12s %14s %14s%n", "trigger", "jobs", "cold 10m", "cold learned", "idle-s 10m", "idle-s learned");
+        byTrigger.forEach((t, two) -> System.out.printf("%-8s %10d %12d %12d %14.0f %14.0f%n", t, two.get("learned").invocations(),
+                two.get("fixed-10m").coldStarts(), two.get("learned").coldStarts(), two.get("fixed-10m").idleProcessorSeconds(),
+                two.get("learned").idleProcessorSeconds()));
+        Path out = Path.of(a.getOrDefault("out", "target/replay.json"));
+        write(results, byTrigger, rows.size(), jobMs, startMs, out);
+        Path plot = Path.of(a.getOrDefault("plot", out.toString().replaceAll("\\.json$", "") + ".png"));
+        ReplayPlot.draw(results, plot);
+        System.out.println("wrote " + out + " and " + plot);
+    }
+
+    static Map<String, String> options(String[] args) {
+        Map<String, String> a = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                throw new IllegalArgumentException("expected --name value pairs, got '" + args[i] + "'");
+            }
+            a.put(args[i].substring(2), args[++i]);
+        }
+        return a;
+    }
+
+    /** Every policy over every row, side by side. */
+    static Map<String, Result> replay(List<TraceGen.Row> rows, long jobMs, long startMs) {
+        Map<String, Result> out = new LinkedHashMap<>();
+        for (int minutes : FIXED_MINUTES) {
+            out.put("fixed-" + minutes + "m", result(pools(rows, spec(minutes, PoolSpec.FIXED), jobMs, startMs)));
+        }
+        out.put("learned", result(pools(rows, spec(LEARNED_PRICE_MINUTES, PoolSpec.LEARNED), jobMs, startMs)));
+        return out;
+    }
+
+    /** fixed-10m and learned, by the rows' trigger (a generated day: timer, http for notebooks and office hours, queue for streams, event for rare types). */
+    static Map<String, Map<String, Result>> byTrigger(List<TraceGen.Row> rows, long jobMs, long startMs) {
+        Map<String, Map<String, Result>> out = new java.util.TreeMap<>();
+        for (String trigger : rows.stream().map(TraceGen.Row::trigger).distinct().sorted().toList()) {
+            List<TraceGen.Row> some = rows.stream().filter(r -> r.trigger().equals(trigger)).toList();
+            Map<String, Result> two = new LinkedHashMap<>();
+            two.put("fixed-10m", result(pools(some, spec(10, PoolSpec.FIXED), jobMs, startMs)));
+            two.put("learned", result(pools(some, spec(LEARNED_PRICE_MINUTES, PoolSpec.LEARNED), jobMs, startMs)));
+            out.put(trigger, two);
+        }
+        return out;
+    }
+
+    static PoolSpec spec(int keepAliveMinutes, String warmth) {
+        return new PoolSpec(List.of("true"), 0, 1000, keepAliveMinutes * 60, Map.of(), null, 1_000_000, null, "process", null,
+                null, null, null, warmth, null, null);
+    }
+
+    static List<Pool> pools(List<TraceGen.Row> rows, PoolSpec spec, long jobMs, long startMs) {
+        return rows.parallelStream().map(r -> new Pool(r, spec, jobMs, startMs).run()).toList();
+    }
+
+    static Result result(List<Pool> pools) {
+        long inv = 0, cold = 0, warm = 0, starts = 0;
+        double idle = 0;
+        List<Long> waits = new ArrayList<>();
+        for (Pool p : pools) {
+            inv += p.arrivals.length;
+            cold += p.recorder.history().cold();
+            warm += p.recorder.history().warm();
+            idle += p.idleMs / 1000.0;
+            starts += p.starts;
+            for (long w : p.waits) {
+                waits.add(w);
+            }
+        }
+        long[] w = waits.stream().mapToLong(Long::longValue).sorted().toArray();
+        return new Result(inv, cold, warm, idle, pct(w, 50) / 1000.0, pct(w, 99) / 1000.0, starts);
+    }
+
+    static double pct(long[] sorted, int p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        return sorted[Math.max(0, Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1))];
+    }
+
+    /** Arrival times of a row, ms into the day: a timer's at the minute's start, others spread over the minute (seeded by its name). */
+    static long[] arrivals(TraceGen.Row row) {
+        Random r = new Random(row.function().hashCode() * 31L + row.app().hashCode());
+        boolean timer = row.trigger().equalsIgnoreCase("timer");
+        int total = Arrays.stream(row.perMinute()).sum();
+        long[] t = new long[total];
+        int n = 0;
+        for (int m = 0; m < row.perMinute().length; m++) {
+            for (int k = 0; k < row.perMinute()[m]; k++) {
+                t[n++] = m * 60_000L + (timer ? k * 10L : r.nextInt(60_000));
+            }
+        }
+        Arrays.sort(t);
+        return t;
+    }
+
+    /** One pool through the day. */
+    static final class Pool {
+        final long[] arrivals;
+        final PoolSpec spec;
+        final long jobMs, startMs, endMs;
+        final SizingPolicy.Timing timing;
+        final Warmth.Recorder recorder = new Warmth.Recorder();
+        final List<Long> waits = new ArrayList<>();
+        final Map<String, Proc> procs = new LinkedHashMap<>();
+        final java.util.ArrayDeque<Long> queue = new java.util.ArrayDeque<>(); // arrival times
+        final PriorityQueue<long[]> events = new PriorityQueue<>((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+        long idleMs;
+        long starts;
+        int nextId;
+        boolean nudged;
+
+        static final class Proc {
+            final String id;
+            ProcessorState state = ProcessorState.STARTING;
+            long since;
+            final long startedAt;
+
+            Proc(String id, long now) {
+                this.id = id;
+                this.since = now;
+                this.startedAt = now;
+            }
+        }
+
+        // event kinds, in the order they are taken at one instant
+        static final int END = 0, READY = 1, ARRIVAL = 2, PASS = 3;
+
+        Pool(TraceGen.Row row, PoolSpec spec, long jobMs, long startMs) {
+            this(row, spec, jobMs, startMs, Warmth.Params.DEFAULT);
+        }
+
+        Pool(TraceGen.Row row, PoolSpec spec, long jobMs, long startMs, Warmth.Params params) {
+            this.arrivals = Replay.arrivals(row);
+            this.spec = spec;
+            this.jobMs = jobMs;
+            this.startMs = startMs;
+            this.endMs = row.perMinute().length * 60_000L;
+            this.timing = new SizingPolicy.Timing(Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4,
+                    params.withLead(startMs + PASS_MS));
+        }
+
+        Pool run() {
+            for (int i = 0; i < arrivals.length; i++) {
+                events.add(new long[] {arrivals[i], ARRIVAL, i});
+            }
+            for (long t = 0; t < endMs; t += PASS_MS) {
+                events.add(new long[] {t, PASS, 0});
+            }
+            while (!events.isEmpty()) {
+                long[] e = events.poll();
+                long now = e[0];
+                switch ((int) e[1]) {
+                    case ARRIVAL -> arrive(now);
+                    case END -> free(procs.get(id(e[2])), now, true);
+                    case READY -> {
+                        Proc p = procs.get(id(e[2]));
+                        if (p != null) {
+                            free(p, now, false);
+                        }
+                    }
+                    default -> {
+                        if (e[2] == 1) {
+                            nudged = false;
+                        }
+                        if (now < endMs || !queue.isEmpty()) {
+                            pass(now);
+                        }
+                    }
+                }
+            }
+            for (Proc p : procs.values()) {
+                if (p.state == ProcessorState.IDLE) {
+                    idleMs += Math.max(0, endMs - p.since); // warmth held to the day's end
+                }
+            }
+            return this;
+        }
+
+        private static String id(long n) {
+            return "p" + n;
+        }
+
+        private void arrive(long now) {
+            Proc warmest = null;
+            for (Proc p : procs.values()) {
+                if (p.state == ProcessorState.IDLE && (warmest == null || p.since > warmest.since)) {
+                    warmest = p;
+                }
+            }
+            recorder.up(now, warmest != null);
+            if (warmest != null) {
+                run(warmest, now, now);
+            } else {
+                queue.add(now);
+                if (!nudged) {
+                    nudged = true;
+                    events.add(new long[] {now + NUDGE_MS, PASS, 1});
+                }
+            }
+        }
+
+        private void run(Proc p, long arrival, long now) {
+            if (p.state == ProcessorState.IDLE) {
+                idleMs += now - p.since;
+                recorder.idle(now - p.since);
+            }
+            waits.add(now - arrival);
+            p.state = ProcessorState.BUSY;
+            p.since = now;
+            events.add(new long[] {now + jobMs, END, Long.parseLong(p.id.substring(1))});
+        }
+
+        /** A processor that finished a job ({@code ended}) or started: the next queued job, or idle. */
+        private void free(Proc p, long now, boolean ended) {
+            if (ended) {
+                recorder.down(now);
+            }
+            if (!queue.isEmpty()) {
+                p.state = ProcessorState.IDLE; // for run()'s accounting: it idles for no time
+                p.since = now;
+                run(p, queue.poll(), now);
+            } else {
+                p.state = ProcessorState.IDLE;
+                p.since = now;
+            }
+        }
+
+        private void pass(long now) {
+            List<Processor> ps = new ArrayList<>(procs.size());
+            Set<String> running = new HashSet<>();
+            for (Proc p : procs.values()) {
+                ps.add(new Processor(p.id, p.state, null, p.since, now, p.startedAt));
+                running.add(p.id);
+            }
+            PoolSnapshot s = new PoolSnapshot("replay", spec, false, queue.size(), now, ps, 0, List.of(), recorder.history(), 0);
+            SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, running);
+            for (SizingPolicy.Retire r : plan.retire()) {
+                Proc p = procs.get(r.id());
+                if (p != null && p.state == ProcessorState.IDLE && p.since <= r.idleSinceAtMost()) {
+                    idleMs += now - p.since;
+                    recorder.idle(now - p.since);
+                    procs.remove(r.id());
+                }
+            }
+            for (int i = 0; i < plan.start(); i++) {
+                int n = nextId++;
+                procs.put(id(n), new Proc(id(n), now));
+                events.add(new long[] {now + startMs, READY, n});
+                starts++;
+            }
+        }
+    }
+
+    static void print(Map<String, Result> results) {
+        Result anchor = results.get("fixed-10m");
+        System.out.printf("%-11s %11s %11s %10s %16s %8s %14s %14s %10s%n", "policy", "invocations", "coldStarts", "vs 10m",
+                "idle proc-s", "vs 10m", "wait p50 (s)", "wait p99 (s)", "starts");
+        results.forEach((name, r) -> System.out.printf("%-11s %11d %11d %10.2f %16.0f %8.2f %14.3f %14.3f %10d%n", name,
+                r.invocations(), r.coldStarts(), (double) r.coldStarts() / Math.max(1, anchor.coldStarts()),
+                r.idleProcessorSeconds(), r.idleProcessorSeconds() / Math.max(1e-9, anchor.idleProcessorSeconds()),
+                r.queueWaitP50(), r.queueWaitP99(), r.processorStarts()));
+    }
+
+    static void write(Map<String, Result> results, Map<String, Map<String, Result>> byTrigger, int functions, long jobMs,
+            long startMs, Path out) throws Exception {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("functions", functions);
+        doc.put("jobSeconds", jobMs / 1000.0);
+        doc.put("startSeconds", startMs / 1000.0);
+        doc.put("policies", results);
+        doc.put("byTrigger", byTrigger);
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), doc);
+    }
+}
