@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.DeregisterReply;
@@ -428,8 +429,47 @@ class ScriptContractTests {
                 PoolDeleteReply::decode), "two queued cancelled; the busy processor drains when its job ends");
         assertFalse(call(Script.POOL_GC, PoolGcReply.args(60), PoolGcReply::decode).collected(), "a processor is still there");
         call(Script.DEREGISTER, DeregisterReply.args("p1", "stopped", 60), DeregisterReply::decode);
+        assertTrue(j.exists(KeySchema.warmth(TYPE)));
         assertTrue(call(Script.POOL_GC, PoolGcReply.args(60), PoolGcReply::decode).collected());
         assertFalse(j.exists(KeySchema.pool(TYPE)));
+        assertFalse(j.exists(KeySchema.warmth(TYPE)), "what the pool learned goes with it");
+    }
+
+    @Test
+    void theScriptsRecordDemandLevelsTheirGapsAndWarmAndColdArrivalsAsWarmthReadsThem() {
+        putPool(0, 3, 10, false);
+        String warmth = KeySchema.warmth(TYPE);
+        String a = newJobId();
+        submit(a); // no processor: cold
+        assertEquals("1", field(warmth, "d"));
+        call(Script.CANCEL, CancelReply.args(a, "changed my mind", 60), CancelReply::decode);
+        assertEquals("0", field(warmth, "d"));
+        long left = Long.parseLong(field(warmth, "b:1"));
+        String b = newJobId();
+        submit(b); // demand back at level 1: one gap, in the bin Warmth computes for it
+        long reached = Long.parseLong(field(KeySchema.job(TYPE, b), "submittedAt"));
+        Warmth.History h = Warmth.History.of(j.hgetAll(warmth));
+        assertEquals(1, h.demand());
+        assertEquals(0, h.leftAt()[1], "level 1 is in use again");
+        assertEquals(1, h.samples(1));
+        assertEquals(1, h.counts()[1][Warmth.bin(reached - left)]);
+        assertEquals(2, h.cold());
+        processor("p1"); // takes the queued job b
+        processor("p2"); // idles
+        SnapshotReply.Pool before = (SnapshotReply.Pool) call(Script.SNAPSHOT, SnapshotReply.args(), SnapshotReply::decode);
+        assertEquals("2", before.warmth().get("cold"));
+        assertTrue(before.idleNowMs() >= 0);
+        String c = newJobId();
+        assertInstanceOf(SubmitReply.Assigned.class, submit(c)); // p2 takes it: warm, and its idle time counts
+        h = Warmth.History.of(j.hgetAll(warmth));
+        assertEquals(List.of(2, 1L, 2L), List.of(h.demand(), h.warm(), h.cold()));
+        assertTrue(j.hexists(warmth, "idleMs"));
+        String token = field(KeySchema.job(TYPE, c), "attempts");
+        start("p2", c, token);
+        finish("p2", c, token, false); // demand falls from 2: level 2 left now
+        h = Warmth.History.of(j.hgetAll(warmth));
+        assertEquals(1, h.demand());
+        assertTrue(h.leftAt()[2] >= reached, "level 2 was left when c ended");
     }
 
     @Test
