@@ -51,6 +51,12 @@ public final class Agent {
     private PoolPart poolPart;
     private int jobsRun;
     private int maxJobs;
+    /** The pool's maxAgeSeconds (0: none) and resetCommand (null: none), as of the last job's spec. */
+    private long maxAgeSeconds;
+    private List<String> resetCommand;
+    private final long bornNanos = System.nanoTime();
+    /** How long a reset command may run before it counts as failed. */
+    static final long RESET_TIMEOUT_SECONDS = 120;
     private boolean retiring;
     private boolean stopping;
     private boolean unknown;
@@ -271,6 +277,10 @@ public final class Agent {
         String workingDir = AgentJson.text(spec, "workingDir");
         maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
                 ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
+        maxAgeSeconds = spec.has("maxAgeSeconds") && spec.get("maxAgeSeconds").isJsonPrimitive()
+                ? spec.get("maxAgeSeconds").getAsLong() : 0;
+        resetCommand = spec.has("resetCommand") && spec.get("resetCommand").isJsonArray()
+                ? AgentJson.strings(spec.get("resetCommand")) : null;
         String gang = r.gangJson();
         JsonObject member = gang == null || gang.isEmpty() ? null : JsonParser.parseString(gang).getAsJsonObject();
         JsonObject role = member == null ? null
@@ -312,11 +322,14 @@ public final class Agent {
         }
         jobsRun++;
         boolean spent = maxJobs > 0 && jobsRun >= maxJobs;
-        boolean last = stopping || retiring || spent;
-        // not stopping, the reply may hand over the next queued job, already marked running
+        boolean old = maxAgeSeconds > 0 && System.nanoTime() - bornNanos >= maxAgeSeconds * 1_000_000_000L;
+        boolean last = stopping || retiring || spent || old;
+        boolean reset = !last && resetCommand != null;
+        // not stopping, the reply may hand over the next queued job, already marked running; with a
+        // reset command it may not: the next job waits in the inbox until the reset is done
         FinishReply reply = FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
                 o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
-                config.retentionSeconds(), last, true).argv()));
+                config.retentionSeconds(), last, !reset).argv()));
         boolean stale = reply instanceof FinishReply.Stale;
         // concatenated, not formatted: String.format took a fifth of the agent's CPU in a burst
         log("job " + o.run().jobId + " " + o.state() + " (exit " + o.exitCode() + ")"
@@ -325,13 +338,54 @@ public final class Agent {
             sink.finished(o.run().jobId, o.run().token, config.pool(), o.state(), o.exitCode(), o.metrics(), o.error());
         }
         if (last) {
-            deregister(spent ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)" : "the processor stopped");
+            deregister(spent ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)"
+                    : old ? "the processor is older than " + maxAgeSeconds + " s (maxAgeSeconds)" : "the processor stopped");
             return true;
+        }
+        if (reset) {
+            String failed = runReset();
+            if (failed != null) {
+                // not reused: a job handed to it meanwhile goes back to the queue, and a fresh processor replaces it
+                deregister("the reset command " + failed + "; the processor is not reused");
+                return true;
+            }
         }
         if (reply instanceof FinishReply.Done done && done.next() != null) {
             run(done.nextJob(), done.nextToken(), done.next());
         }
         return false;
+    }
+
+    /**
+     * Runs the pool's resetCommand between jobs (free GPU memory, clean scratch), in the pool's
+     * environment and working directory, its output to this agent's log. Returns null when it
+     * succeeded, else what went wrong.
+     */
+    private String runReset() {
+        ProcessBuilder pb = new ProcessBuilder(resetCommand).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT);
+        pb.environment().clear();
+        pb.environment().putAll(baseEnv);
+        if (poolPart != null) {
+            pb.environment().putAll(poolPart.env());
+            String dir = AgentJson.text(poolPart.spec(), "workingDir");
+            if (dir != null) {
+                pb.directory(new java.io.File(dir));
+            }
+        }
+        try {
+            Process p = pb.start();
+            if (!p.waitFor(RESET_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                return "did not end within " + RESET_TIMEOUT_SECONDS + " s";
+            }
+            return p.exitValue() == 0 ? null : "failed (exit code " + p.exitValue() + ")";
+        } catch (java.io.IOException e) {
+            return "could not start (" + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "was interrupted";
+        }
     }
 
     private void deregister(String reason) {
