@@ -67,7 +67,7 @@ public final class Warmth {
      * {@code leadMs} (a processor's start, and a pass) ahead.
      */
     public record Params(int minSamples, double maxOutOfRange, double coldStartPrice, double margin, long leadMs) {
-        public static final Params DEFAULT = new Params(5, 0.5, 1.0, 0.02, 10_000);
+        public static final Params DEFAULT = new Params(5, 0.5, 0.5, 0.02, 10_000);
 
         public Params withLead(long ms) {
             return new Params(minSamples, maxOutOfRange, coldStartPrice, margin, ms);
@@ -186,7 +186,9 @@ public final class Warmth {
             len[i + 1] = len[i] + counts[nz[i]] * mid(nz[i]);
         }
         double price = p.coldStartPrice() * fixedKeepAliveMs;
-        double bestCost = price * n; // no window: every gap ends in a cold start
+        // no more cold starts than the fixed keep-alive would have had on these gaps
+        double fixedCold = n - cnt[upper(nz, m, fixedKeepAliveMs)];
+        double bestCost = fixedCold >= n ? price * n : Double.MAX_VALUE; // no window: every gap ends in a cold start
         long bestA = -1, bestK = -1;
         int[] edges = candidates(cnt, m);
         // a candidate window opens at 0 (kept from the leaving on) or at a bin's lower edge, and
@@ -213,7 +215,7 @@ public final class Warmth {
                 double before = cnt[from];
                 double after = n - cnt[to];
                 double cost = (len[to] - len[from]) - inside * a + after * (k - a) + price * (before + after);
-                if (cost < bestCost) {
+                if (cost < bestCost && before + after <= fixedCold) {
                     bestCost = cost;
                     bestA = a;
                     bestK = k;

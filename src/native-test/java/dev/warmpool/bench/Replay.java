@@ -32,7 +32,7 @@ import java.util.Set;
  * and p99; prints a table; draws cold starts against idle processor-seconds (PNG).
  *
  * <pre>
- * bench/replay --trace FILE [--job-seconds S] [--start-seconds S] [--out FILE.json] [--plot FILE.png] [--limit N]
+ * bench/replay --trace FILE [--job-seconds S] [--start-seconds S] [--out FILE.json] [--plot FILE.png] [--limit N] [--price P]
  * bench/replay --generate FILE [--seed N]      a generated day, to replay or to read
  * </pre>
  */
@@ -42,6 +42,8 @@ public final class Replay {
     static final int[] FIXED_MINUTES = {1, 2, 5, 10, 15, 20, 30, 45, 60};
     /** The learned pools' fixed keep-alive: the price of a cold start, and the fallback while a level is not learned yet. */
     static final int LEARNED_PRICE_MINUTES = 10;
+    /** A cold start's price, as a multiple of the learned pools' fixed keep-alive (--price). */
+    static volatile double price = Warmth.Params.DEFAULT.coldStartPrice();
 
     private Replay() {
     }
@@ -67,6 +69,7 @@ public final class Replay {
         if (a.containsKey("limit")) {
             rows = rows.subList(0, Math.min(rows.size(), Integer.parseInt(a.get("limit"))));
         }
+        price = Double.parseDouble(a.getOrDefault("price", Double.toString(Warmth.Params.DEFAULT.coldStartPrice())));
         long jobMs = (long) (Double.parseDouble(a.getOrDefault("job-seconds", "5")) * 1000);
         long startMs = (long) (Double.parseDouble(a.getOrDefault("start-seconds", "5")) * 1000);
         Map<String, Result> results = replay(rows, jobMs, startMs);
@@ -201,7 +204,7 @@ public final class Replay {
         static final int END = 0, READY = 1, ARRIVAL = 2, PASS = 3;
 
         Pool(TraceGen.Row row, PoolSpec spec, long jobMs, long startMs) {
-            this(row, spec, jobMs, startMs, Warmth.Params.DEFAULT);
+            this(row, spec, jobMs, startMs, Warmth.Params.DEFAULT.withColdStartPrice(price));
         }
 
         Pool(TraceGen.Row row, PoolSpec spec, long jobMs, long startMs, Warmth.Params params) {
