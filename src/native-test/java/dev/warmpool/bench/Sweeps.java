@@ -29,11 +29,12 @@ final class Sweeps {
         Files.createDirectories(script.getParent());
         Files.writeString(script, "import os, time\nimport warmpool_worker\n"
                 + "time.sleep(float(os.environ['SETUP_SECONDS']))  # the framework import and data loading\n"
+                + "open(os.path.join(os.environ['READY_DIR'], str(os.getpid())), 'w').close()  # imported: the bench waits on these\n"
                 + "def train(config):\n    time.sleep(float(os.environ['WORK_SECONDS']))\n"
                 + "    return {'loss': (config['x'] - 3) ** 2}\n"
                 + "warmpool_worker.serve(train)\n");
         String env = "{\"PYTHONPATH\": \"" + Path.of("clients", "python").toAbsolutePath() + "\", \"SETUP_SECONDS\": \"" + setup
-                + "\", \"WORK_SECONDS\": \"" + work + "\"}";
+                + "\", \"WORK_SECONDS\": \"" + work + "\", \"READY_DIR\": \"%s\"}";
         String command = "[\"python3\", \"" + script + "\"]";
         StringBuilder grid = new StringBuilder();
         for (int i = 0; i < trials; i++) {
@@ -50,13 +51,21 @@ final class Sweeps {
         pools.put("persistent", "\"minIdle\": 4, \"worker\": \"persistent\"");
         for (Map.Entry<String, String> mode : pools.entrySet()) {
             String type = "b-sweep-" + mode.getKey();
-            send(m, "PUT", "/pools/" + type, "{\"command\": " + command + ", \"env\": " + env + ", \"maxSize\": 4, "
+            Path ready = Files.createTempDirectory(script.getParent(), type);
+            send(m, "PUT", "/pools/" + type, "{\"command\": " + command + ", \"env\": " + String.format(env, ready) + ", \"maxSize\": 4, "
                     + mode.getValue() + "}");
             if (!mode.getKey().equals("fresh")) {
                 await(() -> count(m, type, "idle") == 4);
             }
             if (mode.getKey().equals("persistent")) {
-                Thread.sleep((long) (setup * 1000) + 500); // a warm pool's workers have done their imports
+                // a warm pool's four workers have done their imports
+                await(() -> {
+                    try (var files = Files.list(ready)) {
+                        return files.count() >= 4;
+                    } catch (java.io.IOException e) {
+                        return false;
+                    }
+                });
             }
             long t0 = System.nanoTime();
             String id = id(send(m, "POST", "/sweeps", String.format(sweep, type)));
