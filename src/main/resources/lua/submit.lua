@@ -12,14 +12,14 @@
 --- @include "dispatch"
 local refused = refusal(ARGV[4])
 if refused then return refused end
-local pid, gang = claim() -- a processor, or in a gang pool a gang whose members are all idle
+local now = now_ms()
+local pid, gang = claim(now) -- a processor, or in a gang pool a gang whose members are all idle
 if not pid then
   local queued = redis.call('ZCARD', QUEUE)
   if queued >= tonumber(redis.call('HGET', POOL, 'maxQueued') or '10000') then
     return {'FULL', tostring(queued)}
   end
 end
-local now = now_ms()
 local jid = ARGV[2]
 local score = store_job(jid, tonumber(ARGV[3]), redis.call('INCR', key('seq')), {unpack(ARGV, 7)}, now)
 remember(ARGV[4], jid, ARGV[5], ARGV[6])

@@ -31,7 +31,7 @@ end
 table.sort(jobs, function(a, b) return a.score < b.score end)
 local taken = {}
 for _, job in ipairs(jobs) do
-  local pid, gang = claim()
+  local pid, gang = claim(now)
   demand_up(now, pid ~= nil)
   if pid then
     hand(job.id, pid, gang, now)

@@ -4,13 +4,13 @@
 
 -- The warmest idle processor (or gang) that can take a job now, taken off the idle set, and
 -- whether it is a gang; or nil. A plain processor costs one read, as before gangs.
-local function claim()
+local function claim(now)
   while true do
     local top = redis.call('ZPOPMAX', IDLE)
     if not top[1] then return nil end
     local id = top[1]
     local state = redis.call('HGET', key('proc', id), 'state')
-    idle_end(top[2], now_ms())
+    idle_end(top[2], now)
     if state == 'IDLE' then return id, false end
     if not state and gang_ready(id) then return id, true end
   end
@@ -83,7 +83,7 @@ end
 -- Hands a stored job to the warmest idle processor (the one idle the shortest time), or queues
 -- it by its score. Returns the processor id, or nil when the job was queued.
 local function dispatch(jid, now)
-  local id, gang = claim()
+  local id, gang = claim(now)
   demand_up(now, id ~= nil)
   if id then
     hand(jid, id, gang, now)

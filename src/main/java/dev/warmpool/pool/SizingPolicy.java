@@ -160,7 +160,7 @@ public final class SizingPolicy {
         int overMax = Math.max(0, live - s.spec().maxSize());
         int busy = count(alive, ProcessorState.BUSY);
         int keep = s.draining() ? 0 : idleTarget + Math.max(0, s.sweepDemand() - busy);
-        boolean learned = s.spec().learned() && !s.spec().isGang();
+        boolean learned = s.spec().learned();
         long expiredBefore = s.now() - s.spec().idleTimeoutSeconds() * 1000L;
         List<Retire> retire = new ArrayList<>();
         for (Processor p : idle) {

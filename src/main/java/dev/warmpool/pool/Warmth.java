@@ -268,6 +268,17 @@ public final class Warmth {
         return i;
     }
 
+    /** The windows of the levels 1 to {@code top} that have seen a gap, in level order (what GET /pools and the metrics show). */
+    public static java.util.List<Window> windows(History h, int top, Params p, long fixedKeepAliveMs) {
+        java.util.List<Window> out = new java.util.ArrayList<>();
+        for (int level = 1; level <= Math.min(top, LEVELS); level++) {
+            if (h.samples(level) > 0) {
+                out.add(h.window(level, p, fixedKeepAliveMs));
+            }
+        }
+        return out;
+    }
+
     /**
      * How many idle processors the learned policy wants now above a demand of {@code demand}: the
      * levels from {@code demand + 1} to {@code top} (the pool's size) whose window wants one.

@@ -28,6 +28,8 @@ public class PoolMetrics {
     private final Warmth.Params params;
     private final Map<String, PoolSnapshot> latest = new ConcurrentHashMap<>();
     private final Map<String, List<Meter>> meters = new ConcurrentHashMap<>();
+    /** One per pool, kept: a MultiGauge built anew each pass would leave its first rows' values in the registry. */
+    private final Map<String, MultiGauge> windows = new ConcurrentHashMap<>();
 
     public PoolMetrics(MeterRegistry registry, WarmpoolConfig config) {
         this.registry = registry;
@@ -37,22 +39,19 @@ public class PoolMetrics {
     void saw(PoolSnapshot s) {
         latest.put(s.type(), s);
         meters.computeIfAbsent(s.type(), this::register);
-        MultiGauge windows = MultiGauge.builder("warmpool.warmth.window.seconds").tag("pool", s.type())
-                .description("The learned keep-alive's window per demand level: a processor is wanted from prewarm to keepAlive seconds after the level was left")
-                .register(registry);
         List<MultiGauge.Row<?>> rows = new ArrayList<>();
         if (s.spec().learned()) {
-            long fixed = s.spec().idleTimeoutSeconds() * 1000L;
-            for (int level = 1; level <= Math.min(s.spec().maxSize(), Warmth.LEVELS); level++) {
-                Warmth.Window w = s.warmth().window(level, params, fixed);
+            for (Warmth.Window w : Warmth.windows(s.warmth(), s.spec().maxSize(), params, s.spec().idleTimeoutSeconds() * 1000L)) {
                 if (w.trusted() && w.keepAliveMs() >= 0) {
-                    Tags t = Tags.of("level", Integer.toString(level));
+                    Tags t = Tags.of("level", Integer.toString(w.level()));
                     rows.add(MultiGauge.Row.of(t.and("edge", "prewarm"), w.prewarmMs() / 1000.0));
                     rows.add(MultiGauge.Row.of(t.and("edge", "keepAlive"), w.keepAliveMs() / 1000.0));
                 }
             }
         }
-        windows.register(rows, true);
+        windows.computeIfAbsent(s.type(), type -> MultiGauge.builder("warmpool.warmth.window.seconds").tag("pool", type)
+                .description("The learned keep-alive's window per demand level: a processor is wanted from prewarm to keepAlive seconds after the level was left")
+                .register(registry)).register(rows, true);
     }
 
     void removed(String type) {
@@ -61,8 +60,10 @@ public class PoolMetrics {
         if (gone != null) {
             gone.forEach(registry::remove);
         }
-        registry.getMeters().stream().filter(m -> m.getId().getName().equals("warmpool.warmth.window.seconds")
-                && type.equals(m.getId().getTag("pool"))).toList().forEach(registry::remove);
+        MultiGauge w = windows.remove(type);
+        if (w != null) {
+            w.register(List.of(), true); // its rows leave the registry
+        }
     }
 
     private List<Meter> register(String type) {

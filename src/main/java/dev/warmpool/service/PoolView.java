@@ -48,17 +48,10 @@ public record PoolView(String type, String state, PoolSpec spec, Status status, 
         Warmth.History h = s.warmth();
         List<Level> levels = null;
         if (s.spec().learned()) {
-            levels = new java.util.ArrayList<>();
-            long fixed = s.spec().idleTimeoutSeconds() * 1000L;
-            for (int level = 1; level <= Math.min(s.spec().maxSize(), Warmth.LEVELS); level++) {
-                long n = h.samples(level);
-                if (n > 0) {
-                    Warmth.Window w = h.window(level, params, fixed);
-                    boolean never = w.keepAliveMs() < 0;
-                    levels.add(new Level(level, n, w.trusted(), never ? null : w.prewarmMs() / 1000.0,
-                            never ? null : w.keepAliveMs() / 1000.0));
-                }
-            }
+            levels = Warmth.windows(h, s.spec().maxSize(), params, s.spec().idleTimeoutSeconds() * 1000L).stream()
+                    .map(w -> w.keepAliveMs() < 0 ? new Level(w.level(), w.samples(), w.trusted(), null, null)
+                            : new Level(w.level(), w.samples(), w.trusted(), w.prewarmMs() / 1000.0, w.keepAliveMs() / 1000.0))
+                    .toList();
         }
         return new WarmthView(s.spec().learned() ? PoolSpec.LEARNED : PoolSpec.FIXED, h.warm(), h.cold(),
                 s.idleProcessorMs() / 1000.0, h.demand(), levels);
