@@ -170,6 +170,7 @@ end_job = function(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
   local j = redis.call('HMGET', jkey, 'state', 'sweep')
   if j[1] ~= 'PENDING' then demand_down(now) end -- a pending trial was never out
+  redis.call('HINCRBY', WARMTH, 'e:' .. state, 1) -- jobs ended, by end state (warmpool_jobs_finished_total)
   redis.call('HSET', jkey, 'state', state, 'finishedAt', now)
   redis.call('HINCRBY', jkey, 'completions', 1) -- a job ends once: tests and the chaos run check it
   if reason and reason ~= '' then redis.call('HSET', jkey, 'error', reason) end

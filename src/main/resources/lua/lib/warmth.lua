@@ -3,7 +3,7 @@
 -- the demand fell below it), and per level a histogram of the gaps until the level was reached
 -- again ('h:<level>:<bin>', with 'n:<level>' samples); also the arrivals that found a warm
 -- processor ('warm') or none ('cold'), and the idle time of processors that stopped idling
--- ('idleMs'). Bins are logarithmic, so seconds and hours are told apart alike: bin 0 holds gaps
+-- ('idleMs'), and ended jobs by end state ('e:<STATE>', written by end_job). Bins are logarithmic, so seconds and hours are told apart alike: bin 0 holds gaps
 -- under 100 ms, bin i those from 100 ms * 1.02^(i-1), the last (WARMTH_BINS) those past about
 -- 28 h. dev.warmpool.pool.Warmth reads it with the same constants (and replays it, Recorder).
 local WARMTH = key('warmth')

@@ -83,11 +83,17 @@ public final class Warmth {
      * not, or it is in use), each level's gap counts by bin, warm and cold arrivals, and the idle
      * time of processors that stopped idling.
      */
-    public record History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs, Cached[] windows) {
+    public record History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs, Cached[] windows,
+            Map<String, Long> ended) {
         public static final History NONE = new History(0, new long[LEVELS + 1], new long[LEVELS + 1][BINS + 1], 0, 0, 0);
 
         public History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs) {
-            this(demand, leftAt, counts, warm, cold, idleMs, new Cached[LEVELS + 1]);
+            this(demand, leftAt, counts, warm, cold, idleMs, new Cached[LEVELS + 1], Map.of());
+        }
+
+        /** Jobs that ended in {@code state} (a JobState name). */
+        public long ended(String state) {
+            return ended.getOrDefault(state, 0L);
         }
 
         /** The window of a level, worked out once per histogram (a Recorder drops it when the level's counts change). */
@@ -106,7 +112,11 @@ public final class Warmth {
             }
             long[] left = new long[LEVELS + 1];
             long[][] counts = new long[LEVELS + 1][BINS + 1];
+            Map<String, Long> ended = new java.util.TreeMap<>();
             h.forEach((k, v) -> {
+                if (k.startsWith("e:")) {
+                    ended.put(k.substring(2), Long.parseLong(v));
+                }
                 if (k.startsWith("b:")) {
                     int level = Integer.parseInt(k.substring(2));
                     if (level >= 1 && level <= LEVELS) {
@@ -122,7 +132,7 @@ public final class Warmth {
                 }
             });
             return new History(Math.max(0, (int) number(h, "d")), left, counts, number(h, "warm"), number(h, "cold"),
-                    number(h, "idleMs"));
+                    number(h, "idleMs"), new Cached[LEVELS + 1], ended);
         }
 
         private static long number(Map<String, String> h, String k) {
@@ -348,7 +358,7 @@ public final class Warmth {
         }
 
         public History history() {
-            return new History(demand, leftAt, counts, warm, cold, idleMs, windows); // shared arrays: read it before the next event
+            return new History(demand, leftAt, counts, warm, cold, idleMs, windows, Map.of()); // shared arrays: read it before the next event
         }
     }
 }

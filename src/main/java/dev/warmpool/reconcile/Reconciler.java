@@ -128,8 +128,12 @@ public class Reconciler implements dev.warmpool.service.Demand {
     private void runPass() {
         passThread = Thread.currentThread();
         passStartedAt = System.currentTimeMillis();
+        long t0 = System.nanoTime();
         try {
             Report report = reconcileOnce();
+            if (report.ran()) {
+                metrics.pass(System.nanoTime() - t0);
+            }
             if (report.ran() && (report.started() + report.retired() + report.lost() + report.orphansStopped() > 0)) {
                 LOG.debugf("reconcile pass: %s", report);
             }

@@ -47,11 +47,15 @@ public class PoolStore {
     private final ScriptRunner scripts;
     private final RedisAPI redis;
     private final ObjectMapper json;
+    /** The submit script's round trip, as the manager sees it: {@code warmpool_dispatch_seconds}. */
+    private final io.micrometer.core.instrument.Timer dispatch;
 
-    public PoolStore(ScriptRunner scripts, RedisAPI redis, ObjectMapper json) {
+    public PoolStore(ScriptRunner scripts, RedisAPI redis, ObjectMapper json, io.micrometer.core.instrument.MeterRegistry registry) {
         this.scripts = scripts;
         this.redis = redis;
         this.json = json;
+        this.dispatch = io.micrometer.core.instrument.Timer.builder("warmpool.dispatch")
+                .description("The submit script (store a job, hand it to a warm processor or queue it), round trip").register(registry);
     }
 
     /** Creates or updates a pool; true when it was created. */
@@ -119,7 +123,9 @@ public class PoolStore {
 
     /** Stores a job and assigns it to an idle processor or queues it, in one step (submit.lua). */
     public Uni<SubmitReply> submit(String type, NewJob job, Idempotency idem) {
-        return scripts.run(Script.SUBMIT, type, SubmitReply.args(job, idem)).map(SubmitReply::decode);
+        long t0 = System.nanoTime();
+        return scripts.run(Script.SUBMIT, type, SubmitReply.args(job, idem)).map(SubmitReply::decode)
+                .invoke(r -> dispatch.record(System.nanoTime() - t0, java.util.concurrent.TimeUnit.NANOSECONDS));
     }
 
     /** Stores a batch of jobs of one pool and assigns or queues each, all or none (submit_batch.lua). */
