@@ -60,7 +60,7 @@ if gid ~= '' then return {'OK', member_free(pid, gid, now)} end
 local take = ARGV[12] == '1'
 local nxt, ntoken = next_or_idle(pid, now, take)
 if not take or nxt == '' then return {'OK', nxt} end
-redis.call('HSET', key('job', nxt), 'state', 'RUNNING', 'startedAt', now)
+job_running(nxt, now)
 changed(nxt)
 local reply = {'OK', nxt, tostring(ntoken)}
 for _, v in ipairs(run_reply(pid, nxt, now, '')) do table.insert(reply, v) end

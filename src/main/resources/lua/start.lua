@@ -20,7 +20,7 @@ if gid ~= '' then
     member_free(pid, gid, now)
     return {'STALE', 'job is ' .. tostring(state)}
   end
-  if state == 'ASSIGNED' then redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now) end
+  if state == 'ASSIGNED' then job_running(jid, now) end
   local list = {}
   for _, m in ipairs(members(gid)) do
     local h = redis.call('HMGET', key('proc', m), 'role', 'rank', 'addr')
@@ -33,7 +33,7 @@ else
     next_or_idle(pid, now)
     return {'STALE', 'job is ' .. tostring(state)}
   end
-  redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now)
+  job_running(jid, now)
 end
 changed(jid)
 return run_reply(pid, jid, now, gang)

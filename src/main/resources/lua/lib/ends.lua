@@ -20,7 +20,7 @@ local function requeue(jid, reason, charge, now, retention_s)
     end_job(jid, 'FAILED', reason .. '; no attempts left (' .. attempts .. ' of ' .. max .. ')', now, retention_s)
     return 'FAILED'
   end
-  redis.call('HSET', jkey, 'state', 'QUEUED', 'processor', '', 'assignedAt', '', 'startedAt', '', 'error', reason)
+  redis.call('HSET', jkey, 'state', 'QUEUED', 'processor', '', 'assignedAt', '', 'startedAt', '', 'error', reason, 'queuedAt', now)
   redis.call('ZADD', QUEUE, redis.call('HGET', jkey, 'score'), jid)
   changed(jid)
   return 'QUEUED'
@@ -60,7 +60,7 @@ local function sweep_release(sid, now)
     if not jid then break end
     local jkey = key('job', jid)
     if redis.call('HGET', jkey, 'state') == 'PENDING' then
-      redis.call('HSET', jkey, 'state', 'QUEUED')
+      redis.call('HSET', jkey, 'state', 'QUEUED', 'queuedAt', now)
       active = redis.call('HINCRBY', skey, 'active', 1)
       dispatch(jid, now)
     end
@@ -168,8 +168,9 @@ end
 -- trial expires with its sweep, so the sweep can show every trial while it runs).
 end_job = function(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
-  local j = redis.call('HMGET', jkey, 'state', 'sweep')
+  local j = redis.call('HMGET', jkey, 'state', 'sweep', 'startedAt')
   if j[1] ~= 'PENDING' then demand_down(now) end -- a pending trial was never out
+  if j[1] == 'RUNNING' and tonumber(j[3] or '') then observe('rt:', now - tonumber(j[3])) end
   redis.call('HINCRBY', WARMTH, 'e:' .. state, 1) -- jobs ended, by end state (warmpool_jobs_finished_total)
   redis.call('HSET', jkey, 'state', state, 'finishedAt', now)
   redis.call('HINCRBY', jkey, 'completions', 1) -- a job ends once: tests and the chaos run check it

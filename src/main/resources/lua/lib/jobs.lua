@@ -11,6 +11,15 @@ local function store_job(jid, priority, seq, fields, now)
   return score
 end
 
+-- The job starts running: its wait in the queue (since it was stored, released or requeued: 'queuedAt') counts.
+local function job_running(jid, now)
+  local jkey = key('job', jid)
+  local t = redis.call('HMGET', jkey, 'queuedAt', 'submittedAt')
+  local since = tonumber(t[1] or '') or tonumber(t[2] or '')
+  if since then observe('qw:', now - since) end
+  redis.call('HSET', jkey, 'state', 'RUNNING', 'startedAt', now)
+end
+
 -- Hands job jid to processor pid; the attempt number is the assignment's fencing token. The
 -- agent hears of it through its inbox, unless it is told in the reply of the calling script
 -- (quiet: the agent that just finished a job takes the next one from finish's reply).

@@ -62,3 +62,20 @@ local function unidle(pid, now)
   idle_end(redis.call('ZSCORE', IDLE, pid), now)
   redis.call('ZREM', IDLE, pid)
 end
+
+-- Histograms of how long jobs waited in the queue ('qw:') and ran ('rt:'), in the same hash:
+-- 'qw:<i>' counts the waits up to TIMING_BOUNDS[i] ms and over the bound before it (i past the
+-- last: longer), 'qw:n' all of them and 'qw:ms' their sum. PoolStats reads them each scrape
+-- for warmpool_job_queue_wait_seconds and warmpool_job_run_seconds (PoolStats.BOUNDS_MS: the same bounds).
+local TIMING_BOUNDS = {5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000}
+
+local function observe(prefix, ms)
+  ms = math.max(0, ms)
+  local i = #TIMING_BOUNDS + 1
+  for b = 1, #TIMING_BOUNDS do
+    if ms <= TIMING_BOUNDS[b] then i = b; break end
+  end
+  redis.call('HINCRBY', WARMTH, prefix .. i, 1)
+  redis.call('HINCRBY', WARMTH, prefix .. 'n', 1)
+  redis.call('HINCRBY', WARMTH, prefix .. 'ms', ms)
+end

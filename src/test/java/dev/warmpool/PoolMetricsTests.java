@@ -53,7 +53,7 @@ class PoolMetricsTests {
                         + value(metrics(), "warmpool_jobs_finished_total{pool=\"metered\",state=\"CANCELLED\"}") == 4.0);
         String m = metrics();
         assertEquals(ended.equals("CANCELLED") ? 1.0 : 0.0, value(m, "warmpool_jobs_finished_total{pool=\"metered\",state=\"CANCELLED\"}"));
-        // the gauges are those of the latest pass: wait for one that sees the pool quiet
+        // each scrape reads Redis (scrapes within a second share a read): the API and the series agree once quiet
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             var api = pool("metered");
             String now = metrics();
@@ -65,6 +65,15 @@ class PoolMetricsTests {
         assertEquals(api.getInt("warmth.warmStarts") + api.getInt("warmth.coldStarts"), 5);
         assertEquals((double) api.getInt("warmth.warmStarts"), value(metrics(), "warmpool_warm_starts_total{pool=\"metered\"}"));
         m = metrics();
+        // every job that started waited once and (all five ended) ran once, each in one bucket
+        long started = given().queryParam("type", "metered").get("/jobs").then().statusCode(200).extract().jsonPath()
+                .getList("startedAt").stream().filter(java.util.Objects::nonNull).count();
+        assertTrue(started >= 4, "four jobs ran to their end");
+        assertEquals((double) started, value(m, "warmpool_job_queue_wait_seconds_count{pool=\"metered\"}"), m);
+        assertEquals((double) started, value(m, "warmpool_job_run_seconds_count{pool=\"metered\"}"));
+        assertEquals((double) started, value(m, "warmpool_job_run_seconds_bucket{pool=\"metered\",le=\"+Inf\"}"));
+        assertTrue(value(m, "warmpool_job_run_seconds_bucket{pool=\"metered\",le=\"0.005\"}") <= started);
+        assertTrue(value(m, "warmpool_job_run_seconds_sum{pool=\"metered\"}") > 0);
         assertTrue(value(m, "warmpool_dispatch_seconds_count") >= 5, "every submit script is timed");
         assertTrue(value(m, "warmpool_reconcile_pass_seconds_count") >= 1, m);
     }

@@ -20,11 +20,13 @@ public final class Fields {
                 ASSIGNED_AT = "assignedAt", STARTED_AT = "startedAt", FINISHED_AT = "finishedAt", EXIT_CODE = "exitCode",
                 METRICS = "metrics", LOG_TAIL = "logTail", ERROR = "error", PROGRESS = "progress", SWEEP = "sweep",
                 TRIAL = "trial";
+        /** When a job last joined its queue after it was stored: a sweep trial released, a job requeued (its queue wait counts from there). */
+        public static final String QUEUED_AT = "queuedAt";
         /** A gang job's member outcomes: {@code member:<role>-<index>}, e.g. "SUCCEEDED (exit 0)". */
         public static final String MEMBER_PREFIX = "member:";
         public static final List<String> ALL = List.of(ID, TYPE, STATE, PRIORITY, SCORE, ATTEMPTS, MAX_ATTEMPTS, COMPLETIONS,
                 TIMEOUT_SECONDS, PROCESSOR, TOKEN, ARGS, CONFIG, ENV, SUBMITTED_BY, SUBMITTED_AT, ASSIGNED_AT, STARTED_AT,
-                FINISHED_AT, EXIT_CODE, METRICS, LOG_TAIL, ERROR, PROGRESS, SWEEP, TRIAL);
+                FINISHED_AT, EXIT_CODE, METRICS, LOG_TAIL, ERROR, PROGRESS, SWEEP, TRIAL, QUEUED_AT);
 
         private JobHash() {
         }

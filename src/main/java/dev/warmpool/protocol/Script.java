@@ -19,7 +19,7 @@ import java.util.List;
  */
 public enum Script {
     POOL_PUT, POOL_DELETE, POOL_GC, SUBMIT, SUBMIT_BATCH, CANCEL, REGISTER, HEARTBEAT, START, FINISH, DEREGISTER,
-    SPAWN, SPAWN_GANG, RETIRE, LOST, SNAPSHOT, LIST_JOBS, REPORT, LOG, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
+    SPAWN, SPAWN_GANG, RETIRE, LOST, SNAPSHOT, STATS, LIST_JOBS, REPORT, LOG, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
 
     /** The helpers, in the order they are put in front of a script. */
     public static final List<String> LIB = List.of("core", "idempotency", "warmth", "jobs", "gang", "dispatch", "ends");

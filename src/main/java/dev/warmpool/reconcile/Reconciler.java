@@ -2,6 +2,7 @@ package dev.warmpool.reconcile;
 
 import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.metrics.PoolMetrics;
 import dev.warmpool.protocol.LostReply;
 import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.pool.PoolSpec;

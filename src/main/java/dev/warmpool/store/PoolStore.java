@@ -121,6 +121,11 @@ public class PoolStore {
         });
     }
 
+    /** One pool's counts for a scrape (stats.lua): no processor rows, no warmth histograms. */
+    public Uni<dev.warmpool.protocol.StatsReply> stats(String type) {
+        return scripts.run(Script.STATS, type, dev.warmpool.protocol.StatsReply.args()).map(dev.warmpool.protocol.StatsReply::decode);
+    }
+
     /** Stores a job and assigns it to an idle processor or queues it, in one step (submit.lua). */
     public Uni<SubmitReply> submit(String type, NewJob job, Idempotency idem) {
         long t0 = System.nanoTime();

@@ -6,6 +6,7 @@ import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.SnapshotReply;
+import dev.warmpool.protocol.StatsReply;
 import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
@@ -105,6 +106,50 @@ class DispatchScriptTests {
         assertEquals(new StartReply.Stale("processor holds "), StartReply.decode(ON.run(Script.START, StartReply.args(PROC, third, "1"))),
                 "a start for a job the processor no longer holds is stale");
         assertEquals("IDLE", j.hget(KeySchema.processor(TYPE, PROC), "state"));
+    }
+
+    /**
+     * What a scrape reads (stats.lua) comes from what the scripts counted, with no manager: the
+     * processors by state, the queue, the ends by state, and each job's queue wait and run time
+     * in the bucket of its length (the times here are set back by known amounts).
+     */
+    @Test
+    void theStatsOfAPoolCountWhatTheScriptsDidAndTimeEachWaitAndRun() {
+        String first = submit("0");
+        assertTrue(StartReply.decode(ON.run(Script.START, StartReply.args(PROC, first, "1"))) instanceof StartReply.Running);
+        String second = submit("0");
+        StatsReply.Pool before = (StatsReply.Pool) StatsReply.decode(ON.run(Script.STATS, StatsReply.args()));
+        assertEquals(List.of(0, 0, 1, 0, 1), List.of(before.starting(), before.idle(), before.busy(), before.draining(), before.queued()));
+        assertEquals(1, before.queueWait().count(), "the first job started; the second waits");
+        assertEquals(0, before.run().count());
+
+        List<String> t = j.time();
+        long now = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
+        j.hset(KeySchema.job(TYPE, second), "submittedAt", Long.toString(now - 2_000)); // waits ~2 s: bucket (1 s, 2.5 s]
+        j.hset(KeySchema.job(TYPE, first), "startedAt", Long.toString(now - 400)); // runs ~0.4 s: bucket (250 ms, 500 ms]
+        finish(first, "1", "1");
+        StatsReply.Pool after = (StatsReply.Pool) StatsReply.decode(ON.run(Script.STATS, StatsReply.args()));
+        assertEquals(List.of(1, 0), List.of(after.busy(), after.queued()));
+        assertEquals(1L, after.ended().get("SUCCEEDED"));
+        assertEquals(0L, after.ended().get("FAILED"));
+        assertEquals(2, after.warm() + after.cold(), "both jobs counted as submitted");
+        assertEquals(2, after.queueWait().count());
+        assertEquals(1, after.queueWait().buckets()[StatsReply.BOUNDS_MS.indexOf(2500L)], java.util.Arrays.toString(after.queueWait().buckets()));
+        assertEquals(1, after.run().count());
+        assertEquals(1, after.run().buckets()[StatsReply.BOUNDS_MS.indexOf(500L)], java.util.Arrays.toString(after.run().buckets()));
+        assertTrue(after.run().sumMs() >= 400 && after.run().sumMs() < 1_400, "run sum " + after.run().sumMs());
+        assertTrue(after.queueWait().sumMs() >= 2_000, "wait sum " + after.queueWait().sumMs());
+        assertEquals(new StatsReply.NoPool(), StatsReply.decode(j.eval(Script.STATS.source(), List.of(KeySchema.pool("no-pool")),
+                List.of(KeySchema.prefix("no-pool")))));
+    }
+
+    /** The buckets the scripts count in are the ones the histograms are exported with. */
+    @Test
+    void theLuaBucketBoundsAreTheExportedOnes() throws Exception {
+        String lua = new String(Script.class.getResourceAsStream("/lua/lib/warmth.lua").readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("TIMING_BOUNDS = \\{([^}]*)\\}").matcher(lua);
+        assertTrue(m.find(), "lib/warmth.lua names TIMING_BOUNDS");
+        assertEquals(StatsReply.BOUNDS_MS, java.util.Arrays.stream(m.group(1).split(",")).map(String::trim).map(Long::valueOf).toList());
     }
 
     /** A batch through submit_batch.lua's production arguments and decoded reply. */

@@ -483,6 +483,23 @@ class ScriptContractTests {
         assertInstanceOf(SnapshotReply.NoPool.class, call(Script.SNAPSHOT, SnapshotReply.args(), SnapshotReply::decode));
     }
 
+    @Test
+    void statsCountsTheProcessorsByStateAndReadsTheNamedWarmthFields() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        processor("p2");
+        String a = newJobId();
+        assertInstanceOf(SubmitReply.Assigned.class, submit(a));
+        dev.warmpool.protocol.StatsReply.Pool s = (dev.warmpool.protocol.StatsReply.Pool) call(Script.STATS,
+                dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode);
+        assertEquals(List.of(0, 1, 1, 0, 0), List.of(s.starting(), s.idle(), s.busy(), s.draining(), s.queued()));
+        assertEquals(Long.parseLong(j.hget(KeySchema.warmth(TYPE), "warm")), s.warm());
+        assertTrue(s.idleNowMs() >= 0);
+        j.del(KeySchema.pool(TYPE));
+        assertInstanceOf(dev.warmpool.protocol.StatsReply.NoPool.class, call(Script.STATS, dev.warmpool.protocol.StatsReply.args(),
+                dev.warmpool.protocol.StatsReply::decode));
+    }
+
     /** Every script in {@link Script} is called here through {@link #call}; a new script needs its contract test. */
     @Test
     void everyScriptHasItsContractTestHere() throws java.io.IOException {
