@@ -14,10 +14,18 @@ import java.util.Map;
  */
 @Path("/")
 public class IndexResource {
+    /** A browser (it asks for HTML) goes to the dashboard; anything else gets the map below. */
     @GET
     @PermitAll
-    @Produces(MediaType.APPLICATION_JSON)
-    public Map<String, Object> index() {
+    @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_HTML})
+    public jakarta.ws.rs.core.Response index(@jakarta.ws.rs.HeaderParam("Accept") String accept) {
+        if (accept != null && accept.contains(MediaType.TEXT_HTML)) {
+            return jakarta.ws.rs.core.Response.seeOther(java.net.URI.create("/ui")).build();
+        }
+        return jakarta.ws.rs.core.Response.ok(map(), MediaType.APPLICATION_JSON_TYPE).build();
+    }
+
+    private static Map<String, Object> map() {
         Map<String, Object> links = new LinkedHashMap<>();
         links.put("pools", "/pools");
         links.put("jobs", "/jobs");
@@ -25,6 +33,7 @@ public class IndexResource {
         links.put("openapi", "/q/openapi");
         links.put("health", "/q/health");
         links.put("metrics", "/q/metrics");
+        links.put("dashboard", "/ui");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("service", "warmpool");
         out.put("about", "Warm pools of job processors, one pool per job type: PUT /pools/{type}, then POST /jobs "

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Reads {@code Authorization: Bearer <token>}. A static API token is looked up here; a token
+ * Reads {@code Authorization: Bearer <token>}, or else the dashboard's session cookie. A static API token is looked up here; a token
  * shaped as a JWT (three dot-separated parts), when an issuer is configured, is left to the
  * smallrye-jwt mechanism that runs after this one, so both end in one {@link SecurityIdentity}.
  * No header means anonymous: the endpoint then answers 401 if it needs a role. With
@@ -45,7 +45,7 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
         }
         List<String> headers = context.request().headers().getAll("Authorization");
         if (headers.isEmpty()) {
-            return Uni.createFrom().nullItem();
+            return fromCookie(context, identities);
         }
         if (headers.size() > 1) {
             return refuse("Send one Authorization header, not " + headers.size() + ".");
@@ -62,6 +62,29 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
             return Uni.createFrom().nullItem(); // the JWT mechanism's
         }
         return identities.authenticate(new StaticTokenRequest(token));
+    }
+
+    /**
+     * The dashboard's session (UiSession): a static token in the cookie. One that is no longer
+     * valid is anonymous (the page then shows its login form); a request that changes something
+     * with the cookie alone, without the page's header, is refused.
+     */
+    private static Uni<SecurityIdentity> fromCookie(RoutingContext context, IdentityProviderManager identities) {
+        io.vertx.core.http.Cookie cookie = context.request().getCookie(UiSession.COOKIE);
+        if (cookie == null || cookie.getValue().isBlank()) {
+            return Uni.createFrom().nullItem();
+        }
+        io.vertx.core.http.HttpMethod m = context.request().method();
+        boolean safe = m == io.vertx.core.http.HttpMethod.GET || m == io.vertx.core.http.HttpMethod.HEAD
+                || m == io.vertx.core.http.HttpMethod.OPTIONS;
+        if (!safe && context.request().getHeader(UiSession.HEADER) == null) {
+            if (context.request().path().startsWith("/ui/")) {
+                return Uni.createFrom().nullItem(); // the login and logout forms need no identity
+            }
+            return refuse("A request that changes something needs 'Authorization: Bearer <token>' (or, from the dashboard, its "
+                    + UiSession.HEADER + " header): the session cookie alone is not enough.");
+        }
+        return identities.authenticate(new StaticTokenRequest(cookie.getValue().trim())).onFailure().recoverWithNull();
     }
 
     static boolean looksLikeJwt(String token) {

@@ -1,0 +1,216 @@
+package dev.warmpool.ui;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.auth.Roles;
+import dev.warmpool.auth.StaticTokens;
+import dev.warmpool.auth.TokenFile;
+import dev.warmpool.auth.UiSession;
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.service.JobService;
+import dev.warmpool.service.PoolService;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.NewCookie;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
+
+/**
+ * The dashboard: {@code /ui} (pools, processors, recent jobs), {@code /ui/jobs/{id}} (a job's live
+ * log and reports) and {@code /ui/sweeps/{id}} (objective by trial). The pages are one shell
+ * (ui/app.html) and a script (META-INF/resources/ui/app.js) that reads the API with the session
+ * cookie; without a valid token they are a login form and hold no data. {@code /ui?token=...}
+ * (as Jupyter's) sets the cookie and sends the browser on without the token in its address.
+ */
+@Path("/ui")
+@PermitAll
+public class UiResource {
+    /** What a job or sweep id may look like on a page's path (they are checked again by the API). */
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,200}");
+    /** Chart.js's bundle in its WebJar (pom.xml's chartjs.version). */
+    static final String CHART_JS = "/webjars/chart.js/4.4.1/dist/chart.umd.js";
+    static final Duration FEED_PERIOD = Duration.ofSeconds(1);
+    private static final int RECENT_JOBS = 50;
+
+    private final SecurityIdentity identity;
+    private final StaticTokens tokens;
+    private final PoolService pools;
+    private final JobService jobs;
+    private final ObjectMapper json;
+    private final boolean authEnabled;
+    private final String app = resource("ui/app.html");
+    private final String login = resource("ui/login.html");
+
+    public UiResource(SecurityIdentity identity, StaticTokens tokens, PoolService pools, JobService jobs, ObjectMapper json,
+            WarmpoolConfig config) {
+        this.identity = identity;
+        this.tokens = tokens;
+        this.pools = pools;
+        this.jobs = jobs;
+        this.json = json;
+        this.authEnabled = config.auth().enabled();
+    }
+
+    @GET
+    @Produces(MediaType.TEXT_HTML)
+    public Response home(@QueryParam("token") String token, @Context UriInfo uri) {
+        return page("/ui", token, uri);
+    }
+
+    @GET
+    @Path("/jobs/{id}")
+    @Produces(MediaType.TEXT_HTML)
+    public Response job(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
+        return ID.matcher(id).matches() ? page("/ui/jobs/" + id, token, uri) : notFound();
+    }
+
+    @GET
+    @Path("/sweeps/{id}")
+    @Produces(MediaType.TEXT_HTML)
+    public Response sweep(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
+        return ID.matcher(id).matches() ? page("/ui/sweeps/" + id, token, uri) : notFound();
+    }
+
+    /** The login form's post: a valid token sets the cookie and goes on to {@code next}. */
+    @POST
+    @Path("/login")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @Produces(MediaType.TEXT_HTML)
+    public Response login(@FormParam("token") String token, @FormParam("next") String next, @Context UriInfo uri) {
+        return page(safeNext(next), token == null ? "" : token, uri);
+    }
+
+    @POST
+    @Path("/logout")
+    @Produces(MediaType.TEXT_HTML)
+    public Response logout(@Context UriInfo uri) {
+        return Response.seeOther(URI.create("/ui")).cookie(cookie("", uri, 0)).build();
+    }
+
+    /**
+     * The overview's live feed (Server-Sent Events): {@code state}, the pools as {@code GET /pools}
+     * shows them and the recent jobs as {@code GET /jobs} does, when they changed, read once a
+     * {@link #FEED_PERIOD} per open page; {@code problem} when a read failed (the feed goes on).
+     */
+    @GET
+    @Path("/events")
+    @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    public Multi<OutboundSseEvent> events(@Context Sse sse) {
+        return Multi.createFrom().deferred(() -> {
+            AtomicReference<String> last = new AtomicReference<>("");
+            return Multi.createFrom().ticks().startingAfter(Duration.ofMillis(1)).every(FEED_PERIOD).onOverflow().drop()
+                    .onItem().transformToUniAndConcatenate(tick -> Uni.createFrom().deferred(this::read).map(text -> sse.newEventBuilder().name("state").data(text).build())
+                            .onFailure().recoverWithItem(e -> sse.newEventBuilder().name("problem").data(String.valueOf(e.getMessage())).build()))
+                    .select().where(e -> !"state".equals(e.getName()) || !last.getAndSet((String) e.getData()).equals(e.getData()));
+        });
+    }
+
+    private Uni<String> read() {
+        return Uni.combine().all().unis(pools.list(), jobs.list(null, null, RECENT_JOBS, null)).asTuple().map(t -> {
+            Map<String, Object> state = new LinkedHashMap<>();
+            state.put("pools", t.getItem1());
+            state.put("jobs", t.getItem2());
+            try {
+                return json.writeValueAsString(state);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private Response page(String path, String token, UriInfo uri) {
+        if (token != null) {
+            if (!authEnabled || valid(token)) {
+                return Response.seeOther(URI.create(path)).cookie(cookie(token, uri, -1)).build();
+            }
+            return form(path, "That token is not valid here: check it (the run command writes one to .warmpool/token) and try again.");
+        }
+        if (identity.isAnonymous()) {
+            return form(path, "");
+        }
+        String role = identity.hasRole(Roles.ADMIN) ? Roles.ADMIN : identity.hasRole(Roles.SUBMITTER) ? Roles.SUBMITTER : Roles.VIEWER;
+        String body = app.replace("{{role}}", role).replace("{{user}}", html(identity.getPrincipal().getName()))
+                .replace("{{auth}}", authEnabled ? "on" : "off").replace("{{chartjs}}", CHART_JS);
+        return Response.ok(body, MediaType.TEXT_HTML_TYPE.withCharset("UTF-8")).header("Cache-Control", "no-store")
+                .header("Content-Security-Policy", CSP).build();
+    }
+
+    /** The pages run only their own script and the vendored chart library, and talk only to this server. */
+    static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+    private boolean valid(String token) {
+        Optional<TokenFile.Entry> e = tokens.match(token);
+        return e.isPresent();
+    }
+
+    private Response form(String next, String error) {
+        String body = login.replace("{{next}}", html(next)).replace("{{error}}", html(error))
+                .replace("{{errorClass}}", error.isEmpty() ? "hidden" : "error");
+        // 401: the page holds no data until the caller shows a token
+        return Response.status(401).entity(body).type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
+                .header("Cache-Control", "no-store").header("Content-Security-Policy", CSP).build();
+    }
+
+    private static Response notFound() {
+        return Response.status(404).entity("<!doctype html><title>warmpool</title><p>No such page. <a href=\"/ui\">The dashboard</a>")
+                .type(MediaType.TEXT_HTML_TYPE).build();
+    }
+
+    /** Only one of the dashboard's own pages: never a redirect elsewhere. */
+    static String safeNext(String next) {
+        if (next == null || !next.startsWith("/ui") || next.contains("//") || next.contains("\\")) {
+            return "/ui";
+        }
+        String path = next.split("[?#]", 2)[0];
+        return path.equals("/ui") || path.matches("/ui/(jobs|sweeps)/[A-Za-z0-9._:-]{1,200}") ? path : "/ui";
+    }
+
+    private static NewCookie cookie(String token, UriInfo uri, int maxAge) {
+        boolean https = "https".equalsIgnoreCase(uri.getRequestUri().getScheme());
+        return new NewCookie.Builder(UiSession.COOKIE).value(token).path("/").httpOnly(true).secure(https)
+                .sameSite(NewCookie.SameSite.STRICT).maxAge(maxAge).build();
+    }
+
+    static String html(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;").replace("'", "&#39;");
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = UiResource.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing from the jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
