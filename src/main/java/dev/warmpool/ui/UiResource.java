@@ -1,17 +1,11 @@
 package dev.warmpool.ui;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.auth.StaticTokens;
-import dev.warmpool.auth.TokenFile;
 import dev.warmpool.auth.UiSession;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.service.JobService;
-import dev.warmpool.service.PoolService;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Multi;
-import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -34,11 +28,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 
 /**
@@ -55,25 +44,18 @@ public class UiResource {
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,200}");
     /** Chart.js's bundle in its WebJar (pom.xml's chartjs.version). */
     static final String CHART_JS = "/webjars/chart.js/4.4.1/dist/chart.umd.js";
-    static final Duration FEED_PERIOD = Duration.ofSeconds(1);
-    private static final int RECENT_JOBS = 50;
 
     private final SecurityIdentity identity;
     private final StaticTokens tokens;
-    private final PoolService pools;
-    private final JobService jobs;
-    private final ObjectMapper json;
+    private final UiFeed feed;
     private final boolean authEnabled;
     private final String app = resource("ui/app.html");
     private final String login = resource("ui/login.html");
 
-    public UiResource(SecurityIdentity identity, StaticTokens tokens, PoolService pools, JobService jobs, ObjectMapper json,
-            WarmpoolConfig config) {
+    public UiResource(SecurityIdentity identity, StaticTokens tokens, UiFeed feed, WarmpoolConfig config) {
         this.identity = identity;
         this.tokens = tokens;
-        this.pools = pools;
-        this.jobs = jobs;
-        this.json = json;
+        this.feed = feed;
         this.authEnabled = config.auth().enabled();
     }
 
@@ -115,39 +97,20 @@ public class UiResource {
 
     /**
      * The overview's live feed (Server-Sent Events): {@code state}, the pools as {@code GET /pools}
-     * shows them and the recent jobs as {@code GET /jobs} does, when they changed, read once a
-     * {@link #FEED_PERIOD} per open page; {@code problem} when a read failed (the feed goes on).
+     * shows them and the recent jobs as {@code GET /jobs} does, when they changed ({@link UiFeed},
+     * one read for all open pages); {@code problem} when a read failed (the feed goes on).
      */
     @GET
     @Path("/events")
     @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public Multi<OutboundSseEvent> events(@Context Sse sse) {
-        return Multi.createFrom().deferred(() -> {
-            AtomicReference<String> last = new AtomicReference<>("");
-            return Multi.createFrom().ticks().startingAfter(Duration.ofMillis(1)).every(FEED_PERIOD).onOverflow().drop()
-                    .onItem().transformToUniAndConcatenate(tick -> Uni.createFrom().deferred(this::read).map(text -> sse.newEventBuilder().name("state").data(text).build())
-                            .onFailure().recoverWithItem(e -> sse.newEventBuilder().name("problem").data(String.valueOf(e.getMessage())).build()))
-                    .select().where(e -> !"state".equals(e.getName()) || !last.getAndSet((String) e.getData()).equals(e.getData()));
-        });
-    }
-
-    private Uni<String> read() {
-        return Uni.combine().all().unis(pools.list(), jobs.list(null, null, RECENT_JOBS, null)).asTuple().map(t -> {
-            Map<String, Object> state = new LinkedHashMap<>();
-            state.put("pools", t.getItem1());
-            state.put("jobs", t.getItem2());
-            try {
-                return json.writeValueAsString(state);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        return feed.follow().map(i -> sse.newEventBuilder().name(i.problem() ? "problem" : "state").data(i.text()).build());
     }
 
     private Response page(String path, String token, UriInfo uri) {
         if (token != null) {
-            if (!authEnabled || valid(token)) {
+            if (!authEnabled || tokens.match(token).isPresent()) {
                 return Response.seeOther(URI.create(path)).cookie(cookie(token, uri, -1)).build();
             }
             return form(path, "That token is not valid here: check it (the run command writes one to .warmpool/token) and try again.");
@@ -165,11 +128,6 @@ public class UiResource {
     /** The pages run only their own script and the vendored chart library, and talk only to this server. */
     static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
-
-    private boolean valid(String token) {
-        Optional<TokenFile.Entry> e = tokens.match(token);
-        return e.isPresent();
-    }
 
     private Response form(String next, String error) {
         String body = login.replace("{{next}}", html(next)).replace("{{error}}", html(error))
