@@ -2,9 +2,12 @@ package dev.warmpool.api;
 
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -18,11 +21,11 @@ public class IndexResource {
     @GET
     @PermitAll
     @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_HTML})
-    public jakarta.ws.rs.core.Response index(@jakarta.ws.rs.HeaderParam("Accept") String accept) {
+    public Response index(@HeaderParam("Accept") String accept) {
         if (accept != null && accept.contains(MediaType.TEXT_HTML)) {
-            return jakarta.ws.rs.core.Response.seeOther(java.net.URI.create("/ui")).build();
+            return Response.seeOther(URI.create("/ui")).build();
         }
-        return jakarta.ws.rs.core.Response.ok(map(), MediaType.APPLICATION_JSON_TYPE).build();
+        return Response.ok(map(), MediaType.APPLICATION_JSON_TYPE).build();
     }
 
     private static Map<String, Object> map() {

@@ -11,6 +11,8 @@ import io.quarkus.vertx.http.runtime.security.ChallengeData;
 import io.quarkus.vertx.http.runtime.security.HttpAuthenticationMechanism;
 import io.quarkus.vertx.http.runtime.security.HttpCredentialTransport;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.Cookie;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -70,13 +72,13 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
      * with the cookie alone, without the page's header, is refused.
      */
     private static Uni<SecurityIdentity> fromCookie(RoutingContext context, IdentityProviderManager identities) {
-        io.vertx.core.http.Cookie cookie = context.request().getCookie(UiSession.COOKIE);
+        Cookie cookie = context.request().getCookie(UiSession.COOKIE);
         if (cookie == null || cookie.getValue().isBlank()) {
             return Uni.createFrom().nullItem();
         }
-        io.vertx.core.http.HttpMethod m = context.request().method();
-        boolean safe = m == io.vertx.core.http.HttpMethod.GET || m == io.vertx.core.http.HttpMethod.HEAD
-                || m == io.vertx.core.http.HttpMethod.OPTIONS;
+        HttpMethod m = context.request().method();
+        boolean safe = m == HttpMethod.GET || m == HttpMethod.HEAD
+                || m == HttpMethod.OPTIONS;
         if (!safe && context.request().getHeader(UiSession.HEADER) == null) {
             if (context.request().path().startsWith("/ui/")) {
                 return Uni.createFrom().nullItem(); // the login and logout forms need no identity

@@ -18,6 +18,7 @@ import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.SnapshotReply;
 import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.protocol.SpawnReply;
+import dev.warmpool.protocol.StatsReply;
 import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
@@ -122,8 +123,8 @@ public class PoolStore {
     }
 
     /** One pool's counts for a scrape (stats.lua): no processor rows, no warmth histograms. */
-    public Uni<dev.warmpool.protocol.StatsReply> stats(String type) {
-        return scripts.run(Script.STATS, type, dev.warmpool.protocol.StatsReply.args()).map(dev.warmpool.protocol.StatsReply::decode);
+    public Uni<StatsReply> stats(String type) {
+        return scripts.run(Script.STATS, type, StatsReply.args()).map(StatsReply::decode);
     }
 
     /** Stores a job and assigns it to an idle processor or queues it, in one step (submit.lua). */
