@@ -5,6 +5,7 @@ import static dev.warmpool.bench.Harness.onOwnRedis;
 import static dev.warmpool.bench.Harness.rssKb;
 import static dev.warmpool.bench.Harness.withManager;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -27,6 +28,9 @@ public final class Bench {
             Burst.spawnCeilingHere(Integer.parseInt(args[1]));
         } else if (a.contains("--startup")) {
             onOwnRedis((url, j) -> Startup.startup(url));
+        } else if (a.contains("--metrics")) {
+            Path other = args.length > 1 ? Path.of(args[1]) : null;
+            onOwnRedis((url, j) -> Metrics.metrics(url, j, other));
         } else if (a.contains("--scale")) {
             onOwnRedis((url, j) -> Scale.scale(url, j, new int[] {1, 10, 100}));
         } else if (a.contains("--burst")) {
