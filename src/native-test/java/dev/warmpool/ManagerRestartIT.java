@@ -11,9 +11,11 @@ import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import dev.warmpool.protocol.Script;
 import java.net.URI;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,6 +59,13 @@ class ManagerRestartIT {
         }
 
         manager = ManagerProcess.start(redis.url(), "manager-restart-it");
+        // the series are read from Redis: the job that ran while no manager did is counted
+        String metrics = ManagerProcess.HTTP.send(manager.request("GET", "/q/metrics", null, Map.of()), HttpResponse.BodyHandlers.ofString()).body();
+        for (String series : List.of("warmpool_jobs_submitted_total{pool=\"restart\"} 1.0",
+                "warmpool_jobs_finished_total{pool=\"restart\",state=\"SUCCEEDED\"} 1.0",
+                "warmpool_job_run_seconds_count{pool=\"restart\"} 1.0", "warmpool_pool_processors{pool=\"restart\",state=\"idle\"} 1.0")) {
+            assertTrue(metrics.contains("\n" + series + "\n"), series + " in\n" + metrics);
+        }
         JsonNode pool = manager.get("/pools/restart");
         assertEquals(1, pool.at("/processors").size());
         assertEquals(processor, pool.at("/processors/0/id").asText());
