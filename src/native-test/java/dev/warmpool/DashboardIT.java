@@ -262,4 +262,20 @@ class DashboardIT {
         }
         assertTrue(idleDrawn, "the chart shows idle processors");
     }
+
+    @Test
+    @Order(7)
+    void aWidePoolsCardListsTwelveProcessorsBusyFirstAndCountsTheRest() throws Exception {
+        manager.send("PUT", "/pools/wide", "{\"command\": [\"sh\", \"-c\", \"eval \\\"$0\\\"\"], \"minIdle\": 14, \"maxSize\": 14}");
+        await().atMost(Duration.ofSeconds(120)).until(() -> manager.get("/pools/wide").path("status").path("idle").asInt() == 14);
+        String job = manager.send("POST", "/jobs", "{\"type\": \"wide\", \"args\": [\"sleep 30\"]}").path("id").asText();
+        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> "1".equals(text("[data-pool='wide'] [data-count='busy']")));
+        assertEquals(12, count("[data-pool='wide'] tr[data-processor]"));
+        assertEquals("and 2 more (GET /pools/wide)", text("[data-pool='wide'] .more"));
+        WebElement first = browser.findElement(By.cssSelector("[data-pool='wide'] tr[data-processor]"));
+        assertEquals("BUSY", first.findElement(By.cssSelector(".state")).getText());
+        assertEquals(job, first.findElement(By.cssSelector("a")).getText());
+        manager.send("DELETE", "/jobs/" + job, null);
+    }
 }
