@@ -100,7 +100,7 @@ public final class Warmth {
         public Window window(int level, Params p, long fixedKeepAliveMs) {
             Cached c = windows[level];
             if (c == null || c.params() != p || c.fixed() != fixedKeepAliveMs) {
-                c = new Cached(p, fixedKeepAliveMs, Warmth.window(level, counts[level], p, fixedKeepAliveMs));
+                c = new Cached(p, fixedKeepAliveMs, Memo.window(level, counts[level], p, fixedKeepAliveMs));
                 windows[level] = c;
             }
             return c.window();
@@ -146,6 +146,66 @@ public final class Warmth {
                 n += c;
             }
             return n;
+        }
+    }
+
+    /**
+     * Windows already worked out, by their whole input: the level, its gap counts, the parameters
+     * and the fixed keep-alive. A level's counts change only when a gap is recorded, but GET /pools,
+     * the dashboard's feed (each second) and every reconcile pass decode a pool's history afresh;
+     * without this each of them worked every level out again, about 20 ms of CPU for a pool of 64
+     * levels, on the event loop.
+     */
+    static final class Memo {
+        /** Windows kept: 64 levels of 16 learned pools; the least recently used goes first. */
+        static final int SIZE = 1024;
+        private static final Map<Key, Window> WINDOWS = java.util.Collections.synchronizedMap(
+                new java.util.LinkedHashMap<>(SIZE, 0.75f, true) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<Key, Window> eldest) {
+                        return size() > SIZE;
+                    }
+                });
+
+        private Memo() {
+        }
+
+        /** The counts as (bin, count) pairs of the bins that hold gaps: a copy (a Recorder's arrays change), and small. */
+        private record Key(int level, long[] gaps, Params p, long fixed) {
+            static Key of(int level, long[] counts, Params p, long fixed) {
+                int n = 0;
+                for (long c : counts) {
+                    n += c != 0 ? 1 : 0;
+                }
+                long[] gaps = new long[2 * n];
+                for (int b = 0, i = 0; b < counts.length; b++) {
+                    if (counts[b] != 0) {
+                        gaps[i++] = b;
+                        gaps[i++] = counts[b];
+                    }
+                }
+                return new Key(level, gaps, p, fixed);
+            }
+
+            @Override
+            public boolean equals(Object o) {
+                return o instanceof Key k && k.level == level && k.fixed == fixed && k.p.equals(p) && java.util.Arrays.equals(k.gaps, gaps);
+            }
+
+            @Override
+            public int hashCode() {
+                return (31 * level + Long.hashCode(fixed)) * 31 + java.util.Arrays.hashCode(gaps);
+            }
+        }
+
+        static Window window(int level, long[] counts, Params p, long fixedKeepAliveMs) {
+            Key key = Key.of(level, counts, p, fixedKeepAliveMs);
+            Window w = WINDOWS.get(key);
+            if (w == null) {
+                w = Warmth.window(level, counts, p, fixedKeepAliveMs);
+                WINDOWS.put(key, w);
+            }
+            return w;
         }
     }
 

@@ -150,4 +150,25 @@ class WarmthTests {
         assertTrue(w.wants(30_000) && w.wants(58_000), "through the session's gaps: " + w);
         assertFalse(w.wants(5 * 60_000), "not 5 minutes on, as the fixed 10 would: " + w);
     }
+
+    @Test
+    void aLevelsWindowIsWorkedOutAgainWhenItsCountsChangeInPlace() {
+        // a Recorder's history shares its arrays: the same array, changed, must not find the old window
+        Warmth.Recorder r = fed(1_000, 1, every(600_000, 12));
+        Warmth.Window tenMinutes = r.history().window(1, P, 600_000);
+        long last = T0 + 11 * 600_000;
+        for (int i = 1; i <= 40; i++) {
+            r.up(last + i * 60_000, true);
+            r.down(last + i * 60_000 + 1_000);
+        }
+        Warmth.History now = r.history();
+        Warmth.Window oneMinute = now.window(1, P, 600_000);
+        assertEquals(Warmth.window(1, now.counts()[1], P, 600_000), oneMinute, "as worked out from the counts themselves");
+        assertTrue(oneMinute.keepAliveMs() < tenMinutes.prewarmMs(), tenMinutes + " then " + oneMinute);
+        // a history decoded afresh with the same counts gets the same window
+        Warmth.History decoded = new Warmth.History(now.demand(), now.leftAt().clone(), now.counts().clone(), 0, 0, 0);
+        assertEquals(oneMinute, decoded.window(1, P, 600_000));
+        assertEquals(Warmth.window(1, now.counts()[1], P.withLead(5_000), 600_000), decoded.window(1, P.withLead(5_000), 600_000),
+                "other parameters, another window");
+    }
 }
