@@ -3,10 +3,13 @@ package dev.warmpool.bench;
 import static dev.warmpool.bench.Figures.p;
 import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.await;
+import static dev.warmpool.bench.Harness.get;
 import static dev.warmpool.bench.Harness.manager;
 import static dev.warmpool.bench.Harness.send;
 
 import dev.warmpool.ManagerProcess;
+import dev.warmpool.pool.Warmth;
+import dev.warmpool.protocol.KeySchema;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +28,7 @@ import redis.clients.jedis.Jedis;
  * What looking costs: a {@code /q/metrics} scrape (a fresh read from Redis each time) at 1, 10 and
  * 100 pools of 100 simulated processors; Redis commands per second with 0, 1, 10 and 30 dashboards
  * open, on this build and, given its {@code quarkus-app} folder, on another build side by side;
- * how long a submitted job takes to show on an open dashboard.
+ * how long a submitted job takes to show on an open dashboard; a learned pool's {@code GET /pools}.
  */
 final class Metrics {
     static final int[] POOLS = {1, 10, 100};
@@ -43,6 +46,7 @@ final class Metrics {
         ManagerProcess m = quietManager(redisUrl, Path.of("."));
         try {
             scrapes(m, j);
+            learnedPool(m, j, "this");
             pages(m, j, "this");
             feedLatency(m);
         } finally {
@@ -51,6 +55,7 @@ final class Metrics {
         if (other != null) {
             ManagerProcess o = quietManager(redisUrl, other);
             try {
+                learnedPool(o, j, "other");
                 pages(o, j, "other");
             } finally {
                 o.stop();
@@ -121,6 +126,33 @@ final class Metrics {
             put("metrics.pages." + build + "." + n + ".redisCallsPerSecond", (after[1] - before[1] - 2) / seconds);
             put("metrics.pages." + build + "." + n + ".redisMsPerSecond", (after[0] - before[0]) / 1e3 / seconds);
         }
+    }
+
+    /**
+     * {@code GET /pools/{type}} of a learned pool whose 64 demand levels each hold 500 gaps
+     * (log-normal, a median of 1 min), as the dashboard's feed and each reconcile pass read it.
+     */
+    static void learnedPool(ManagerProcess m, Jedis j, String build) throws Exception {
+        send(m, "PUT", "/pools/m-learned", "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 64, \"warmth\": \"learned\"}");
+        Random gaps = new Random(7);
+        Map<String, String> h = new LinkedHashMap<>();
+        for (int level = 1; level <= Warmth.LEVELS; level++) {
+            for (int i = 0; i < 500; i++) {
+                h.merge("h:" + level + ":" + Warmth.bin((long) Math.exp(gaps.nextGaussian() * 2 + 11)), "1",
+                        (a, b) -> Long.toString(Long.parseLong(a) + 1));
+            }
+        }
+        j.hset(KeySchema.warmth("m-learned"), h);
+        List<Double> ms = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            long t0 = System.nanoTime();
+            if (get(m, "/pools/m-learned").path("warmth").path("levels").size() != Warmth.LEVELS) {
+                throw new IllegalStateException("the learned pool shows no 64 levels");
+            }
+            ms.add((System.nanoTime() - t0) / 1e6);
+        }
+        put("metrics.learnedPool." + build + ".getMs.p50", p(ms, 50));
+        put("metrics.learnedPool." + build + ".getMs.p99", p(ms, 99));
     }
 
     /** Waits for a second in which Redis served fewer than 50 calls: the manager's start-up work is done. */
@@ -235,6 +267,11 @@ final class Metrics {
                     Figures.number("metrics.pages." + b + "." + n + ".redisMsPerSecond")));
             System.out.println();
         }
+        System.out.printf("%n%-34s", "GET /pools of a learned pool, 64 levels");
+        builds.keySet().forEach(b -> System.out.printf(" %11.1f %12s", Figures.number("metrics.learnedPool." + b + ".getMs.p50"), "ms p50"));
+        System.out.printf("%n%-34s", "");
+        builds.keySet().forEach(b -> System.out.printf(" %11.1f %12s", Figures.number("metrics.learnedPool." + b + ".getMs.p99"), "ms p99"));
+        System.out.println();
         System.out.printf("%nsubmit -> shown on 10 open pages: p50 %.0f ms, p99 %.0f ms (the feed reads once a second)%n%n",
                 Figures.number("metrics.feed.submitToShown.p50"), Figures.number("metrics.feed.submitToShown.p99"));
     }
