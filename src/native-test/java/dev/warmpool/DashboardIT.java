@@ -9,13 +9,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.store.RedisServer;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -277,5 +281,61 @@ class DashboardIT {
         assertEquals("BUSY", first.findElement(By.cssSelector(".state")).getText());
         assertEquals(job, first.findElement(By.cssSelector("a")).getText());
         manager.send("DELETE", "/jobs/" + job, null);
+    }
+
+    @Test
+    @Order(8)
+    void aHiddenTabHoldsNoStreamAndCatchesUpWhenShownAgain() throws Exception {
+        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
+        awaitPage("[data-pool='batch'] [data-count='idle']");
+        // in flight: the page's feed and the scrape that counts it
+        await().atMost(Duration.ofSeconds(30)).until(() -> activeRequests() == 2);
+        visible(false);
+        assertEquals("paused", text("#live"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> activeRequests() == 1);
+        String job = manager.send("POST", "/jobs", "{\"type\": \"batch\"}").path("id").asText();
+        visible(true);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> count("#jobs tr[data-job='" + job + "']") == 1);
+        assertEquals("live", text("#live"));
+        assertEquals(2, activeRequests());
+    }
+
+    @Test
+    @Order(9)
+    void aJobsPageHiddenAndShownAgainGoesOnAfterTheLastLineItHad() throws Exception {
+        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
+        String job = manager.send("POST", "/jobs", json(Map.of("type", "web", "args", List.of("echo one; sleep 1; echo two; sleep 30"))))
+                .path("id").asText();
+        browser.get(manager.base() + "/ui/jobs/" + job);
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> text("#log").contains("one"));
+        visible(false);
+        await().atMost(Duration.ofSeconds(20)).until(() -> logs(job).contains("two"));
+        assertFalse(text("#log").contains("two"), "a hidden page reads nothing");
+        visible(true);
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> text("#log").contains("two"));
+        assertEquals("one\ntwo", text("#log").strip(), "each line once");
+        manager.send("DELETE", "/jobs/" + job, null);
+    }
+
+    String logs(String job) throws Exception {
+        return ManagerProcess.HTTP.send(manager.request("GET", "/jobs/" + job + "/logs", null, Map.of()), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** What the Page Visibility API tells the page when its tab is hidden or shown. */
+    void visible(boolean shown) {
+        ((JavascriptExecutor) browser).executeScript("Object.defineProperty(document, 'hidden', {value: arguments[0], configurable: true});"
+                + " document.dispatchEvent(new Event('visibilitychange'));", !shown);
+    }
+
+    /** Requests the manager is serving now, this scrape among them (a live feed is one until it closes). */
+    double activeRequests() throws Exception {
+        String metrics = ManagerProcess.HTTP.send(manager.request("GET", "/q/metrics", null, Map.of()),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("(?m)^http_server_active_requests\\{[^}]*\\} (\\S+)$").matcher(metrics);
+        double n = 0;
+        while (m.find()) {
+            n += Double.parseDouble(m.group(1));
+        }
+        return n;
     }
 }

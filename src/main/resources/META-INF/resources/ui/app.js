@@ -87,23 +87,44 @@
     return j.startedAt ? seconds(j.startedAt, ENDED.has(j.state) ? j.finishedAt : null) : null;
   }
 
-  /** Follows a stream of Server-Sent Events; handlers by event name. Closed on 'end'. */
+  /**
+   * Follows a stream of Server-Sent Events; handlers by event name. Closed on 'end'. A hidden tab
+   * holds no stream (it costs the manager nothing, and a Knative manager can scale to zero while a
+   * forgotten tab stays open); shown again, it goes on after the last event it had.
+   */
   function follow(path, handlers) {
-    const es = new EventSource(path, { withCredentials: true });
-    es.onopen = () => { live(true); problem(''); };
-    es.onerror = () => {
-      if (es.readyState === EventSource.CLOSED) return;
-      live(false);
-      // a feed refused (the session ended) errors as a dropped one does: ask the API which it is
-      fetch('/pools', { credentials: 'same-origin' }).then(r => { if (r.status === 401) location.reload(); }, () => {});
+    let es = null;
+    let lastId = null;
+    let ended = false;
+    const open = () => {
+      const url = lastId ? path + (path.includes('?') ? '&' : '?') + 'after=' + encodeURIComponent(lastId) : path;
+      const source = new EventSource(url, { withCredentials: true });
+      es = source;
+      source.onopen = () => { live(true); problem(''); };
+      source.onerror = () => {
+        if (source.readyState === EventSource.CLOSED) return;
+        live(false);
+        // a feed refused (the session ended) errors as a dropped one does: ask the API which it is
+        fetch('/pools', { credentials: 'same-origin' }).then(r => { if (r.status === 401) location.reload(); }, () => {});
+      };
+      for (const [name, f] of Object.entries(handlers)) {
+        source.addEventListener(name, e => {
+          if (e.lastEventId) lastId = e.lastEventId;
+          try { f(e.data, e); } catch (err) { problem(err.message); }
+          if (name === 'end') { ended = true; source.close(); live(true, 'ended'); }
+        });
+      }
     };
-    for (const [name, f] of Object.entries(handlers)) {
-      es.addEventListener(name, e => {
-        try { f(e.data, e); } catch (err) { problem(err.message); }
-        if (name === 'end') { es.close(); live(true, 'ended'); }
-      });
-    }
-    return es;
+    document.addEventListener('visibilitychange', () => {
+      if (document.hidden && es) {
+        es.close();
+        es = null;
+        live(false, 'paused');
+      } else if (!document.hidden && !es && !ended) {
+        open();
+      }
+    });
+    open();
   }
 
   function chart(canvas, config) {
