@@ -276,7 +276,7 @@ class DashboardIT {
         browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> "1".equals(text("[data-pool='wide'] [data-count='busy']")));
         assertEquals(12, count("[data-pool='wide'] tr[data-processor]"));
-        assertEquals("and 2 more (GET /pools/wide)", text("[data-pool='wide'] .more"));
+        assertEquals("and 2 more (GET /pools/wide)", text("[data-pool='wide'] .rest"));
         WebElement first = browser.findElement(By.cssSelector("[data-pool='wide'] tr[data-processor]"));
         assertEquals("BUSY", first.findElement(By.cssSelector(".state")).getText());
         assertEquals(job, first.findElement(By.cssSelector("a")).getText());

@@ -2,21 +2,27 @@ package dev.warmpool.ui;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Processor;
+import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.PoolService;
+import dev.warmpool.service.PoolView;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * The overview's live state (the pools as {@code GET /pools} shows them, the recent jobs as
- * {@code GET /jobs} does), read once a {@link #PERIOD} for every open page of this manager
+ * The overview's live state (the pools as their cards show them ({@link Card}), the recent jobs as
+ * {@code GET /jobs} shows them), read once a {@link #PERIOD} for every open page of this manager
  * together, and not at all while no page is open. Why shared: a read costs a snapshot script per
  * pool plus a job listing per pool, so a read per page per second would grow Redis's load with
  * the number of people looking; shared, ten open pages cost what one does.
@@ -36,11 +42,33 @@ public class UiFeed {
     /** What the open pages were last sent, for a page that opens meanwhile; null while none is open. */
     private final AtomicReference<String> latest = new AtomicReference<>();
 
+    /** How many processors a pool's card lists: the busy ones (what they run) first. */
+    static final int SHOWN = 12;
+    private static final List<ProcessorState> ORDER = List.of(ProcessorState.BUSY, ProcessorState.STARTING, ProcessorState.DRAINING,
+            ProcessorState.IDLE, ProcessorState.LOST);
+
+    /**
+     * A pool as its card shows it: {@code GET /pools}'s view with {@link #SHOWN} processors and the
+     * count of the rest ({@code more}), without gangs and learned windows. A page gets this each
+     * time the state changes, so it carries what the page draws: a pool of 100 processors would
+     * otherwise send all of them each second.
+     */
+    public record Card(String type, String state, PoolSpec spec, PoolView.Status status, List<Processor> processors, int more,
+            PoolView.WarmthView warmth) {
+        static Card of(PoolView v) {
+            List<Processor> all = v.processors().stream().sorted(Comparator.comparingInt(p -> ORDER.indexOf(p.state()))).toList();
+            PoolView.WarmthView w = v.warmth();
+            return new Card(v.type(), v.state(), v.spec(), v.status(), all.subList(0, Math.min(SHOWN, all.size())),
+                    Math.max(0, all.size() - SHOWN),
+                    w == null ? null : new PoolView.WarmthView(w.policy(), w.warmStarts(), w.coldStarts(), w.idleProcessorSeconds(), w.demand(), null));
+        }
+    }
+
     @Inject
     public UiFeed(PoolService pools, JobService jobs, ObjectMapper json) {
         this(() -> Uni.combine().all().unis(pools.list(), jobs.list(null, null, RECENT_JOBS, null)).asTuple().map(t -> {
             Map<String, Object> state = new LinkedHashMap<>();
-            state.put("pools", t.getItem1());
+            state.put("pools", t.getItem1().stream().map(Card::of).toList());
             state.put("jobs", t.getItem2());
             try {
                 return json.writeValueAsString(state);

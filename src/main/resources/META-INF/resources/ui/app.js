@@ -9,9 +9,6 @@
   const main = document.getElementById('main');
   const STATES = ['starting', 'idle', 'busy', 'draining'];
   const COLORS = { starting: '#e9a23b', idle: '#3f9d5a', busy: '#2f6fd6', draining: '#8d8d8d', queued: '#d9493b' };
-  // a pool's card lists this many processors, the busy ones (what they run) first
-  const SHOWN = 12;
-  const ORDER = ['BUSY', 'STARTING', 'DRAINING', 'IDLE', 'LOST'];
   const ENDED = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'EARLY_STOPPED']);
 
   // ---- small helpers -------------------------------------------------------------------------
@@ -201,15 +198,15 @@
         el('span', { class: 'count c-queued' }, 'queued ', el('b', { dataset: { count: 'queued' }, text: String(p.status.queued) })));
       const warmth = p.warmth ? el('span', { class: 'muted', text: ' warmth ' + p.warmth.policy + ': ' + p.warmth.warmStarts + ' warm / '
         + p.warmth.coldStarts + ' cold starts, ' + fmt(p.warmth.idleProcessorSeconds) + ' idle' }) : null;
-      const all = (p.processors || []).slice().sort((a, b) => ORDER.indexOf(a.state) - ORDER.indexOf(b.state));
-      const rows = all.slice(0, SHOWN).map(x => el('tr', { dataset: { processor: x.id } },
+      // the feed sends a card's processors, busy first, and how many more there are (UiFeed.Card)
+      const rows = (p.processors || []).map(x => el('tr', { dataset: { processor: x.id } },
         el('td', { class: 'mono', text: x.id }), el('td', {}, badge(x.state)),
         el('td', {}, x.job ? el('a', { href: '/ui/jobs/' + encodeURIComponent(x.job), class: 'mono', text: x.job }) : '')));
       const table = rows.length
         ? el('table', { class: 'procs' }, el('thead', {}, el('tr', {}, ...['Processor', 'State', 'Running'].map(h => el('th', { text: h })))),
           el('tbody', {}, ...rows))
         : el('p', { class: 'muted', text: 'No processors now.' });
-      const more = all.length > SHOWN ? el('p', { class: 'muted more', text: 'and ' + (all.length - SHOWN) + ' more (GET /pools/' + p.type + ')' }) : null;
+      const more = p.more > 0 ? el('p', { class: 'muted rest', text: 'and ' + p.more + ' more (GET /pools/' + p.type + ')' }) : null;
       return el('article', { class: 'pool', dataset: { pool: p.type } },
         el('h3', {}, p.type + ' ', badge(p.state), warmth),
         counts, admin ? poolButtons(p) : null, table, more);

@@ -4,6 +4,9 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.pool.Processor;
+import dev.warmpool.protocol.ProcessorState;
+import dev.warmpool.service.PoolView;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.helpers.test.AssertSubscriber;
 import java.time.Duration;
@@ -16,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The overview's feed without a server: open pages share one read per period, nothing is read
  * while no page is open, a page that opens gets the state at once, an unchanged state is not sent
- * again, and a failed read is reported without ending the feed.
+ * again, a failed read is reported without ending the feed; a pool's card carries what it shows.
  */
 class UiFeedTests {
     static final Duration PERIOD = Duration.ofMillis(20);
@@ -96,5 +99,24 @@ class UiFeedTests {
         page.cancel();
         assertEquals(new UiFeed.Item(true, "Redis is down"), page.getItems().get(0));
         assertEquals(new UiFeed.Item(false, "up"), page.getItems().get(1));
+    }
+
+    @Test
+    void aCardListsTwelveProcessorsBusyFirstAndCountsTheRest() {
+        List<Processor> ps = new ArrayList<>();
+        for (int i = 0; i < 14; i++) {
+            ps.add(new Processor("p" + i, i == 9 ? ProcessorState.BUSY : i == 13 ? ProcessorState.STARTING : ProcessorState.IDLE,
+                    i == 9 ? "t.job" : null, 0, 0, 0));
+        }
+        PoolView.WarmthView warmth = new PoolView.WarmthView("learned", 3, 1, 2.5, 1, List.of(new PoolView.Level(1, 9, true, 1.0, 60.0)));
+        UiFeed.Card card = UiFeed.Card.of(new PoolView("t", "ACTIVE", null, new PoolView.Status(1, 12, 1, 0, 0), ps, null, warmth));
+        assertEquals(UiFeed.SHOWN, card.processors().size());
+        assertEquals(2, card.more());
+        assertEquals(List.of("p9", "p13"), card.processors().subList(0, 2).stream().map(Processor::id).toList(), "busy, then starting");
+        assertEquals(null, card.warmth().levels(), "no learned windows on a card");
+        assertEquals(3, card.warmth().warmStarts());
+        UiFeed.Card small = UiFeed.Card.of(new PoolView("s", "ACTIVE", null, new PoolView.Status(0, 2, 0, 0, 0), ps.subList(0, 2), null, null));
+        assertEquals(0, small.more());
+        assertEquals(2, small.processors().size());
     }
 }
