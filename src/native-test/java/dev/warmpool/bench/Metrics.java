@@ -109,10 +109,13 @@ final class Metrics {
         for (int n : PAGES) {
             List<Page> open = new ArrayList<>();
             AtomicLong states = new AtomicLong();
+            AtomicLong bytes = new AtomicLong();
             for (int i = 0; i < n; i++) {
                 open.add(new Page(m, line -> {
                     if (line.startsWith("event:state")) {
                         states.incrementAndGet();
+                    } else if (line.startsWith("data:")) {
+                        bytes.set(line.length());
                     }
                 }));
             }
@@ -125,6 +128,9 @@ final class Metrics {
             open.forEach(Page::close);
             put("metrics.pages." + build + "." + n + ".redisCallsPerSecond", (after[1] - before[1] - 2) / seconds);
             put("metrics.pages." + build + "." + n + ".redisMsPerSecond", (after[0] - before[0]) / 1e3 / seconds);
+            if (n > 0) {
+                put("metrics.pages." + build + ".stateKb", bytes.get() / 1024.0);
+            }
         }
     }
 
@@ -267,6 +273,9 @@ final class Metrics {
                     Figures.number("metrics.pages." + b + "." + n + ".redisMsPerSecond")));
             System.out.println();
         }
+        System.out.printf("%-34s", "one state sent to a page, KB");
+        builds.keySet().forEach(b -> System.out.printf(" %12.0f %11s", Figures.number("metrics.pages." + b + ".stateKb"), ""));
+        System.out.println();
         System.out.printf("%n%-34s", "GET /pools of a learned pool, 64 levels");
         builds.keySet().forEach(b -> System.out.printf(" %11.1f %12s", Figures.number("metrics.learnedPool." + b + ".getMs.p50"), "ms p50"));
         System.out.printf("%n%-34s", "");
