@@ -59,6 +59,14 @@ final class Footprint {
     }
 
     /** Fake idle processors, registered with the agent's own script (no process behind them). */
+    /** Pools {@code prefix + from} to {@code prefix + (to - 1)}, each with {@code n} simulated processors. */
+    static void simulatedPools(ManagerProcess m, Jedis j, String prefix, int from, int to, int n) throws Exception {
+        for (int i = from; i < to; i++) {
+            Harness.send(m, "PUT", "/pools/" + prefix + i, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 200}");
+            register(j, prefix + i, n);
+        }
+    }
+
     static void register(Jedis j, String type, int n) {
         Pipeline p = j.pipelined();
         for (int i = 0; i < n; i++) {

@@ -72,6 +72,15 @@ final class Harness {
         return manager(redisUrl, name, Path.of("."), options);
     }
 
+    /**
+     * A manager that leaves simulated processors alone: no reconcile pass, none lost or orphaned
+     * while measuring, so Redis sees only what the bench sends.
+     */
+    static ManagerProcess quietManager(String redisUrl, String name, Path dir) throws Exception {
+        return manager(redisUrl, name, dir, "-Dwarmpool.reconcile.orphan-grace=1h", "-Dwarmpool.heartbeat.timeout=1h",
+                "-Dwarmpool.reconcile.interval=1h");
+    }
+
     /** The manager as its image runs it ({@link #LEAN}), from {@code dir} (see {@link ManagerProcess#launch}). */
     static ManagerProcess manager(String redisUrl, String name, Path dir, String... options) throws Exception {
         List<String> all = new ArrayList<>(List.of(LEAN.split(" ")));

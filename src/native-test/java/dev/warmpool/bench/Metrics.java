@@ -4,7 +4,7 @@ import static dev.warmpool.bench.Figures.p;
 import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.await;
 import static dev.warmpool.bench.Harness.get;
-import static dev.warmpool.bench.Harness.manager;
+import static dev.warmpool.bench.Harness.quietManager;
 import static dev.warmpool.bench.Harness.send;
 
 import dev.warmpool.ManagerProcess;
@@ -43,7 +43,7 @@ final class Metrics {
 
     static void metrics(String redisUrl, Jedis j, Path other) throws Exception {
         j.flushAll();
-        ManagerProcess m = quietManager(redisUrl, Path.of("."));
+        ManagerProcess m = quietManager(redisUrl, "bench-metrics", Path.of("."));
         try {
             scrapes(m, j);
             learnedPool(m, j, "this");
@@ -53,7 +53,7 @@ final class Metrics {
             m.stop();
         }
         if (other != null) {
-            ManagerProcess o = quietManager(redisUrl, other);
+            ManagerProcess o = quietManager(redisUrl, "bench-metrics", other);
             try {
                 learnedPool(o, j, "other");
                 pages(o, j, "other");
@@ -65,19 +65,11 @@ final class Metrics {
         print(other);
     }
 
-    /** No reconcile pass, no lost processors while measuring: Redis sees only what the scrapes and pages send. */
-    static ManagerProcess quietManager(String redisUrl, Path dir) throws Exception {
-        return manager(redisUrl, "bench-metrics", dir, "-Dwarmpool.reconcile.orphan-grace=1h", "-Dwarmpool.heartbeat.timeout=1h",
-                "-Dwarmpool.reconcile.interval=1h");
-    }
-
     static void scrapes(ManagerProcess m, Jedis j) throws Exception {
         int pools = 0;
         for (int target : POOLS) {
-            for (; pools < target; pools++) {
-                send(m, "PUT", "/pools/m-" + pools, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 200}");
-                Footprint.register(j, "m-" + pools, 100);
-            }
+            Footprint.simulatedPools(m, j, "m-", pools, target, 100);
+            pools = target;
             List<Double> ms = new ArrayList<>();
             long usec = 0;
             long calls = 0;

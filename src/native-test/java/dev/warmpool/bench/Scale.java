@@ -26,15 +26,12 @@ final class Scale {
 
     static void scale(String redisUrl, Jedis j, int[] poolCounts) throws Exception {
         j.flushAll();
-        ManagerProcess m = manager(redisUrl, "bench-scale", "-Dwarmpool.reconcile.orphan-grace=1h",
-                "-Dwarmpool.heartbeat.timeout=1h", "-Dwarmpool.reconcile.interval=1h");
+        ManagerProcess m = quietManager(redisUrl, "bench-scale", Path.of("."));
         try {
             int pools = 0;
             for (int target : poolCounts) {
-                for (; pools < target; pools++) {
-                    send(m, "PUT", "/pools/s-" + pools, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 200}");
-                    Footprint.register(j, "s-" + pools, 100);
-                }
+                Footprint.simulatedPools(m, j, "s-", pools, target, 100);
+                pools = target;
                 List<Double> pass = new ArrayList<>();
                 for (int i = 0; i < 5; i++) {
                     long t0 = System.nanoTime();
