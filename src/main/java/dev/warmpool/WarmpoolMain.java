@@ -1,5 +1,6 @@
 package dev.warmpool;
 
+import dev.warmpool.store.PrivateFiles;
 import dev.warmpool.store.RedisServer;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -12,7 +13,8 @@ import org.jboss.logging.Logger;
  * {@code QUARKUS_REDIS_HOSTS}), it starts a redis-server of its own before Quarkus reads its
  * config: on port 6380 (never the 6379 of a Redis someone else may run) with AOF in
  * {@code .warmpool/redis}, in its own session, so that it outlives the manager as the warm
- * processors do, and is found again on the next start.
+ * processors do, and is found again on the next start (only that one: a server on the port that
+ * this install did not start is refused). The state dir is made private to this user first.
  */
 @QuarkusMain
 public class WarmpoolMain {
@@ -24,6 +26,9 @@ public class WarmpoolMain {
         if (!recordingClasses && System.getProperty("quarkus.redis.hosts") == null && System.getenv("QUARKUS_REDIS_HOSTS") == null) {
             int port = Integer.parseInt(setting("warmpool.redis.embedded-port", "WARMPOOL_REDIS_EMBEDDED_PORT", "6380"));
             Path dir = Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
+            PrivateFiles.secureDir(Path.of(setting("warmpool.runtime.local.state-dir", "WARMPOOL_RUNTIME_LOCAL_STATE_DIR",
+                    ".warmpool")));
+            PrivateFiles.secureDir(dir);
             String password = password(dir, port);
             RedisServer redis = RedisServer.persistent(port, dir, password);
             System.setProperty("quarkus.redis.hosts", password == null ? redis.url()
@@ -43,7 +48,7 @@ public class WarmpoolMain {
     /**
      * The own Redis's password: made at its first start ({@code <dir>/password}, 0600), so that
      * other users of this machine cannot reach it, and its agents connect as their pool's ACL
-     * user. A Redis that already runs without a password file (made by an older warmpool) keeps none.
+     * user.
      */
     private static String password(Path dir, int port) {
         Path file = dir.resolve("password");
@@ -51,10 +56,6 @@ public class WarmpoolMain {
             if (Files.isRegularFile(file)) {
                 return Files.readString(file).trim();
             }
-            if (RedisServer.ping(port)) {
-                return null;
-            }
-            Files.createDirectories(dir);
             byte[] random = new byte[24];
             new java.security.SecureRandom().nextBytes(random);
             String password = java.util.HexFormat.of().formatHex(random);

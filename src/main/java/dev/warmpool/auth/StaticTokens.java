@@ -97,7 +97,7 @@ public class StaticTokens {
         Path hashes = stateDir.resolve("tokens");
         Path plain = stateDir.resolve("token");
         try {
-            Files.createDirectories(stateDir);
+            dev.warmpool.store.PrivateFiles.secureDir(stateDir);
             if (!Files.exists(hashes)) {
                 byte[] random = new byte[32];
                 new SecureRandom().nextBytes(random);

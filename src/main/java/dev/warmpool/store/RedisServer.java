@@ -58,7 +58,8 @@ public final class RedisServer {
 
     /**
      * The server of a local installation: on {@code port}, with its data (AOF on) in {@code dir}, in
-     * its own session so that it outlives the manager, as the agents do. Reused when it already runs.
+     * its own session so that it outlives the manager, as the agents do. Found again on the next
+     * start only when it is the one this install started (see {@link #ours}).
      */
     public static RedisServer persistent(int port, Path dir) {
         return persistent(port, dir, null);
@@ -66,19 +67,30 @@ public final class RedisServer {
 
     /**
      * As {@link #persistent(int, Path)}, asking clients for {@code password} when not null: it goes
-     * to redis-server in a 0600 config file, not on its command line, which {@code ps} shows.
+     * to redis-server in a 0600 config file, not on its command line, which {@code ps} shows. The
+     * server runs with umask 077, so its AOF, log and pid file are the user's alone.
+     *
+     * @throws IllegalStateException when something else answers on {@code port}: a server another
+     *     user (or another install) started is never adopted, it could run any pool command it likes
      */
     public static RedisServer persistent(int port, Path dir, String password) {
+        PrivateFiles.secureDir(dir);
+        Path pidFile = dir.toAbsolutePath().resolve(PID_FILE);
         if (ping(port)) {
+            ours(port, pidFile).ifPresent(why -> {
+                throw new IllegalStateException("port " + port + " already answers, but not with the redis-server this"
+                        + " install started (" + why + "): warmpool will not use a Redis it did not start. Stop that"
+                        + " server, or give this install another port (warmpool.redis.embedded-port)");
+            });
             return new RedisServer(null, port);
         }
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             cmd.add("/usr/bin/setsid");
         }
-        cmd.add(binary().toString());
+        // umask 077 for all that redis-server writes (AOF, RDB, log, pid file); exec keeps its pid
+        cmd.addAll(List.of("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"", binary(dir).toString()));
         try {
-            Files.createDirectories(dir);
             if (password != null) {
                 Path conf = dir.toAbsolutePath().resolve("redis.conf");
                 writePrivate(conf, "# written by warmpool: the password its manager and agents use\nrequirepass " + password + "\n");
@@ -89,8 +101,68 @@ public final class RedisServer {
         }
         cmd.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--dir", dir.toAbsolutePath().toString(), "--appendonly", "yes", "--save", "",
-                "--logfile", dir.toAbsolutePath().resolve("redis.log").toString(), "--daemonize", "no"));
+                "--logfile", dir.toAbsolutePath().resolve("redis.log").toString(), "--pidfile", pidFile.toString(),
+                "--daemonize", "no"));
         return launch(cmd, port, dir.resolve("redis.out"));
+    }
+
+    /** The pid file of an install's own redis-server, in its private data dir. */
+    static final String PID_FILE = "redis.pid";
+
+    /**
+     * Empty when the server listening on {@code port} is the one whose pid {@code pidFile} holds,
+     * runs as this user and holds that listening socket; else why not. On a system without
+     * {@code /proc} the pid file and the process's user are all it checks.
+     */
+    static Optional<String> ours(int port, Path pidFile) {
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readString(pidFile).trim());
+        } catch (IOException | NumberFormatException e) {
+            return Optional.of("no pid file " + pidFile + " of a server it started");
+        }
+        Optional<ProcessHandle> h = ProcessHandle.of(pid);
+        if (h.isEmpty()) {
+            return Optional.of("the server it started, pid " + pid + ", is gone");
+        }
+        String me = System.getProperty("user.name");
+        Optional<String> user = h.get().info().user();
+        if (user.isPresent() && !user.get().equals(me)) {
+            return Optional.of("pid " + pid + " runs as " + user.get() + ", not " + me);
+        }
+        Path tcp = Path.of("/proc/net/tcp");
+        if (!Files.isReadable(tcp)) {
+            return Optional.empty();
+        }
+        Optional<String> inode = listeningInode(tcp, port);
+        if (inode.isEmpty()) {
+            return Optional.of("no listening socket on 127.0.0.1:" + port + " in " + tcp);
+        }
+        try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            String socket = "socket:[" + inode.get() + "]";
+            boolean holds = fds.anyMatch(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).toString().equals(socket);
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            return holds ? Optional.empty() : Optional.of("the listener on port " + port + " is not held by pid " + pid);
+        } catch (IOException e) {
+            return Optional.of("cannot read the sockets of pid " + pid + ": " + e.getMessage());
+        }
+    }
+
+    /** The inode of the socket listening on 127.0.0.1:{@code port} (state 0A), from {@code /proc/net/tcp}. */
+    static Optional<String> listeningInode(Path tcp, int port) {
+        String local = String.format("0100007F:%04X", port);
+        try (Stream<String> lines = Files.lines(tcp)) {
+            return lines.skip(1).map(String::trim).map(l -> l.split("\\s+"))
+                    .filter(f -> f.length > 9 && f[1].equals(local) && f[3].equals("0A"))
+                    .map(f -> f[9]).findFirst();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     private static RedisServer launch(List<String> cmd, int port, Path out) {
@@ -122,10 +194,7 @@ public final class RedisServer {
 
     /** Writes {@code text} to a file only this user may read (made so before anything is in it). */
     public static void writePrivate(Path file, String text) throws IOException {
-        Files.deleteIfExists(file);
-        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(file, text);
+        PrivateFiles.write(file, text);
     }
 
     public void stop() {
@@ -163,35 +232,54 @@ public final class RedisServer {
         }
     }
 
-    /** redis-server from PATH, else the one embedded-redis ships for this platform, unpacked once. */
+    /** redis-server from PATH, else the one embedded-redis ships, unpacked into the temp dir (tests). */
     public static Path binary() {
+        return binary(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /**
+     * redis-server from PATH, else the one embedded-redis ships for this platform, unpacked into
+     * {@code privateDir} and checked against the jar's copy (its SHA-256) before each start:
+     * never run from a shared path such as {@code /tmp}, where another user could plant one.
+     */
+    static Path binary(Path privateDir) {
         Optional<Path> onPath = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
                 .filter(d -> !d.isEmpty())
                 .map(d -> Path.of(d, "redis-server")).filter(Files::isExecutable).findFirst();
-        return onPath.orElseGet(RedisServer::unpackEmbedded);
+        return onPath.orElseGet(() -> unpackEmbedded(privateDir));
     }
 
-    private static Path unpackEmbedded() {
+    private static Path unpackEmbedded(Path dir) {
         String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
         String name = os.contains("mac") ? (arch.contains("aarch64") ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64")
                 : arch.contains("aarch64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
-        Path target = Path.of(System.getProperty("java.io.tmpdir"), "warmpool-" + name);
-        if (Files.isExecutable(target)) {
-            return target;
-        }
+        Path target = dir.toAbsolutePath().resolve("warmpool-" + name);
         try (InputStream in = RedisServer.class.getClassLoader().getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("no redis-server on PATH and none embedded for " + os + "/" + arch
                         + "; install redis-server or set quarkus.redis.hosts");
             }
+            byte[] shipped = in.readAllBytes();
+            if (Files.isRegularFile(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                    && java.util.Arrays.equals(sha256(shipped), sha256(Files.readAllBytes(target)))) {
+                return target;
+            }
             Path tmp = Files.createTempFile(target.getParent(), "warmpool-redis", ".tmp");
-            Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-            tmp.toFile().setExecutable(true);
+            Files.write(tmp, shipped);
+            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return target;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 }
