@@ -1,7 +1,7 @@
 -- cancel: a queued (or pending) job leaves its queue; an assigned or running job ends CANCELLED
 -- (or EARLY_STOPPED, when a tuner outside pruned it) now and its agent is told to kill the
 -- process (the processor stays busy until the agent reports).
--- KEYS[1] pool hash.  ARGV: prefix, job id, reason, retention seconds, end state
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, job id, reason, retention seconds, end state
 -- Returns {'CANCELLED', previous state}, {'ENDED', state}, or 'NOJOB'.
 --- @include "ends"
 local jid = ARGV[2]

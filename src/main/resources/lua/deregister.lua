@@ -1,7 +1,7 @@
 -- deregister: a stopping agent removes its processor; a job it still holds goes back to the
 -- queue without being charged an attempt (the processor stopped, the job did not fail). A gang
 -- member that leaves takes its gang with it.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, reason, retention seconds
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, reason, retention seconds
 -- Returns the requeued job's new state, or ''.
 --- @include "ends"
 local pid = ARGV[2]

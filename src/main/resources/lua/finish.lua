@@ -4,7 +4,7 @@
 -- A gang member's report ends the gang's job when it is the last worker to succeed (the
 -- parameter servers are then stopped) or when it failed (the other members are stopped); the
 -- gang moves on once every member is free.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token, end state, exit code,
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id, token, end state, exit code,
 --   metrics JSON, log tail, error, retention seconds, stopping ('1': the agent is stopping),
 --   take ('1': a plain processor's agent takes its next job from this reply, not its inbox)
 -- Returns {'OK', next job id or ''} or {'STALE', reason}; with take, a next job comes already

@@ -1,5 +1,5 @@
 -- heartbeat: an agent says it is alive, and which job (and token) it is running, if any.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, job id or '', token or ''
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id or '', token or ''
 -- Returns the processor's state; 'UNKNOWN' when Redis does not know the processor (the agent
 -- registers again); 'FENCED' when the job the agent runs is no longer its own (it was requeued
 -- after this processor was given up for lost): the agent stops it, and its report would be refused.

@@ -1,6 +1,6 @@
 -- list_jobs: the newest jobs of a pool, optionally of one state, newest first; or, given a
 -- sweep id, the sweep's trials in trial order.
--- KEYS[1] pool hash.  ARGV: prefix, state or '', limit, most index entries to scan, sweep id or ''
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, state or '', limit, most index entries to scan, sweep id or ''
 -- Returns a list of job hashes, each a flat list.
 local want, limit, budget, sid = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] or ''
 local out = {}

@@ -1,6 +1,6 @@
 -- log: lines a running job printed, appended in one call (the agent batches them) to the job's
 -- event stream, which keeps about the last 'cap' entries and expires with the job.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token, cap (entries, about), line...
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id, token, cap (entries, about), line...
 -- Returns 'OK', or {'STALE', reason} when the job is no longer this processor's to run (the
 -- lines are dropped: a fenced copy of the job must not write into the log of the one that runs).
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]

@@ -1,7 +1,7 @@
 -- lost: removes a processor whose heartbeat is older than ARGV[3] (ms since the epoch); its
 -- job goes back to the queue, charged one attempt, or fails when none is left. A lost gang
 -- member takes its gang with it: the other members are stopped and retired, the job requeued.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, heartbeat deadline, reason, retention seconds
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, heartbeat deadline, reason, retention seconds
 -- Returns {'LOST', job id or '', job's new state or ''}, or 'ALIVE'.
 --- @include "ends"
 local pid = ARGV[2]

@@ -1,6 +1,6 @@
 -- pool_delete: drains a pool. No new jobs; queued jobs are cancelled with a reason; idle
 -- processors are retired now, busy ones when their job ends (next_or_idle sees DRAINING).
--- KEYS[1] pool hash.  ARGV: prefix, reason, retention seconds
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, reason, retention seconds
 -- Returns {cancelled jobs, retired processors}, or 'NOPOOL'.
 --- @include "ends"
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end

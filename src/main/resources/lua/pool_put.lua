@@ -1,5 +1,5 @@
 -- pool_put: creates or updates a pool (idempotent); a draining pool becomes active again.
--- KEYS[1] pool hash.  ARGV: prefix, spec JSON, minIdle, maxSize, idleTimeoutMs, command JSON, env JSON, maxQueued,
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, spec JSON, minIdle, maxSize, idleTimeoutMs, command JSON, env JSON, maxQueued,
 --   gang ('1' for a gang pool, else '')
 -- Returns 'created', 'updated', or 'GANGCHANGE' when the update would turn a pool into a gang
 -- pool or back (its processors could not follow: delete it first).

@@ -1,7 +1,7 @@
 -- register: an agent announces its processor. A new (or re-registering) processor takes
 -- the best queued job or turns idle; a gang member turns idle, and the gang with it once every
 -- member has registered. A processor that is already known keeps its state.
--- KEYS[1] pool hash.  ARGV: prefix, processor id, os pid, host, address ('' or host:port)
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, os pid, host, address ('' or host:port)
 -- Returns {'OK', state, job id or '', pool spec JSON}, 'NOPOOL' (the agent then exits), or
 -- 'NOGANG' (a gang member Redis has forgotten, after it lost its data: the agent exits, and
 -- the reconciler starts a whole new gang).

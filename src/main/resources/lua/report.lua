@@ -2,7 +2,7 @@
 -- progress; for a sweep's trial the objective joins the trial's curve, and the median rule
 -- stops a trial whose value, after minSteps, is worse than the median of the trials that
 -- completed, at the same step. Each report also joins the job's event stream (GET /jobs/{id}/events).
--- KEYS[1] pool hash.  ARGV: prefix, processor id, job id, token, step, metrics JSON, retention seconds,
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id, token, step, metrics JSON, retention seconds,
 --   the job's event stream cap (entries, about)
 -- Returns 'OK', {'STOP', reason} (the job ended EARLY_STOPPED: the agent kills it) or {'STALE', reason}.
 --- @include "ends"

@@ -1,7 +1,7 @@
 -- retire: the reconciler gives back an idle processor (or, in a gang pool, an idle gang), only
 -- if it is still idle and has been idle since at most ARGV[3] (one that took a job since the
 -- plan was made stays).
--- KEYS[1] pool hash.  ARGV: prefix, processor or gang id, latest idle-since (ms) that may be retired
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor or gang id, latest idle-since (ms) that may be retired
 -- Returns 1 when retired, 0 otherwise.
 --- @include "gang"
 local id = ARGV[2]

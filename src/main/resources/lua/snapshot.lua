@@ -1,5 +1,5 @@
 -- snapshot: one read of a pool for the API and the reconciler.
--- KEYS[1] pool hash.  ARGV: prefix, then the fields to read of each processor and gang
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, then the fields to read of each processor and gang
 --   (SnapshotReply.FIELDS: id first; a gang has the last, members, a processor does not)
 -- Returns {pool hash as a flat list, queue length, now, warmth hash as a flat list (KeySchema.warmth),
 -- the idle time so far of the processors idle now (ms), proc 1, proc 2, ..., then, in a gang
@@ -12,7 +12,11 @@ local now = now_ms()
 local idle_now = 0
 local idle = redis.call('ZRANGE', IDLE, 0, -1, 'WITHSCORES')
 for i = 2, #idle, 2 do idle_now = idle_now + math.max(0, now - tonumber(idle[i])) end
-local out = {redis.call('HGETALL', POOL), redis.call('ZCARD', QUEUE), now, redis.call('HGETALL', key('warmth')),
+local pool = redis.call('HGETALL', POOL)
+-- the sweeps' demand is kept apart from the pool hash (agents, which end sweeps, may only read that)
+table.insert(pool, 'sweepDemand')
+table.insert(pool, redis.call('GET', key('demand')) or '0')
+local out = {pool, redis.call('ZCARD', QUEUE), now, redis.call('HGETALL', key('warmth')),
   string.format('%d', idle_now)}
 for _, pid in ipairs(redis.call('SMEMBERS', PROCS)) do
   local h = redis.call('HMGET', key('proc', pid), unpack(FIELDS))

@@ -1,6 +1,6 @@
 -- spawn: records a processor the runtime is about to start, in state STARTING, unless the
 -- pool is draining or already at maxSize (so two managers cannot overshoot it).
--- KEYS[1] pool hash.  ARGV: prefix, processor id
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id
 -- Returns 1 when recorded, 0 when refused.
 if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then return 0 end
 if redis.call('SCARD', PROCS) >= tonumber(redis.call('HGET', POOL, 'maxSize')) then return 0 end

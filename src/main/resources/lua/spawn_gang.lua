@@ -1,6 +1,6 @@
 -- spawn_gang: records a gang the runtime is about to start, all members STARTING, unless the
 -- pool is draining or already has maxSize gangs.
--- KEYS[1] pool hash.  ARGV: prefix, gang id, then per member: member id, role, index in the role
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, gang id, then per member: member id, role, index in the role
 -- Returns 1 when recorded, 0 when refused.
 if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then return 0 end
 if redis.call('SCARD', GANGS) >= tonumber(redis.call('HGET', POOL, 'maxSize')) then return 0 end

@@ -1,6 +1,6 @@
 -- stats: what a scrape of /q/metrics reads of one pool: counts, not the pool's full snapshot
 -- (one HGET per processor, no processor rows, none of the learned keep-alive's histograms).
--- KEYS[1] pool hash.  ARGV: prefix, then the warmth hash's fields to read (StatsReply.FIELDS)
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, then the warmth hash's fields to read (StatsReply.FIELDS)
 -- Returns {starting, idle, busy, draining, queue length, idle time so far of the processors idle
 -- now (ms), the values of those fields in their order}, or 'NOPOOL'.
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end

@@ -2,7 +2,7 @@
 -- (the one idle the shortest time, the warmest; in a gang pool, every member of an idle gang)
 -- or queues it by priority, then age.
 -- A repeated Idempotency-Key returns the job it created first; a full queue refuses the job.
--- KEYS[1] pool hash.
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).
 -- ARGV: prefix, job id, priority (-1000..1000), idempotency key hash or '', request fingerprint,
 --       idempotency ttl seconds, then field, value, field, value, ... of the job
 -- Returns {'ASSIGNED', processor id, now}, {'QUEUED', queue length, now},

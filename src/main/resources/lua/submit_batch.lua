@@ -2,7 +2,7 @@
 -- is handed to an idle processor (in a gang pool, an idle gang) or queued, best first (priority,
 -- then the batch's order). All of them or none: a batch that would not fit in the queue even if
 -- no job found an idle processor is refused whole.
--- KEYS[1] pool hash.
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).
 -- ARGV: prefix, idempotency key hash or '', request fingerprint, idempotency ttl seconds, number
 --       of jobs, then per job: job id, priority, number of fields n, then n field, value pairs
 -- Returns {'OK', now, then per job (in the batch's order) its processor id, or '' when queued},

@@ -1,6 +1,6 @@
 -- sweep_cancel: ends every trial of a sweep that has not ended (running ones are killed by
 -- their agents) and the sweep with them.
--- KEYS[1] pool hash.  ARGV: prefix, sweep id, reason, retention seconds
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, sweep id, reason, retention seconds
 -- Returns 'CANCELLED', {'ENDED', state} or 'NOSWEEP'.
 --- @include "ends"
 local sid = ARGV[2]

@@ -1,5 +1,5 @@
 -- sweep_get: a sweep and the fields of its trials that the sweep view shows, in trial order.
--- KEYS[1] pool hash.  ARGV: prefix, sweep id, then the trial fields to read (SweepGetReply.TRIAL_FIELDS)
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, sweep id, then the trial fields to read (SweepGetReply.TRIAL_FIELDS)
 -- Returns {sweep hash as a flat list, trial 1 fields, trial 2 fields, ...} or 'NOSWEEP'.
 local FIELDS = {}
 for i = 3, #ARGV do FIELDS[#FIELDS + 1] = ARGV[i] end

@@ -1,6 +1,6 @@
 -- sweep_put: stores a sweep and its trials (as PENDING jobs of the pool) and releases the first
 -- 'parallelism' of them, all in one step; the scripts that end jobs release the rest.
--- KEYS[1] pool hash.
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).
 -- ARGV: prefix, sweep id, idempotency key hash or '', request fingerprint, idempotency ttl seconds,
 --       priority (-1000..1000) of the trials,
 --       n, then n field/value pairs of the sweep (parallelism, metric, goal, ... included),
@@ -40,7 +40,7 @@ while i + 1 <= #ARGV do
 end
 local demand = math.min(tonumber(redis.call('HGET', skey, 'parallelism')), total)
 redis.call('HSET', skey, 'total', total, 'demand', demand)
-redis.call('HINCRBY', POOL, 'sweepDemand', demand)
+redis.call('INCRBY', key('demand'), demand)
 redis.call('ZADD', key('sweeps'), now, sid)
 remember(ARGV[3], sid, ARGV[4], ARGV[5])
 sweep_release(sid, now)

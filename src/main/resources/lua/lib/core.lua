@@ -1,12 +1,14 @@
 -- core: the pool's key prefix and its fixed keys, the server clock, which job states are ends.
 -- In front of every script (Script.source); the scripts call it with
---   KEYS[1] = the pool hash wp:{<type>}:pool (it routes the call to the pool's hash slot)
+--   KEYS[1] = a key of the pool: it routes the call to the pool's hash slot. The manager passes
+--             the pool hash wp:{<type>}:pool; an agent its processors set wp:{<type>}:procs, since
+--             its ACL user may only read the pool hash and Redis checks a script's KEYS for writing
 --   ARGV[1] = the pool's key prefix wp:{<type>}:
--- and build the other keys of that pool from the prefix, so they share one slot.
+-- and build every key of that pool from the prefix, so they share one slot.
 
 local P = ARGV[1]
 local function key(...) return P .. table.concat({...}, ':') end
-local POOL = KEYS[1]
+local POOL = key('pool')
 local IDLE = key('idle')
 local QUEUE = key('queue')
 local JOBS = key('jobs')

@@ -90,7 +90,7 @@ local function sweep_finish(sid, now, retention_s)
     end
   end
   redis.call('HSET', skey, 'finishedAt', now, 'active', 0)
-  redis.call('HINCRBY', POOL, 'sweepDemand', -tonumber(s[3] or '0'))
+  redis.call('DECRBY', key('demand'), tonumber(s[3] or '0'))
   for _, jid in ipairs(redis.call('LRANGE', key('sweep', sid, 'trials'), 0, -1)) do
     redis.call('EXPIRE', key('job', jid), retention_s)
     redis.call('EXPIRE', key('job', jid, 'events'), retention_s)

@@ -27,7 +27,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /**
  * A Redis with a password (real redis-server, --requirepass): the manager and its agents work,
  * the password appears in no agent's command line or environment and in no job's output, and
- * agents connect as their pool's ACL user, which gets NOPERM for every other pool's key.
+ * agents connect as their pool's ACL user, which gets NOPERM for every other pool's key and for
+ * any write of its own pool's spec.
  */
 class RedisPasswordIT {
     static final String PASSWORD = "pw-" + Long.toHexString(System.nanoTime());
@@ -53,6 +54,10 @@ class RedisPasswordIT {
                 List<Runnable> forbidden = List.of(
                         () -> agent.hget(KeySchema.pool("other"), "spec"),
                         () -> agent.hset(KeySchema.pool("other"), "state", "DRAINING"),
+                        // its own pool's spec it may read, never write: the next job would run that command
+                        () -> agent.hset(KeySchema.pool("pw"), "command", "[\"sh\", \"-c\", \"id\"]"),
+                        () -> agent.eval("return redis.call('HSET', KEYS[1], 'command', '[]')", List.of(KeySchema.pool("pw")), List.of()),
+                        () -> agent.hget(KeySchema.idempotency("pw", "x"), "job"),
                         () -> agent.hget(KeySchema.AGENTS, "other"),
                         () -> agent.smembers(KeySchema.POOLS),
                         () -> agent.keys("*"),

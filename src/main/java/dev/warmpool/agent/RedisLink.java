@@ -62,7 +62,8 @@ final class RedisLink implements AutoCloseable {
      * {@code protocol} builds; the reply as plain Java (String, List, null), for that class to decode.
      */
     Object run(Script script, List<String> args) {
-        List<String> keys = List.of(KeySchema.pool(type));
+        // any key of the pool routes the call; not the pool hash, which the agent's ACL user may only read
+        List<String> keys = List.of(KeySchema.processors(type));
         List<String> argv = new ArrayList<>(args.size() + 1);
         argv.add(KeySchema.prefix(type));
         argv.addAll(args);

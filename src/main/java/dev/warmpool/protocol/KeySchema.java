@@ -107,6 +107,14 @@ public final class KeySchema {
         return job(type, jobId) + ":events";
     }
 
+    /**
+     * STRING: the processors the pool's running sweeps want (each its parallelism, at most its
+     * trials), kept out of the pool hash because agents end sweeps and may only read that hash.
+     */
+    public static String demand(String type) {
+        return prefix(type) + "demand";
+    }
+
     /** STRING: the submission counter behind the queue order. */
     public static String sequence(String type) {
         return prefix(type) + "seq";
@@ -166,7 +174,7 @@ public final class KeySchema {
     public static List<String> patterns() {
         String t = "type";
         return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t), warmth(t),
-                job(t, "{jobId}"), jobEvents(t, "{jobId}"), sequence(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
+                job(t, "{jobId}"), jobEvents(t, "{jobId}"), sequence(t), demand(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
                 sweep(t, "{id}"), sweepTrials(t, "{id}"), sweepPending(t, "{id}"), sweepTrial(t, "{id}", "{jobId}"),
                 sweepAt(t, "{id}", "{step}"), sweepSteps(t, "{id}"), AGENTS, RECONCILE_LOCK);
     }

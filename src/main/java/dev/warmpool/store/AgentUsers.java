@@ -16,9 +16,9 @@ import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * A Redis ACL user per pool for its agents ({@code wp-agent-<type>}): its own pool's keys
- * ({@code ~wp:{type}:*}) and the commands an agent sends (scripts, its inbox, reads and writes
- * inside them), nothing dangerous, no other pool. So a job that finds its way to Redis with its
+ * A Redis ACL user per pool for its agents ({@code wp-agent-<type>}): its own pool's keys, the
+ * pool's spec read-only ({@code %R~wp:{type}:pool}), and the commands an agent sends (scripts,
+ * its inbox, reads and writes inside them), nothing dangerous, no other pool. So a job that finds its way to Redis with its
  * agent's credentials still cannot touch another pool, nor read the manager's.
  *
  * <p>Made when Redis asks for a password (the manager's URL carries one: with an open default
@@ -112,13 +112,26 @@ public class AgentUsers {
         return redis.acl(args);
     }
 
-    /** What an agent may do: its own pool's keys, the commands its scripts and inbox need, nothing dangerous. */
+    /**
+     * What an agent may do: read its pool's spec (never write it: whoever holds an agent's password
+     * could otherwise change the command the next job runs), read and write the keys of its
+     * pool's processors, jobs, queue and sweeps (not its Idempotency-Keys), the commands its
+     * scripts and inbox need, nothing dangerous, no other pool.
+     */
     static List<String> rules(String type) {
-        return List.of("resetkeys", "~" + KeySchema.prefix(type) + "*", "resetchannels", "&" + KeySchema.ended(type),
-                "&" + KeySchema.changed(type), "-@all",
+        List<String> rules = new ArrayList<>(List.of("resetkeys", "%R~" + KeySchema.pool(type)));
+        for (String family : AGENT_KEYS) {
+            rules.add("~" + KeySchema.prefix(type) + family);
+        }
+        rules.addAll(List.of("resetchannels", "&" + KeySchema.ended(type), "&" + KeySchema.changed(type), "-@all",
                 "+@read", "+@write", "+@scripting", "+@connection", "+time", "+publish", "-@dangerous", "-script", "-function",
-                "-scan", "-keys", "-randomkey");
+                "-scan", "-keys", "-randomkey"));
+        return rules;
     }
+
+    /** The keys of a pool (below its prefix) that its agents' scripts change. */
+    static final List<String> AGENT_KEYS = List.of("procs", "proc:*", "inbox:*", "idle", "queue", "jobs", "job:*", "warmth",
+            "seq", "demand", "gangs", "gang:*", "sweeps", "sweep:*");
 
     private static String newPassword() {
         byte[] b = new byte[24];
