@@ -34,6 +34,16 @@ public final class PodFactory {
     /** What the agent image holds: AGENT_IMAGE_DIR is copied to AGENT_DIR. */
     public static final String AGENT_IMAGE_DIR = "/warmpool";
     static final String AGENT_VOLUME = "warmpool-agent";
+    /**
+     * With a Redis Secret: an init step copies its URL into {@link #REDIS_URL_FILE}, on a memory
+     * emptyDir, which the agent reads and deletes at start, before any job runs. Never an env
+     * variable: a job (the same user in the same container) reads {@code /proc/<agent>/environ}.
+     */
+    static final String SECRET_VOLUME = "warmpool-redis-secret";
+    static final String SECRET_DIR = "/var/run/warmpool-secret";
+    static final String RUN_VOLUME = "warmpool-run";
+    static final String RUN_DIR = "/var/run/warmpool";
+    public static final String REDIS_URL_FILE = RUN_DIR + "/redis-url";
     /** Labels of a gang member's pod: the gang it belongs to, and that it is one (the Service selects it). */
     public static final String GANG = "warmpool.dev/gang";
     public static final String GANG_MEMBER = "warmpool.dev/gang-member";
@@ -118,6 +128,13 @@ public final class PodFactory {
             volumes.add(new VolumeBuilder().withName(AGENT_VOLUME).withNewEmptyDir().endEmptyDir().build());
             mounts.add(new VolumeMountBuilder().withName(AGENT_VOLUME).withMountPath(AGENT_DIR).withReadOnly(true).build());
         }
+        if (s.redisSecret() != null) {
+            // the Secret is mounted into the init step only; the agent reads the copy and deletes it
+            volumes.add(new VolumeBuilder().withName(SECRET_VOLUME).withNewSecret().withSecretName(secretName(s))
+                    .addNewItem().withKey(secretKey(s)).withPath("url").endItem().withDefaultMode(0444).endSecret().build());
+            volumes.add(new VolumeBuilder().withName(RUN_VOLUME).withNewEmptyDir().withMedium("Memory").endEmptyDir().build());
+            mounts.add(new VolumeMountBuilder().withName(RUN_VOLUME).withMountPath(RUN_DIR).build());
+        }
         ContainerBuilder main = new ContainerBuilder().withName("processor").withImage(t.image())
                 .withCommand(init ? AGENT_LAUNCHER : "warmpool-agent")
                 .withEnv(env(type, processorId, spec, t, s))
@@ -147,6 +164,14 @@ public final class PodFactory {
                     .editFirstContainer().addNewPort().withName("gang").withContainerPort(GANG_PORT).endPort().endContainer()
                     .endSpec();
         }
+        if (s.redisSecret() != null) {
+            pod.editSpec().addNewInitContainer().withName("warmpool-redis-url").withImage(s.agentImage())
+                    .withCommand("cp", SECRET_DIR + "/url", REDIS_URL_FILE)
+                    .addNewVolumeMount().withName(SECRET_VOLUME).withMountPath(SECRET_DIR).withReadOnly(true).endVolumeMount()
+                    .addNewVolumeMount().withName(RUN_VOLUME).withMountPath(RUN_DIR).endVolumeMount()
+                    .withSecurityContext(strict())
+                    .endInitContainer().endSpec();
+        }
         if (init) {
             pod.editSpec().addNewInitContainer().withName("warmpool-agent").withImage(s.agentImage())
                     .withCommand("cp", "-R", AGENT_IMAGE_DIR + "/.", AGENT_DIR + "/")
@@ -155,6 +180,16 @@ public final class PodFactory {
                     .endInitContainer().endSpec();
         }
         return pod.build();
+    }
+
+    private static String secretName(Settings s) {
+        int slash = s.redisSecret().indexOf('/');
+        return slash < 0 ? s.redisSecret() : s.redisSecret().substring(0, slash);
+    }
+
+    private static String secretKey(Settings s) {
+        int slash = s.redisSecret().indexOf('/');
+        return slash < 0 ? "url" : s.redisSecret().substring(slash + 1);
     }
 
     /** The restricted Pod Security profile's container settings; a template may relax them. */
@@ -183,14 +218,10 @@ public final class PodFactory {
         if (spec.isGang()) {
             env.put("WARMPOOL_MEMBER_ADDR", processorId + "." + gangServiceName(type) + ":" + GANG_PORT);
         }
-        List<EnvVar> out = new ArrayList<>();
         if (s.redisSecret() != null) {
-            int slash = s.redisSecret().indexOf('/');
-            out.add(new io.fabric8.kubernetes.api.model.EnvVarBuilder().withName("WARMPOOL_REDIS_URL").withNewValueFrom()
-                    .withNewSecretKeyRef(slash < 0 ? "url" : s.redisSecret().substring(slash + 1),
-                            slash < 0 ? s.redisSecret() : s.redisSecret().substring(0, slash), false)
-                    .endValueFrom().build());
+            env.put("WARMPOOL_REDIS_URL_FILE", REDIS_URL_FILE);
         }
+        List<EnvVar> out = new ArrayList<>();
         // the agent passes these names of its own environment on to jobs (besides a small safe
         // base): what the template sets for the training image, never warmpool's own variables
         if (t.env() != null && !t.env().isEmpty()) {

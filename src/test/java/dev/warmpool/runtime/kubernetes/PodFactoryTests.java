@@ -97,6 +97,28 @@ class PodFactoryTests {
     }
 
     @Test
+    void handsTheRedisUrlToTheAgentInAFileNeverInItsEnvironment() {
+        PodFactory.Settings withSecret = new PodFactory.Settings("redis://ignored:6379", SETTINGS.agentImage(), 2000, 604800,
+                null, "warmpool-redis/url", 100);
+        Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), withSecret);
+        Container main = pod.getSpec().getContainers().get(0);
+        assertTrue(main.getEnv().stream().noneMatch(e -> e.getValueFrom() != null || String.valueOf(e.getValue()).contains("redis://")),
+                "no Redis URL, nor a Secret reference, in the environment a job can read: " + main.getEnv());
+        assertEquals(PodFactory.REDIS_URL_FILE, env(main).get("WARMPOOL_REDIS_URL_FILE"));
+        assertTrue(main.getVolumeMounts().stream().noneMatch(m -> m.getName().equals(PodFactory.SECRET_VOLUME)),
+                "the Secret itself is not mounted where the job runs");
+        Container copy = pod.getSpec().getInitContainers().stream().filter(c -> c.getName().equals("warmpool-redis-url"))
+                .findFirst().orElseThrow();
+        assertEquals(List.of("cp", PodFactory.SECRET_DIR + "/url", PodFactory.REDIS_URL_FILE), copy.getCommand());
+        var secret = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodFactory.SECRET_VOLUME)).findFirst()
+                .orElseThrow().getSecret();
+        assertEquals("warmpool-redis", secret.getSecretName());
+        assertEquals("url", secret.getItems().get(0).getKey());
+        assertEquals("Memory", pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodFactory.RUN_VOLUME))
+                .findFirst().orElseThrow().getEmptyDir().getMedium(), "the copy never touches the node's disk");
+    }
+
+    @Test
     void startsABuiltInAgentFromTheImage() {
         Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate("built-in")), owner(), SETTINGS);
         assertTrue(pod.getSpec().getInitContainers().isEmpty());
