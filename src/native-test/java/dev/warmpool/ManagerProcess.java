@@ -81,6 +81,15 @@ public final class ManagerProcess implements AutoCloseable {
         return new ManagerProcess(p, port, (System.nanoTime() - t0) / 1e6, token);
     }
 
+    /** A manager started elsewhere (on {@code port}), once it is ready; calls send {@code token}. */
+    static ManagerProcess attach(Process p, int port, String token) {
+        long t0 = System.nanoTime();
+        ManagerProcess starting = new ManagerProcess(p, port, 0, token);
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20)).ignoreExceptions()
+                .until(() -> starting.status("GET", "/q/health/ready", null) == 200);
+        return new ManagerProcess(p, port, (System.nanoTime() - t0) / 1e6, token);
+    }
+
     public HttpResponse<String> call(String method, String path, String body) throws Exception {
         return HTTP.send(request(method, path, body, java.util.Map.of()), HttpResponse.BodyHandlers.ofString());
     }

@@ -43,7 +43,8 @@ public final class Agent {
     private final RedisLink redis;
     private final BlockingQueue<AgentEvent> events = new LinkedBlockingQueue<>();
     private final CountDownLatch done = new CountDownLatch(1);
-    private final Path resultFile;
+    /** Each job's room: its own dir and session, sandboxed where the runtime asks (see {@link Sandbox}). */
+    private final Sandbox sandbox;
     private final EventSink sink;
     private volatile JobRun current;
     private final String address = GangEnv.address();
@@ -70,11 +71,11 @@ public final class Agent {
     Agent(AgentConfig config) throws IOException {
         this.config = config;
         this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
-        this.resultFile = Files.createTempDirectory("warmpool-" + config.processorId()).resolve("result.json");
+        this.sandbox = Sandbox.fromEnv(System.getenv(), Files.createTempDirectory("warmpool-" + config.processorId()));
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = ChildEnv.base(System.getenv());
         this.reporter = new Reporter(redis, config);
-        this.workers = new WorkerSlot(baseEnv, config.processorId(), config.pool());
+        this.workers = new WorkerSlot(baseEnv, config.processorId(), config.pool(), sandbox);
     }
 
     public static void main(String[] args) throws Exception {
@@ -288,8 +289,18 @@ public final class Agent {
         List<String> command = new ArrayList<>(role != null && role.has("command") && role.get("command").isJsonArray()
                 ? AgentJson.strings(role.get("command")) : poolCommand); // a gang member: its role's own command
         command.addAll(args);
+        Path dir;
+        try {
+            dir = sandbox.newDir("job-" + jobId);
+        } catch (IOException e) {
+            events.add(JobRun.notStarted(jobId, token, "could not make the job's working dir: " + e.getMessage()));
+            return;
+        }
         Map<String, String> env = ChildEnv.forJob(baseEnv, pool.env(), role, jobEnv, member, jobId,
-                r.configJson(), resultFile);
+                r.configJson(), dir.resolve("result.json"));
+        if (sandbox.otherUser()) {
+            env.put("HOME", dir.toString()); // the manager's home is not the job's user's
+        }
         Map<String, String> poolEnv = pool.env();
         Worker w = null;
         String request = null;
@@ -298,7 +309,7 @@ public final class Agent {
             request = WorkerSlot.request(jobId, r, args, jobEnv);
         }
         int logLines = config.logLines();
-        current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, resultFile, events::add,
+        current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, dir, sandbox, events::add,
                 w, request, reporter::report,
                 () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
         if (command.size() == 1 && NOOP.equals(command.get(0))) {
@@ -312,6 +323,9 @@ public final class Agent {
     /** Records the outcome; returns true when the agent is done (stopping or retired). */
     private boolean onEnd(JobRun.Outcome o) {
         current = null;
+        if (o.run().dir != null) {
+            Sandbox.remove(o.run().dir); // the next job finds nothing of this one
+        }
         if (o.run().forced() == JobRun.Forced.HANDED_BACK) {
             deregister("the processor stopped before the job ended");
             return true;

@@ -29,6 +29,9 @@ final class JobRun implements Runnable {
     /** Why the agent ended a job before its process did. */
     enum Forced { NONE, CANCELLED, TIMED_OUT, HANDED_BACK, FENCED, EARLY_STOPPED }
 
+    /** The result file's name in the job's dir ({@code WARMPOOL_RESULT}). */
+    static final String RESULT = "result.json";
+
     /** The prefix of an intermediate-metrics line on a job's output. */
     static final String REPORT_MARKER = "WARMPOOL_REPORT ";
 
@@ -43,7 +46,10 @@ final class JobRun implements Runnable {
     private final String workingDir;
     final long timeoutMillis;
     final long startedNanos = System.nanoTime();
+    /** The job's own dir, removed when it ends; null for a job that never started. */
+    final Path dir;
     private final Path resultFile;
+    private final Sandbox sandbox;
     private final Consumer<Outcome> onEnd;
     private final Worker worker;
     private final String request;
@@ -53,17 +59,14 @@ final class JobRun implements Runnable {
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
 
-    JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
-            long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd) {
-        this(jobId, token, command, env, workingDir, timeoutMillis, resultFile, onEnd, null, null, (run, r) -> { }, () -> null);
-    }
-
     /**
-     * A job for {@code worker} (when not null) as the JSON line {@code request}; reports go to
-     * {@code onReport}, output lines also to the live log that {@code liveLog} makes (null: none).
+     * A job run in {@code dir} (its own, made by {@code sandbox}; the result file is in it), or,
+     * when {@code worker} is not null, sent to that worker as the JSON line {@code request};
+     * reports go to {@code onReport}, output lines also to the live log that {@code liveLog}
+     * makes (null: none).
      */
     JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
-            long timeoutMillis, Path resultFile, Consumer<Outcome> onEnd, Worker worker, String request,
+            long timeoutMillis, Path dir, Sandbox sandbox, Consumer<Outcome> onEnd, Worker worker, String request,
             java.util.function.BiConsumer<JobRun, String> onReport, java.util.function.Supplier<LiveLog> liveLog) {
         this.liveLog = liveLog;
         this.worker = worker;
@@ -75,8 +78,17 @@ final class JobRun implements Runnable {
         this.env = env;
         this.workingDir = workingDir;
         this.timeoutMillis = timeoutMillis;
-        this.resultFile = resultFile;
+        this.dir = dir;
+        this.resultFile = dir == null ? null : dir.resolve(RESULT);
+        this.sandbox = sandbox;
         this.onEnd = onEnd;
+    }
+
+    /** A job that ended before it could start: {@code error} says why. */
+    static Outcome notStarted(String jobId, String token, String error) {
+        JobRun run = new JobRun(jobId, token, List.of(), Map.of(), null, 0, null, null, o -> { }, null, null,
+                (r, json) -> { }, () -> null);
+        return new Outcome(run, "FAILED", 127, "{}", "", error);
     }
 
     /**
@@ -126,12 +138,9 @@ final class JobRun implements Runnable {
         Outcome outcome;
         Tail tail = null;
         try {
-            Files.deleteIfExists(resultFile);
-            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-            if (workingDir != null) {
-                pb.directory(new File(workingDir));
-            }
+            ProcessBuilder pb = new ProcessBuilder(sandbox.wrap(command, dir, workingDir)).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .directory(sandbox.directory(dir, workingDir));
             pb.environment().clear(); // from scratch: the agent's own environment is not the job's
             pb.environment().putAll(env);
             process = pb.start();
@@ -140,6 +149,8 @@ final class JobRun implements Runnable {
             Future<?> reader = THREADS.submit(() -> out.readAll(process.getInputStream(), REPORT_MARKER,
                     json -> onReport.accept(this, json)));
             int exit = process.waitFor();
+            // what the job left running dies now: nothing it started may write the next job's result
+            sandbox.killSession(process.pid());
             // a background child of the job may hold the output open: give it a second, then move on
             try {
                 reader.get(1, TimeUnit.SECONDS);

@@ -36,14 +36,14 @@ final class Worker {
 
     private final List<String> command;
     private final Map<String, String> env;
-    private final String workingDir;
+    private final File workingDir;
     private volatile Process process;
     private volatile boolean killed;
     private volatile BlockingQueue<String> lines;
     private volatile Thread errReader;
     private volatile Tail log = new Tail(JobRun.LOG_TAIL_BYTES);
 
-    Worker(List<String> command, Map<String, String> env, String workingDir) {
+    Worker(List<String> command, Map<String, String> env, File workingDir) {
         this.command = List.copyOf(command);
         this.env = Map.copyOf(env);
         this.workingDir = workingDir;
@@ -68,7 +68,7 @@ final class Worker {
         killed = false;
         ProcessBuilder pb = new ProcessBuilder(command);
         if (workingDir != null) {
-            pb.directory(new File(workingDir));
+            pb.directory(workingDir);
         }
         pb.environment().clear(); // from scratch: the agent's own environment is not the worker's
         pb.environment().putAll(env);

@@ -4,6 +4,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.warmpool.protocol.Run;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,12 +15,15 @@ import java.util.Map;
  * env changes; killed when the agent ends. The agent's loop alone calls it.
  */
 final class WorkerSlot {
+    static final String WORKER_DIR = "worker";
     private final Map<String, String> baseEnv;
     private final String processorId;
     private final String pool;
+    private final Sandbox sandbox;
     private Worker worker;
 
-    WorkerSlot(Map<String, String> baseEnv, String processorId, String pool) {
+    WorkerSlot(Map<String, String> baseEnv, String processorId, String pool, Sandbox sandbox) {
+        this.sandbox = sandbox;
         this.baseEnv = baseEnv;
         this.processorId = processorId;
         this.pool = pool;
@@ -56,9 +60,18 @@ final class WorkerSlot {
         all.putAll(env);
         all.put("WARMPOOL_PROCESSOR_ID", processorId);
         all.put("WARMPOOL_POOL", pool);
-        Worker wanted = new Worker(command, all, workingDir);
+        Path dir = sandbox.root().resolve(WORKER_DIR);
+        if (sandbox.otherUser()) {
+            all.put("HOME", dir.toString());
+        }
+        Worker wanted = new Worker(sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir));
         if (worker == null || !worker.sameAs(wanted)) {
             kill();
+            try {
+                sandbox.newDir(WORKER_DIR); // the worker's own room, kept across its jobs (its warm state is the point)
+            } catch (IOException e) {
+                Agent.log("could not make the persistent worker's dir %s: %s", dir, e.getMessage());
+            }
             worker = wanted;
         }
         return worker;

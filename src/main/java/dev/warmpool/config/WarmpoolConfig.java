@@ -302,9 +302,31 @@ public interface WarmpoolConfig {
         @WithDefault("false")
         boolean agentFromClassPath();
 
-        /** Where agent logs go. */
+        /**
+         * The manager's private dir (0700, refused when another user owns it or may write it):
+         * agent logs, the first admin token, the Redis password file handed to agents.
+         */
         @WithDefault(".warmpool")
         Path stateDir();
+
+        /**
+         * How jobs are fenced off from the manager and from each other: {@code bwrap} runs each
+         * job (and each persistent worker) in a bubblewrap sandbox (own PID, IPC and UTS
+         * namespaces, the file system read-only, a private /tmp, the state dir and the tokens
+         * file not there, all its processes gone when it ends) and refuses to start without one;
+         * {@code none} runs jobs as plain child processes in their own session; {@code auto}, the
+         * default, is bwrap where it works, else none, said at every start.
+         */
+        @WithDefault("auto")
+        String sandbox();
+
+        /**
+         * The Unix user jobs run as: {@code auto} (the default) is {@code nobody} when the manager
+         * runs as root (a job as root could read or change anything on the machine) and the
+         * manager's own user otherwise; {@code self} is always the manager's user; else a user name.
+         */
+        @WithDefault("auto")
+        String runAs();
 
         /**
          * JVM options of each agent: small heap, serial GC, C1 only; the agent is a thin loop. The

@@ -2,6 +2,7 @@ package dev.warmpool.runtime.local;
 
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.store.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -32,6 +33,8 @@ public class LocalRuntime implements ProcessorRuntime {
     private final String redisUrl;
     private final WarmpoolConfig config;
     private final List<String> launch;
+    /** How the agents' jobs are fenced off (sandbox, user): passed to every agent. */
+    private final JobRoom room;
     private volatile Runnable changed = () -> { };
     /** JVM options that load the agents' class-data archive, once there is one. */
     private volatile List<String> classData = List.of();
@@ -48,6 +51,9 @@ public class LocalRuntime implements ProcessorRuntime {
         this.redisUrl = redisUrl;
         this.config = config;
         this.launch = launchCommand(config.runtime().local());
+        PrivateFiles.secureDir(config.runtime().local().stateDir());
+        this.room = JobRoom.of(config);
+        LOG.info(room.describe());
     }
 
     @Override
@@ -64,12 +70,20 @@ public class LocalRuntime implements ProcessorRuntime {
         cmd.addAll(launch);
         Path logs = config.runtime().local().stateDir().resolve("logs");
         try {
-            Files.createDirectories(logs);
+            PrivateFiles.secureDir(logs);
+            Path log = logs.resolve(type + "-" + processorId + ".log");
+            if (!Files.exists(log)) {
+                PrivateFiles.write(log, "");
+            }
             ProcessBuilder pb = new ProcessBuilder(cmd)
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve(type + "-" + processorId + ".log").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
             Map<String, String> env = pb.environment();
+            // built from an allowlist, never the manager's own: a job could read it in /proc/<agent>/environ
+            env.clear();
+            env.putAll(agentEnvironment(System.getenv()));
+            env.putAll(room.environment());
             env.put("WARMPOOL_REDIS_URL_FILE", secretFile(processorId, agentUrl.apply(type)).toString());
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
@@ -95,17 +109,24 @@ public class LocalRuntime implements ProcessorRuntime {
      * soon as it has read it: neither {@code ps} nor a job's {@code /proc/<agent>/environ} shows it.
      */
     private Path secretFile(String processorId, String url) throws IOException {
-        Path dir = config.runtime().local().stateDir().resolve("run").toAbsolutePath();
-        if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-        }
+        Path dir = PrivateFiles.secureDir(config.runtime().local().stateDir().resolve("run")).toAbsolutePath();
         Path file = dir.resolve(processorId + ".redis");
-        Files.deleteIfExists(file);
-        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(file, url);
+        PrivateFiles.write(file, url);
         return file;
+    }
+
+    /** What of the manager's environment an agent gets: what programs expect, nothing of warmpool's or Quarkus's. */
+    static final List<String> AGENT_ENV = List.of("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME",
+            "SHELL", "TERM");
+
+    static Map<String, String> agentEnvironment(Map<String, String> manager) {
+        Map<String, String> out = new java.util.HashMap<>();
+        manager.forEach((k, v) -> {
+            if (AGENT_ENV.contains(k) || k.startsWith("LC_")) {
+                out.put(k, v);
+            }
+        });
+        return out;
     }
 
     /** A Redis URL as an agent's command line names it (to find it again): without user or password. */
@@ -154,13 +175,21 @@ public class LocalRuntime implements ProcessorRuntime {
 
     private void archive(Path archive) {
         try {
-            Files.createDirectories(archive.getParent());
+            PrivateFiles.secureDir(archive.getParent());
             Path tmp = archive.resolveSibling(archive.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-            List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-XX:ArchiveClassesAtExit=" + tmp));
+            // umask 077: the JVM writes the archive as the umask says
+            List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"", javaBinary(),
+                    "-XX:ArchiveClassesAtExit=" + tmp));
             cmd.addAll(launch);
+            Path log = archive.resolveSibling("archive.log");
+            if (!Files.exists(log)) {
+                PrivateFiles.write(log, "");
+            }
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(archive.resolveSibling("archive.log").toFile()));
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             // a type no pool can have: the agent connects, runs its register script, finds no pool and exits
+            pb.environment().clear();
+            pb.environment().putAll(agentEnvironment(System.getenv()));
             pb.environment().putAll(Map.of("WARMPOOL_REDIS_URL", redisUrl, "WARMPOOL_POOL", "_class-data",
                     "WARMPOOL_PROCESSOR_ID", "class-data"));
             Process p = pb.start();

@@ -1,0 +1,169 @@
+package dev.warmpool.agent;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The room each job runs in. A warm processor is reused, so what one job leaves must not reach
+ * the next, and a job must not reach the manager: each job gets its own working dir (0700, gone
+ * after the job) and its own session; with {@code bwrap} it also gets its own PID namespace (it
+ * sees no other process, and every process it started dies with it), a read-only file system with
+ * a private /tmp, and the manager's secrets (state dir, tokens file) are not there. When the
+ * manager runs as root, jobs run as an unprivileged user.
+ *
+ * <p>Set by the runtime through {@code WARMPOOL_SANDBOX} ({@code bwrap} or {@code none}),
+ * {@code WARMPOOL_SANDBOX_HIDE} (paths, separated by {@code :}) and {@code WARMPOOL_RUN_AS}
+ * ({@code uid:gid}). On Kubernetes and Docker the container is the room, and these are not set.
+ */
+final class Sandbox {
+    static final String BWRAP = "bwrap";
+
+    private final boolean bwrap;
+    private final List<String> hide;
+    private final Integer uid;
+    private final Integer gid;
+    private final Path root;
+
+    Sandbox(boolean bwrap, List<String> hide, Integer uid, Integer gid, Path root) {
+        this.bwrap = bwrap;
+        this.hide = hide;
+        this.uid = uid;
+        this.gid = gid;
+        this.root = root;
+    }
+
+    /**
+     * The sandbox the runtime asked for, with the processor's private dir {@code root} (0711 when
+     * jobs run as another user, so that user can reach its own dir below and list nothing).
+     */
+    static Sandbox fromEnv(Map<String, String> env, Path root) throws IOException {
+        boolean bwrap = BWRAP.equals(env.get("WARMPOOL_SANDBOX"));
+        String hidden = env.getOrDefault("WARMPOOL_SANDBOX_HIDE", "");
+        List<String> hide = hidden.isBlank() ? List.of() : List.of(hidden.split(File.pathSeparator));
+        Integer uid = null;
+        Integer gid = null;
+        String runAs = env.getOrDefault("WARMPOOL_RUN_AS", "");
+        if (!runAs.isBlank()) {
+            String[] ids = runAs.split(":");
+            uid = Integer.valueOf(ids[0]);
+            gid = Integer.valueOf(ids.length > 1 ? ids[1] : ids[0]);
+            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+        }
+        return new Sandbox(bwrap, hide, uid, gid, root);
+    }
+
+    /** The processor's private dir, under which each job's dir is made. */
+    Path root() {
+        return root;
+    }
+
+    /** Another user than the agent's runs the jobs. */
+    boolean otherUser() {
+        return uid != null;
+    }
+
+    /** A fresh private dir for one job (or a worker) named {@code name}: 0700, the job's user's. */
+    Path newDir(String name) throws IOException {
+        Path dir = root.resolve(name);
+        remove(dir);
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        if (uid != null) {
+            Files.setAttribute(dir, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+            Files.setAttribute(dir, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+        }
+        return dir;
+    }
+
+    /** Removes a job's dir and all in it (whatever the job made there). */
+    static void remove(Path dir) {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            Agent.log("could not remove %s: %s", dir, e.getMessage());
+        }
+    }
+
+    /**
+     * {@code command} as it runs in the room: in {@code dir} (writable), in a session of its own,
+     * as the jobs' user; with bwrap, in the sandbox. {@code workingDir}: the pool's, when it set
+     * one (then writable too), else {@code dir}.
+     */
+    List<String> wrap(List<String> command, Path dir, String workingDir) {
+        List<String> out = new ArrayList<>();
+        String cwd = workingDir != null ? workingDir : dir.toString();
+        if (bwrap) {
+            out.addAll(List.of("bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+                    "--unshare-uts", "--unshare-cgroup-try", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                    "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"));
+            for (String h : hide) {
+                Path p = Path.of(h);
+                if (Files.isDirectory(p)) {
+                    out.addAll(List.of("--tmpfs", h));
+                } else if (Files.exists(p)) {
+                    out.addAll(List.of("--ro-bind", "/dev/null", h));
+                }
+            }
+            // the dirs bwrap makes on the way are 0700 root's: the job's user must pass through (list nothing)
+            out.addAll(List.of("--perms", "0711", "--dir", dir.getParent().toString(), "--bind", dir.toString(), dir.toString()));
+            if (workingDir != null) {
+                out.addAll(List.of("--bind", workingDir, workingDir));
+            }
+            out.addAll(List.of("--chdir", cwd));
+        } else if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+            out.add("/usr/bin/setsid");
+        }
+        if (uid != null) {
+            out.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--inh-caps=-all",
+                    "--bounding-set=-all", "--no-new-privs", "--"));
+        }
+        out.addAll(command);
+        return out;
+    }
+
+    /** The job's working directory as the process builder sets it (bwrap sets its own). */
+    File directory(Path dir, String workingDir) {
+        return bwrap ? null : new File(workingDir != null ? workingDir : dir.toString());
+    }
+
+    /**
+     * Kills what is left of a job's session {@code sid} (its processes that outlived it, such as
+     * a {@code sleep 300 &}), so nothing it started can touch the next job. In a bwrap sandbox
+     * the kernel did it already: a PID namespace ends with its first process.
+     */
+    void killSession(long sid) {
+        if (bwrap) {
+            return;
+        }
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .filter(p -> session(p) == sid)
+                    .forEach(p -> ProcessHandle.of(Long.parseLong(p.getFileName().toString()))
+                            .ifPresent(ProcessHandle::destroyForcibly));
+        } catch (IOException | RuntimeException e) {
+            Agent.log("could not end what is left of session %d: %s", sid, e.getMessage());
+        }
+    }
+
+    /** The session id of the process {@code /proc/<pid>}, or -1. */
+    static long session(Path proc) {
+        try {
+            String stat = Files.readString(proc.resolve("stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[3]); // state, ppid, pgrp, session
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.warmpool.agent;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A job's room, with and without bubblewrap (CI installs it): what it sees, what it leaves behind. */
+class SandboxTests {
+    @TempDir
+    Path tmp;
+
+    Sandbox sandbox(String kind, Path hidden) throws Exception {
+        Path root = Files.createDirectory(tmp.resolve("agent"));
+        return Sandbox.fromEnv(Map.of("WARMPOOL_SANDBOX", kind, "WARMPOOL_SANDBOX_HIDE", hidden.toString()), root);
+    }
+
+    static boolean alive(String tag) {
+        return ProcessHandle.allProcesses().anyMatch(h -> {
+            try {
+                return Files.readString(Path.of("/proc", Long.toString(h.pid()), "cmdline"), StandardCharsets.ISO_8859_1)
+                        .equals("sleep\0" + tag + "\0");
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bwrap", "none"})
+    void whatAJobLeavesRunningDiesWithIt(String kind) throws Exception {
+        Sandbox s = sandbox(kind, Files.createDirectory(tmp.resolve("state")));
+        Path dir = s.newDir("job-1");
+        String tag = "4" + (System.nanoTime() % 1000) + "." + kind.length();
+        // a double fork leaves the sleeper to init; in the sandbox even a new session of its own does not help it
+        String escape = "(sleep " + tag + " &); " + ("bwrap".equals(kind) ? "setsid sleep " + tag + " & " : "") + "exit 0";
+        Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", escape), dir, null)).directory(s.directory(dir, null)).start();
+        assertEquals(0, p.waitFor());
+        s.killSession(p.pid());
+        await().atMost(Duration.ofSeconds(5)).until(() -> !alive(tag));
+    }
+
+    @Test
+    void aSandboxedJobSeesItsOwnProcessesAndNotTheHiddenDir() throws Exception {
+        Path state = Files.createDirectory(tmp.resolve("state"));
+        Files.writeString(state.resolve("token"), "secret");
+        Sandbox s = sandbox("bwrap", state);
+        Path dir = s.newDir("job-2");
+        Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", "ls /proc | grep -c '^[0-9]'; ls -A " + state
+                + "; echo x > out; pwd; touch /usr/x 2>/dev/null || echo read-only"), dir, null))
+                .directory(s.directory(dir, null)).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        List<String> lines = out.lines().toList();
+        assertTrue(Integer.parseInt(lines.get(0)) <= 4, "only its own processes: " + out);
+        assertFalse(out.contains("token"), out);
+        assertEquals(dir.toString(), lines.get(1), out);
+        assertEquals("read-only", lines.get(2), out);
+        assertTrue(Files.exists(dir.resolve("out")), "its own dir is writable");
+        Sandbox.remove(dir);
+        assertFalse(Files.exists(dir));
+    }
+}
