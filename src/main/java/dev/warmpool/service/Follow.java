@@ -176,8 +176,12 @@ public class Follow {
                 }
             }
             boolean over = !"RUNNING".equals(s.state());
-            if (news || over) {
-                em.emit(new Item(over ? Item.END : Item.SWEEP, null, s));
+            // the sweep as it is comes first, also when it ended before the follower came
+            if (ended == null || news && !over) {
+                em.emit(new Item(Item.SWEEP, null, s));
+            }
+            if (over) {
+                em.emit(new Item(Item.END, null, s));
             }
             if (over) {
                 forget(id, change);
