@@ -56,6 +56,8 @@ public final class Agent {
     private long maxAgeSeconds;
     private List<String> resetCommand;
     private final long bornNanos = System.nanoTime();
+    /** How long a stopping agent waits for an unreachable Redis to record its end. */
+    static final long STOP_WAIT_NANOS = 1_500_000_000L;
     /** How long a reset command may run before it counts as failed. */
     static final long RESET_TIMEOUT_SECONDS = 120;
     private boolean retiring;
@@ -154,6 +156,8 @@ public final class Agent {
     private boolean onStop() {
         stopping = true;
         stopDeadline = System.nanoTime() + config.stopGraceSeconds() * 1_000_000_000L;
+        // with Redis gone, an idle agent ends within about a second and a half; a busy one after its job's grace
+        redis.giveUpAt((current == null ? System.nanoTime() : stopDeadline) + STOP_WAIT_NANOS);
         if (current == null) {
             deregister("the processor stopped");
             return true;
@@ -297,7 +301,7 @@ public final class Agent {
             return;
         }
         Map<String, String> env = ChildEnv.forJob(baseEnv, pool.env(), role, jobEnv, member, jobId,
-                r.configJson(), dir.resolve("result.json"));
+                r.configJson(), dir.resolve(JobRun.RESULT));
         if (sandbox.otherUser()) {
             env.put("HOME", dir.toString()); // the manager's home is not the job's user's
         }
@@ -341,9 +345,15 @@ public final class Agent {
         boolean reset = !last && resetCommand != null;
         // not stopping, the reply may hand over the next queued job, already marked running; with a
         // reset command it may not: the next job waits in the inbox until the reset is done
-        FinishReply reply = FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
-                o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
-                config.retentionSeconds(), last, !reset).argv()));
+        FinishReply reply;
+        try {
+            reply = FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
+                    o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
+                    config.retentionSeconds(), last, !reset).argv()));
+        } catch (RedisLink.GaveUp e) {
+            log("job %s %s, not recorded (%s): the reconciler requeues it", o.run().jobId, o.state(), e.getMessage());
+            return true;
+        }
         boolean stale = reply instanceof FinishReply.Stale;
         // concatenated, not formatted: String.format took a fifth of the agent's CPU in a burst
         log("job " + o.run().jobId + " " + o.state() + " (exit " + o.exitCode() + ")"
@@ -403,8 +413,14 @@ public final class Agent {
     }
 
     private void deregister(String reason) {
-        DeregisterReply reply = DeregisterReply.decode(redis.runReliably(Script.DEREGISTER,
-                DeregisterReply.args(config.processorId(), reason, config.retentionSeconds())));
+        DeregisterReply reply;
+        try {
+            reply = DeregisterReply.decode(redis.runReliably(Script.DEREGISTER,
+                    DeregisterReply.args(config.processorId(), reason, config.retentionSeconds())));
+        } catch (RedisLink.GaveUp e) {
+            log("processor %s not deregistered (%s): the reconciler will find it lost", config.processorId(), e.getMessage());
+            return;
+        }
         log("processor %s deregistered: %s%s", config.processorId(), reason,
                 reply.requeuedAs() == null ? "" : "; its job is " + reply.requeuedAs() + " again");
     }

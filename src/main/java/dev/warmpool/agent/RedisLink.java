@@ -30,13 +30,38 @@ final class RedisLink implements AutoCloseable {
         this.inbox = KeySchema.inbox(type, processorId);
     }
 
+    /** A stopping agent's script that Redis, unreachable, never ran. */
+    static final class GaveUp extends RuntimeException {
+        GaveUp(String message) {
+            super(message);
+        }
+    }
+
+    /** When a stopping agent stops waiting for Redis (System.nanoTime); Long.MAX_VALUE: never. */
+    private volatile long giveUpAt = Long.MAX_VALUE;
+
+    /**
+     * From now on {@link #runReliably} waits for an unreachable Redis only until {@code nanoTime}:
+     * a stopping agent must end (a scale-down, {@code stop}) even while Redis is gone; the
+     * reconciler then finds its processor lost and requeues what it held.
+     */
+    void giveUpAt(long nanoTime) {
+        giveUpAt = nanoTime;
+    }
+
     /**
      * Runs a script, retrying with backoff (0.1 s doubling to 5 s) while Redis is unreachable or
-     * loading: a result must survive an outage, so the agent waits for Redis rather than drop it.
+     * loading: a result must survive an outage, so the agent waits for Redis rather than drop it,
+     * unless it is stopping (see {@link #giveUpAt}).
+     *
+     * @throws GaveUp when a stopping agent's time to wait is over
      */
     Object runReliably(Script script, List<String> args) {
         long pause = 100;
         while (true) {
+            if (System.nanoTime() - giveUpAt > 0) {
+                throw new GaveUp("redis stayed unreachable while the agent stopped; " + script + " not run");
+            }
             try {
                 return run(script, args);
             } catch (JedisConnectionException e) {
@@ -48,7 +73,7 @@ final class RedisLink implements AutoCloseable {
                 Agent.log("redis is loading its data; %s retried in %d ms", script, pause);
             }
             try {
-                Thread.sleep(pause);
+                Thread.sleep(Math.max(1, Math.min(pause, (giveUpAt - System.nanoTime()) / 1_000_000)));
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while waiting for redis", ie);
