@@ -1,11 +1,13 @@
 package dev.warmpool;
 
+import dev.warmpool.runtime.local.StopCommand;
 import dev.warmpool.store.PrivateFiles;
 import dev.warmpool.store.RedisServer;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -21,13 +23,16 @@ public class WarmpoolMain {
     private static final Logger LOG = Logger.getLogger(WarmpoolMain.class);
 
     public static void main(String... args) {
+        if (args.length > 0 && "stop".equals(args[0])) {
+            System.exit(StopCommand.run(stateDir(), configuredRedis().orElse(embeddedUrl()),
+                    configuredRedis().isPresent() ? Optional.empty() : Optional.of(embeddedDir()), System.out));
+        }
         // an AppCDS build runs main only to record the classes it loads: no Redis for that
         boolean recordingClasses = Boolean.getBoolean("quarkus.appcds.generate");
-        if (!recordingClasses && System.getProperty("quarkus.redis.hosts") == null && System.getenv("QUARKUS_REDIS_HOSTS") == null) {
-            int port = Integer.parseInt(setting("warmpool.redis.embedded-port", "WARMPOOL_REDIS_EMBEDDED_PORT", "6380"));
-            Path dir = Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
-            PrivateFiles.secureDir(Path.of(setting("warmpool.runtime.local.state-dir", "WARMPOOL_RUNTIME_LOCAL_STATE_DIR",
-                    ".warmpool")));
+        if (!recordingClasses && configuredRedis().isEmpty()) {
+            int port = embeddedPort();
+            Path dir = embeddedDir();
+            PrivateFiles.secureDir(stateDir());
             PrivateFiles.secureDir(dir);
             String password = password(dir, port);
             RedisServer redis = RedisServer.persistent(port, dir, password);
@@ -36,6 +41,9 @@ public class WarmpoolMain {
             LOG.infof("No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s%s",
                     redis.url(), dir.toAbsolutePath(), redis.process().isPresent() ? " (started now)" : " (already running)",
                     password == null ? "" : ", password in " + dir.resolve("password").toAbsolutePath());
+        }
+        if (!recordingClasses && "local".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))) {
+            StopCommand.register(stateDir()); // `stop` finds this manager by it
         }
         if ("false".equalsIgnoreCase(setting("warmpool.auth.enabled", "WARMPOOL_AUTH_ENABLED", "true"))
                 && System.getProperty("quarkus.http.host") == null && System.getenv("QUARKUS_HTTP_HOST") == null) {
@@ -64,6 +72,27 @@ public class WarmpoolMain {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("cannot keep the Redis password in " + file, e);
         }
+    }
+
+    /** The Redis the manager was given (quarkus.redis.hosts, QUARKUS_REDIS_HOSTS), if any. */
+    private static Optional<String> configuredRedis() {
+        return Optional.ofNullable(System.getProperty("quarkus.redis.hosts", System.getenv("QUARKUS_REDIS_HOSTS")));
+    }
+
+    private static Path stateDir() {
+        return Path.of(setting("warmpool.runtime.local.state-dir", "WARMPOOL_RUNTIME_LOCAL_STATE_DIR", ".warmpool"));
+    }
+
+    private static int embeddedPort() {
+        return Integer.parseInt(setting("warmpool.redis.embedded-port", "WARMPOOL_REDIS_EMBEDDED_PORT", "6380"));
+    }
+
+    private static Path embeddedDir() {
+        return Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
+    }
+
+    private static String embeddedUrl() {
+        return "redis://127.0.0.1:" + embeddedPort();
     }
 
     private static String setting(String property, String env, String fallback) {

@@ -38,50 +38,33 @@ class IsolationIT {
     static final String MARKER_VALUE = "manager-only-" + Long.toHexString(System.nanoTime());
     static final String OTHER_USER = "wp-other";
 
+    LocalInstall install;
     Path home;
-    Process manager;
     int redisPort;
     final List<RedisServer> servers = new ArrayList<>();
 
     @AfterEach
     void tearDown() throws Exception {
-        if (manager != null) {
-            manager.destroyForcibly().waitFor();
-        }
-        if (redisPort > 0) {
-            LocalRuntime.killAll("redis://127.0.0.1:" + redisPort);
-            Path pid = home.resolve(".warmpool/redis/redis.pid");
-            if (Files.exists(pid)) {
-                ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).ifPresent(ProcessHandle::destroyForcibly);
-            }
+        if (install != null) {
+            install.close();
         }
         servers.forEach(RedisServer::stop);
     }
 
-    /** The packaged manager started as a user would, in a folder of its own, with its own Redis. */
+    /** The packaged manager as the run command starts it, with {@code sandbox}, and a variable of its own. */
     ManagerProcess start(String sandbox) throws Exception {
-        home = Files.createTempDirectory("wp-home");
-        redisPort = RedisServer.freePort();
-        Process p = launch(sandbox);
-        manager = p;
-        int port = Integer.parseInt(Files.readString(home.resolve("http.port")).trim());
-        Path token = home.resolve(".warmpool/token");
-        await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(token) || !p.isAlive());
-        return ManagerProcess.attach(p, port, Files.readString(token).trim());
+        fresh();
+        return install.start(options(sandbox), Map.of(MARKER, MARKER_VALUE));
     }
 
-    private Process launch(String sandbox) throws IOException {
-        int http = RedisServer.freePort();
-        Files.writeString(home.resolve("http.port"), Integer.toString(http));
-        // the run command's own settings (profile prod), in a folder of its own, on free ports
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=" + http, "-Dwarmpool.redis.embedded-port=" + redisPort,
-                "-Dwarmpool.runtime.local.sandbox=" + sandbox,
-                "-jar", Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(home.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("manager.log").toFile()));
-        pb.environment().put(MARKER, MARKER_VALUE);
-        return pb.start();
+    private void fresh() throws IOException {
+        install = new LocalInstall();
+        home = install.home;
+        redisPort = install.redisPort;
+    }
+
+    private static List<String> options(String sandbox) {
+        return List.of("-Dwarmpool.runtime.local.sandbox=" + sandbox);
     }
 
     static boolean root() {
@@ -193,29 +176,24 @@ class IsolationIT {
 
     @Test
     void aRedisTheManagerDidNotStartIsNeverAdopted() throws Exception {
-        home = Files.createTempDirectory("wp-home");
-        RedisServer planted = RedisServer.ephemeral(); // another user's server, first on the port
+        fresh();
+        RedisServer planted = RedisServer.ephemeralOn(redisPort); // another user's, first on the port
         servers.add(planted);
-        redisPort = planted.port();
-        manager = launch("none");
+        Process manager = install.launch(options("none"), Map.of());
         assertTrue(manager.waitFor(60, TimeUnit.SECONDS), "the manager stops instead of using it");
         assertNotEquals(0, manager.exitValue());
-        String log = Files.readString(home.resolve("manager.log"));
-        assertTrue(log.contains("will not use a Redis it did not start"), log);
-        redisPort = 0;
+        assertTrue(install.log().contains("will not use a Redis it did not start"), install.log());
     }
 
     @Test
     void aStateDirOthersMayWriteIsRefused() throws Exception {
-        home = Files.createTempDirectory("wp-home");
+        fresh();
         Path state = Files.createDirectory(home.resolve(".warmpool"));
         Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxrwxrwx"));
-        redisPort = RedisServer.freePort();
-        manager = launch("none");
+        Process manager = install.launch(options("none"), Map.of());
         assertTrue(manager.waitFor(60, TimeUnit.SECONDS));
         assertNotEquals(0, manager.exitValue());
-        String log = Files.readString(home.resolve("manager.log"));
+        String log = install.log();
         assertTrue(log.contains("may be written by other users") && log.contains("chmod 700"), log);
-        redisPort = 0;
     }
 }

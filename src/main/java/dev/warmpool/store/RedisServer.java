@@ -49,7 +49,11 @@ public final class RedisServer {
 
     /** A throw-away server with more options, e.g. {@code --requirepass pw}. */
     public static RedisServer ephemeral(String... options) {
-        int port = freePort();
+        return ephemeralOn(freePort(), options);
+    }
+
+    /** A throw-away server on {@code port}. */
+    public static RedisServer ephemeralOn(int port, String... options) {
         List<String> cmd = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"));
         cmd.addAll(List.of(options));
@@ -107,7 +111,7 @@ public final class RedisServer {
     }
 
     /** The pid file of an install's own redis-server, in its private data dir. */
-    static final String PID_FILE = "redis.pid";
+    public static final String PID_FILE = "redis.pid";
 
     /**
      * Empty when the server listening on {@code port} is the one whose pid {@code pidFile} holds,

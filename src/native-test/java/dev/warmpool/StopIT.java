@@ -1,0 +1,82 @@
+package dev.warmpool;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.runtime.local.LocalRuntime;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code java -jar quarkus-run.jar stop}: one install's manager, agents and Redis, never another's. */
+class StopIT {
+    LocalInstall a;
+    LocalInstall b;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (LocalInstall i : new LocalInstall[] {a, b}) {
+            if (i != null) {
+                i.close();
+            }
+        }
+    }
+
+    static void awaitDemoIdle(ManagerProcess m) {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> m.get("/pools/demo").at("/status/idle").asInt() >= 1);
+    }
+
+    @Test
+    void stopsThisInstallOnlyAndLeavesASecondOnesAgentsRunning() throws Exception {
+        a = new LocalInstall();
+        b = new LocalInstall();
+        ManagerProcess ma = a.start(List.of(), Map.of());
+        ManagerProcess mb = b.start(List.of(), Map.of());
+        awaitDemoIdle(ma);
+        awaitDemoIdle(mb);
+        List<Long> agentsOfB = LocalRuntime.agentPids(b.redisUrl());
+        ProcessHandle redisOfA = a.redis().orElseThrow();
+        assertFalse(agentsOfB.isEmpty());
+
+        Process stop = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dwarmpool.redis.embedded-port=" + a.redisPort, "-jar",
+                Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(), "stop")
+                .directory(a.home.toFile()).redirectErrorStream(true).start();
+        String said = new String(stop.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(stop.waitFor(120, TimeUnit.SECONDS), said);
+        assertEquals(0, stop.exitValue(), said);
+        assertTrue(said.contains("stopped 1 manager(s) and 1 agent(s)"), said);
+
+        assertFalse(a.process.isAlive(), "A's manager");
+        assertTrue(LocalRuntime.agentPids(a.redisUrl()).isEmpty(), "A's agents");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !redisOfA.isAlive());
+        assertTrue(b.process.isAlive(), "B's manager runs on");
+        assertEquals(agentsOfB, LocalRuntime.agentPids(b.redisUrl()), "B's agents run on");
+        assertTrue(b.redis().orElseThrow().isAlive(), "B's Redis runs on");
+    }
+
+    @Test
+    void anAgentEndsWithinTwoSecondsOfSigtermWithRedisGone() throws Exception {
+        a = new LocalInstall();
+        ManagerProcess m = a.start(List.of(), Map.of());
+        awaitDemoIdle(m);
+        a.process.destroyForcibly().waitFor(); // nothing restarts what we kill next
+        ProcessHandle redis = a.redis().orElseThrow();
+        redis.destroyForcibly();
+        redis.onExit().get(10, TimeUnit.SECONDS);
+        ProcessHandle agent = ProcessHandle.of(LocalRuntime.agentPids(a.redisUrl()).get(0)).orElseThrow();
+        long t0 = System.nanoTime();
+        agent.destroy();
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> !agent.isAlive());
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertTrue(seconds < 2.0, "the agent took " + seconds + " s to end after SIGTERM");
+    }
+}
