@@ -208,6 +208,56 @@ public abstract class SecurityScenarios {
         event(as(Tokens.ALICE)).body(body).post("/").then().statusCode(202).body("submittedBy", equalTo("alice"));
     }
 
+    @Test
+    public void anIdempotencyKeyIsTheCallersOwnAndAnotherCallersSameKeyIsAnotherRequest() {
+        putPool("sec-idem", shPool("true", Map.of("minIdle", 0)));
+        String key = "idem-" + UUID.randomUUID();
+        String body = "{\"type\": \"sec-idem\"}";
+        String alices = as(Tokens.ALICE).header("Idempotency-Key", key).contentType("application/json").body(body).post("/jobs")
+                .then().statusCode(202).extract().jsonPath().getString("id");
+        String bobs = as(Tokens.BOB).header("Idempotency-Key", key).contentType("application/json").body(body).post("/jobs")
+                .then().statusCode(202).body("submittedBy", equalTo("bob")).extract().jsonPath().getString("id");
+        assertFalse(alices.equals(bobs), "Bob got Alice's job back");
+        as(Tokens.BOB).header("Idempotency-Key", key).contentType("application/json").body("{\"type\": \"sec-idem\", \"priority\": 3}")
+                .post("/jobs").then().statusCode(422).body("type", equalTo("https://warmpool.dev/problems/idempotency-key-reused"))
+                .body("job", equalTo(bobs));
+        as(Tokens.ALICE).header("Idempotency-Key", key).contentType("application/json").body(body).post("/jobs")
+                .then().statusCode(202).body("id", equalTo(alices));
+
+        String batch = "{\"jobs\": [" + body + "]}";
+        String batchKey = key + "-batch";
+        String alicesBatch = as(Tokens.ALICE).header("Idempotency-Key", batchKey).contentType("application/json").body(batch)
+                .post("/jobs/batch").then().statusCode(202).extract().jsonPath().getString("jobs[0].id");
+        as(Tokens.BOB).header("Idempotency-Key", batchKey).contentType("application/json").body(batch).post("/jobs/batch")
+                .then().statusCode(202).body("jobs[0].id", org.hamcrest.Matchers.not(equalTo(alicesBatch)))
+                .body("jobs[0].submittedBy", equalTo("bob"));
+
+        String sweep = "{\"type\": \"sec-idem\", \"space\": {\"x\": {\"grid\": [1]}}}";
+        String sweepKey = key + "-sweep";
+        String alicesSweep = as(Tokens.ALICE).header("Idempotency-Key", sweepKey).contentType("application/json").body(sweep)
+                .post("/sweeps").then().statusCode(202).extract().jsonPath().getString("id");
+        as(Tokens.BOB).header("Idempotency-Key", sweepKey).contentType("application/json").body(sweep).post("/sweeps")
+                .then().statusCode(202).body("id", org.hamcrest.Matchers.not(equalTo(alicesSweep))).body("submittedBy", equalTo("bob"));
+    }
+
+    @Test
+    public void aCloudEventIdSentFirstByAnotherIdentityDoesNotBlockTheRealEvent() {
+        putPool("sec-ce-idem", shPool("true", Map.of("minIdle", 0)));
+        String id = "pipeline-run-" + UUID.randomUUID();
+        String body = "{\"type\": \"sec-ce-idem\"}";
+        String bobs = event(as(Tokens.BOB), id).body(body).post("/").then().statusCode(202)
+                .body("submittedBy", equalTo("bob")).extract().jsonPath().getString("id");
+        String real = event(as(Tokens.ALICE), id).body(body).post("/").then().statusCode(202)
+                .body("submittedBy", equalTo("alice")).extract().jsonPath().getString("id");
+        assertFalse(real.equals(bobs), "the real event got Bob's job");
+        event(as(Tokens.ALICE), id).body(body).post("/").then().statusCode(202).body("id", equalTo(real)); // a redelivery
+    }
+
+    static RequestSpecification event(RequestSpecification r, String id) {
+        return r.header("ce-specversion", "1.0").header("ce-id", id).header("ce-source", "/tests/pipeline")
+                .header("ce-type", "dev.warmpool.job.submit").contentType("application/json");
+    }
+
     static RequestSpecification event(RequestSpecification r) {
         return r.header("ce-specversion", "1.0").header("ce-id", UUID.randomUUID().toString()).header("ce-source", "/tests")
                 .header("ce-type", "dev.warmpool.job.submit").contentType("application/json");
