@@ -7,7 +7,9 @@ import dev.warmpool.protocol.JobState;
 import dev.warmpool.auth.Roles;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.annotation.security.RolesAllowed;
+import dev.warmpool.service.Caller;
 import dev.warmpool.service.JobService;
+import dev.warmpool.service.Secrets;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.service.Follow;
 import io.smallrye.mutiny.Multi;
@@ -63,8 +65,10 @@ public class JobResource {
         if (seconds != null && seconds < 0) {
             throw Problem.invalid("wait", "'wait' must be 0 or more seconds."); // before anything is stored
         }
-        return jobs.submit(body, idempotencyKey, Callers.of(identity))
+        Caller caller = Callers.of(identity);
+        return jobs.submit(body, idempotencyKey, caller)
                 .flatMap(job -> seconds == null || job.ended() ? Uni.createFrom().item(job) : jobs.waitForEnd(job.id(), seconds))
+                .map(job -> Secrets.shownTo(job, caller))
                 .map(job -> (job.ended() && seconds != null ? Response.ok(job) : Response.accepted(job))
                         .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
     }
@@ -78,14 +82,20 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        return jobs.submitBatch(body, idempotencyKey, Callers.of(identity)).map(list -> Response.accepted(Map.of("jobs", list)).build());
+        Caller caller = Callers.of(identity);
+        return jobs.submitBatch(body, idempotencyKey, caller)
+                .map(list -> Response.accepted(Map.of("jobs", Secrets.jobsShownTo(list, caller))).build());
     }
 
-    /** The job; with {@code wait}, held until it ends or that many seconds pass. */
+    /**
+     * The job; with {@code wait}, held until it ends or that many seconds pass. Its env values
+     * only for its submitter and admins (see {@link Secrets}).
+     */
     @GET
     @Path("/{id}")
     public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
-        return wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait));
+        Caller caller = Callers.of(identity);
+        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait))).map(job -> Secrets.shownTo(job, caller));
     }
 
     /**
@@ -109,7 +119,7 @@ public class JobResource {
             @QueryParam("after") String after, @Context Sse sse) {
         Multi<Follow.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         exists(id);
-        return EventStreams.sse(items, sse, json);
+        return EventStreams.sse(items, sse, json, Callers.of(identity));
     }
 
     /**
@@ -129,7 +139,9 @@ public class JobResource {
     @GET
     public Uni<List<Job>> list(@QueryParam("type") String type, @QueryParam("state") String state,
             @QueryParam("limit") String limit, @QueryParam("sweep") String sweep) {
-        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep);
+        Caller caller = Callers.of(identity);
+        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep)
+                .map(list -> Secrets.jobsShownTo(list, caller));
     }
 
     /**
@@ -141,6 +153,7 @@ public class JobResource {
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Job> cancel(@PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
         JobState end = state == null ? JobState.CANCELLED : Params.jobState("state", state);
-        return jobs.cancel(id, Callers.of(identity), end, reason);
+        Caller caller = Callers.of(identity);
+        return jobs.cancel(id, caller, end, reason).map(job -> Secrets.shownTo(job, caller));
     }
 }

@@ -2,7 +2,10 @@ package dev.warmpool.api;
 
 import dev.warmpool.service.PoolRequest;
 import dev.warmpool.service.PoolView;
+import dev.warmpool.service.Caller;
 import dev.warmpool.service.PoolService;
+import dev.warmpool.service.Secrets;
+import io.quarkus.security.identity.SecurityIdentity;
 import dev.warmpool.auth.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import io.smallrye.mutiny.Uni;
@@ -24,20 +27,25 @@ import java.util.List;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class PoolResource {
     private final PoolService pools;
+    private final SecurityIdentity identity;
 
-    public PoolResource(PoolService pools) {
+    public PoolResource(PoolService pools, SecurityIdentity identity) {
         this.pools = pools;
+        this.identity = identity;
     }
 
+    /** The pools; their env values for admins only (see {@link Secrets}). */
     @GET
     public Uni<List<PoolView>> list() {
-        return pools.list();
+        Caller caller = Callers.of(identity);
+        return pools.list().map(list -> Secrets.poolsShownTo(list, caller));
     }
 
     @GET
     @Path("/{type}")
     public Uni<PoolView> get(@PathParam("type") String type) {
-        return pools.get(type);
+        Caller caller = Callers.of(identity);
+        return pools.get(type).map(pool -> Secrets.shownTo(pool, caller));
     }
 
     /** Creates (201) or updates (200) the pool; idempotent. */

@@ -74,7 +74,7 @@ public class SweepResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @Context Sse sse) {
         sweeps.get(id).await().atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
-        return EventStreams.sse(follow.sweep(id), sse, json);
+        return EventStreams.sse(follow.sweep(id), sse, json, Callers.of(identity));
     }
 
     @GET

@@ -131,6 +131,29 @@ class UiTests {
     }
 
     @Test
+    void theLiveFeedCarriesEnvNamesButNoValuesWhoeverReads() throws Exception {
+        Api.putPool("ui-feed-secret", Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1,
+                "env", Map.of("HF_TOKEN", "hf-feed-secret"), "jobEnv", List.of("WANDB_API_KEY")));
+        String job = Api.submit(Map.of("type", "ui-feed-secret", "env", Map.of("WANDB_API_KEY", "job-feed-secret")));
+        for (String reader : List.of(Tokens.VIEWER, Tokens.ADMIN)) {
+            HttpRequest req = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/ui/events"))
+                    .header("Cookie", session(reader)).build();
+            HttpResponse<java.io.InputStream> r = HTTP.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
+                String data = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                    String line = "";
+                    while (!(line.contains("\"id\":\"" + job + "\"") && line.contains("ui-feed-secret"))) {
+                        line = in.readLine();
+                    }
+                    return line;
+                }, "the feed shows the pool and the job");
+                assertTrue(data.contains("\"HF_TOKEN\":\"***\"") && data.contains("\"WANDB_API_KEY\":\"***\""), data);
+                assertFalse(data.contains("hf-feed-secret") || data.contains("job-feed-secret"), data);
+            }
+        }
+    }
+
+    @Test
     void theLiveFeedSendsThePoolsAndRecentJobs() throws Exception {
         Api.putPool("ui-feed", Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1));
         HttpRequest req = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/ui/events"))
