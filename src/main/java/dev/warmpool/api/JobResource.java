@@ -29,7 +29,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
+import dev.warmpool.service.StreamLimiter;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.ws.rs.core.HttpHeaders;
 import java.util.List;
 import java.util.Map;
 
@@ -42,8 +44,13 @@ public class JobResource {
     private final Follow follow;
     private final ObjectMapper json;
     private final SecurityIdentity identity;
+    private final StreamLimiter streams;
+    private final QuietConnections quiet;
 
-    public JobResource(JobService jobs, Follow follow, ObjectMapper json, SecurityIdentity identity) {
+    public JobResource(JobService jobs, Follow follow, ObjectMapper json, SecurityIdentity identity, StreamLimiter streams,
+            QuietConnections quiet) {
+        this.streams = streams;
+        this.quiet = quiet;
         this.jobs = jobs;
         this.follow = follow;
         this.json = json;
@@ -60,17 +67,20 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey,
-            @QueryParam("wait") String wait, UriInfo uri) {
+            @QueryParam("wait") String wait, @Context RoutingContext rc) {
         Integer seconds = wait == null ? null : Params.integer("wait", wait);
         if (seconds != null && seconds < 0) {
             throw Problem.invalid("wait", "'wait' must be 0 or more seconds."); // before anything is stored
+        }
+        if (seconds != null) {
+            quiet.allowQuiet(rc);
         }
         Caller caller = Callers.of(identity);
         return jobs.submit(body, idempotencyKey, caller)
                 .flatMap(job -> seconds == null || job.ended() ? Uni.createFrom().item(job) : jobs.waitForEnd(job.id(), seconds))
                 .map(job -> Secrets.shownTo(job, caller))
                 .map(job -> (job.ended() && seconds != null ? Response.ok(job) : Response.accepted(job))
-                        .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
+                        .header(HttpHeaders.LOCATION, "/jobs/" + job.id()).build());
     }
 
     /**
@@ -93,8 +103,11 @@ public class JobResource {
      */
     @GET
     @Path("/{id}")
-    public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
+    public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait, @Context RoutingContext rc) {
         Caller caller = Callers.of(identity);
+        if (wait != null) {
+            quiet.allowQuiet(rc);
+        }
         return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait))).map(job -> Secrets.shownTo(job, caller));
     }
 
@@ -116,10 +129,13 @@ public class JobResource {
     @Blocking
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
-            @QueryParam("after") String after, @Context Sse sse) {
+            @QueryParam("after") String after, @Context Sse sse, @Context RoutingContext rc) {
         Multi<Follow.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         exists(id);
-        return EventStreams.sse(items, sse, json, Callers.of(identity));
+        Caller caller = Callers.of(identity);
+        Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(items, sse, json, caller));
+        quiet.allowQuiet(rc);
+        return stream;
     }
 
     /**
@@ -130,10 +146,15 @@ public class JobResource {
     @Path("/{id}/logs")
     @Blocking
     @Produces(MediaType.TEXT_PLAIN)
-    public Multi<String> logs(@PathParam("id") String id, @QueryParam("follow") String followIt) {
+    public Multi<String> logs(@PathParam("id") String id, @QueryParam("follow") String followIt, @Context RoutingContext rc) {
         boolean on = followIt != null && Params.bool("follow", followIt);
         exists(id);
-        return follow.logs(id, on).map(line -> line + "\n");
+        if (!on) {
+            return follow.logs(id, false).map(line -> line + "\n");
+        }
+        Multi<String> lines = streams.held(Callers.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
+        quiet.allowQuiet(rc);
+        return lines;
     }
 
     @GET

@@ -3,7 +3,11 @@ package dev.warmpool.ui;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.auth.StaticTokens;
 import dev.warmpool.auth.UiSession;
+import dev.warmpool.api.QuietConnections;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.service.Caller;
+import dev.warmpool.service.StreamLimiter;
+import io.vertx.ext.web.RoutingContext;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Multi;
 import jakarta.annotation.security.PermitAll;
@@ -49,10 +53,15 @@ public class UiResource {
     private final StaticTokens tokens;
     private final UiFeed feed;
     private final boolean authEnabled;
+    private final StreamLimiter streams;
+    private final QuietConnections quiet;
     private final String app = resource("ui/app.html");
     private final String login = resource("ui/login.html");
 
-    public UiResource(SecurityIdentity identity, StaticTokens tokens, UiFeed feed, WarmpoolConfig config) {
+    public UiResource(SecurityIdentity identity, StaticTokens tokens, UiFeed feed, WarmpoolConfig config, StreamLimiter streams,
+            QuietConnections quiet) {
+        this.streams = streams;
+        this.quiet = quiet;
         this.identity = identity;
         this.tokens = tokens;
         this.feed = feed;
@@ -104,8 +113,12 @@ public class UiResource {
     @Path("/events")
     @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    public Multi<OutboundSseEvent> events(@Context Sse sse) {
-        return feed.follow().map(i -> sse.newEventBuilder().name(i.problem() ? "problem" : "state").data(i.text()).build());
+    public Multi<OutboundSseEvent> events(@Context Sse sse, @Context RoutingContext rc) {
+        Caller caller = new Caller(identity.getPrincipal().getName(), identity.getRoles());
+        Multi<OutboundSseEvent> stream = streams.held(caller, () -> feed.follow()
+                .map(i -> sse.newEventBuilder().name(i.problem() ? "problem" : "state").data(i.text()).build()));
+        quiet.allowQuiet(rc);
+        return stream;
     }
 
     private Response page(String path, String token, UriInfo uri) {
