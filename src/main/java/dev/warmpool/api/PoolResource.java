@@ -18,7 +18,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 
 /** Pools of warm processors, one per job type. */
@@ -53,9 +52,10 @@ public class PoolResource {
     @Path("/{type}")
     @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
-    public Uni<Response> put(@PathParam("type") String type, PoolRequest body, UriInfo uri) {
+    public Uni<Response> put(@PathParam("type") String type, PoolRequest body) {
         return pools.put(type, body).map(put -> put.created()
-                ? Response.created(uri.getAbsolutePath()).entity(put.pool()).build()
+                ? Response.status(Response.Status.CREATED).header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/pools/" + type)
+                        .entity(put.pool()).build()
                 : Response.ok(put.pool()).build());
     }
 

@@ -78,6 +78,14 @@ public interface WarmpoolConfig {
 
         Jwt jwt();
 
+        /**
+         * How long a dashboard session lasts after its login: 12 h, a working day. The cookie holds a
+         * random session value, never the token; the session itself sits in Redis (so every
+         * replica knows it) and ends with a logout, this expiry, or its token's removal.
+         */
+        @WithDefault("12h")
+        Duration uiSessionTtl();
+
         /** Whether /q/metrics answers without a token (a Prometheus in the same trust zone); off by default. */
         @WithDefault("false")
         boolean publicMetrics();
