@@ -208,6 +208,90 @@ public abstract class SecurityScenarios {
         event(as(Tokens.ALICE)).body(body).post("/").then().statusCode(202).body("submittedBy", equalTo("alice"));
     }
 
+    @Test
+    public void anIdempotencyKeyIsTheCallersOwnAndAnotherCallersSameKeyIsAnotherRequest() {
+        putPool("sec-idem", shPool("true", Map.of("minIdle", 0)));
+        String key = "idem-" + UUID.randomUUID();
+        String body = "{\"type\": \"sec-idem\"}";
+        String alices = as(Tokens.ALICE).header("Idempotency-Key", key).contentType("application/json").body(body).post("/jobs")
+                .then().statusCode(202).extract().jsonPath().getString("id");
+        String bobs = as(Tokens.BOB).header("Idempotency-Key", key).contentType("application/json").body(body).post("/jobs")
+                .then().statusCode(202).body("submittedBy", equalTo("bob")).extract().jsonPath().getString("id");
+        assertFalse(alices.equals(bobs), "Bob got Alice's job back");
+        as(Tokens.BOB).header("Idempotency-Key", key).contentType("application/json").body("{\"type\": \"sec-idem\", \"priority\": 3}")
+                .post("/jobs").then().statusCode(422).body("type", equalTo("https://warmpool.dev/problems/idempotency-key-reused"))
+                .body("job", equalTo(bobs));
+        as(Tokens.ALICE).header("Idempotency-Key", key).contentType("application/json").body(body).post("/jobs")
+                .then().statusCode(202).body("id", equalTo(alices));
+
+        String batch = "{\"jobs\": [" + body + "]}";
+        String batchKey = key + "-batch";
+        String alicesBatch = as(Tokens.ALICE).header("Idempotency-Key", batchKey).contentType("application/json").body(batch)
+                .post("/jobs/batch").then().statusCode(202).extract().jsonPath().getString("jobs[0].id");
+        as(Tokens.BOB).header("Idempotency-Key", batchKey).contentType("application/json").body(batch).post("/jobs/batch")
+                .then().statusCode(202).body("jobs[0].id", org.hamcrest.Matchers.not(equalTo(alicesBatch)))
+                .body("jobs[0].submittedBy", equalTo("bob"));
+
+        String sweep = "{\"type\": \"sec-idem\", \"space\": {\"x\": {\"grid\": [1]}}}";
+        String sweepKey = key + "-sweep";
+        String alicesSweep = as(Tokens.ALICE).header("Idempotency-Key", sweepKey).contentType("application/json").body(sweep)
+                .post("/sweeps").then().statusCode(202).extract().jsonPath().getString("id");
+        as(Tokens.BOB).header("Idempotency-Key", sweepKey).contentType("application/json").body(sweep).post("/sweeps")
+                .then().statusCode(202).body("id", org.hamcrest.Matchers.not(equalTo(alicesSweep))).body("submittedBy", equalTo("bob"));
+    }
+
+    @Test
+    public void aCloudEventIdSentFirstByAnotherIdentityDoesNotBlockTheRealEvent() {
+        putPool("sec-ce-idem", shPool("true", Map.of("minIdle", 0)));
+        String id = "pipeline-run-" + UUID.randomUUID();
+        String body = "{\"type\": \"sec-ce-idem\"}";
+        String bobs = event(as(Tokens.BOB), id).body(body).post("/").then().statusCode(202)
+                .body("submittedBy", equalTo("bob")).extract().jsonPath().getString("id");
+        String real = event(as(Tokens.ALICE), id).body(body).post("/").then().statusCode(202)
+                .body("submittedBy", equalTo("alice")).extract().jsonPath().getString("id");
+        assertFalse(real.equals(bobs), "the real event got Bob's job");
+        event(as(Tokens.ALICE), id).body(body).post("/").then().statusCode(202).body("id", equalTo(real)); // a redelivery
+    }
+
+    @Test
+    public void envValuesAreShownOnlyToAdminsAndToTheJobsOwnSubmitter() {
+        putPool("sec-secret", shPool("true", Map.of("minIdle", 0, "env", Map.of("HF_TOKEN", "hf-pool-secret"),
+                "jobEnv", List.of("WANDB_API_KEY"))));
+        putPool("sec-secret-gang", Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1,
+                "gang", Map.of("worker", Map.of("count", 1, "env", Map.of("GANG_KEY", "gang-secret"))),
+                "template", Map.of("image", "img", "env", Map.of("TPL_KEY", "template-secret"))));
+        String id = as(Tokens.ALICE).contentType("application/json").body(Map.of("type", "sec-secret", "env",
+                Map.of("WANDB_API_KEY", "alice-secret"))).post("/jobs").then().statusCode(202)
+                .body("env.WANDB_API_KEY", equalTo("alice-secret")).extract().jsonPath().getString("id");
+        awaitEnd(id);
+        List<String> secrets = List.of("hf-pool-secret", "gang-secret", "template-secret", "alice-secret");
+        for (String reader : List.of(Tokens.VIEWER, Tokens.BOB)) {
+            as(reader).get("/pools/sec-secret").then().statusCode(200).body("spec.env.HF_TOKEN", equalTo("***"));
+            as(reader).get("/pools/sec-secret-gang").then().statusCode(200)
+                    .body("spec.gang.worker.env.GANG_KEY", equalTo("***")).body("spec.template.env.TPL_KEY", equalTo("***"));
+            as(reader).get("/jobs/" + id).then().statusCode(200).body("env.WANDB_API_KEY", equalTo("***"));
+            for (String path : List.of("/pools", "/pools/sec-secret", "/pools/sec-secret-gang", "/jobs/" + id, "/jobs/" + id
+                    + "?wait=1", "/jobs?type=sec-secret", "/jobs/" + id + "/events")) {
+                String body = as(reader).get(path).then().statusCode(200).extract().asString();
+                assertTrue(body.contains("WANDB_API_KEY") || body.contains("HF_TOKEN") || body.contains("GANG_KEY"),
+                        path + " keeps the names: " + body);
+                secrets.forEach(secret -> assertFalse(body.contains(secret), reader + " read " + secret + " at " + path + ": " + body));
+            }
+        }
+        as(Tokens.ALICE).get("/jobs/" + id).then().body("env.WANDB_API_KEY", equalTo("alice-secret"));
+        assertTrue(as(Tokens.ALICE).get("/jobs/" + id + "/events").asString().contains("alice-secret"), "her own job's stream");
+        as(Tokens.ALICE).get("/pools/sec-secret").then().body("spec.env.HF_TOKEN", equalTo("***"));
+        given().get("/jobs/" + id).then().body("env.WANDB_API_KEY", equalTo("alice-secret"));
+        given().get("/pools/sec-secret").then().body("spec.env.HF_TOKEN", equalTo("hf-pool-secret"));
+        given().get("/pools/sec-secret-gang").then().body("spec.gang.worker.env.GANG_KEY", equalTo("gang-secret"))
+                .body("spec.template.env.TPL_KEY", equalTo("template-secret"));
+    }
+
+    static RequestSpecification event(RequestSpecification r, String id) {
+        return r.header("ce-specversion", "1.0").header("ce-id", id).header("ce-source", "/tests/pipeline")
+                .header("ce-type", "dev.warmpool.job.submit").contentType("application/json");
+    }
+
     static RequestSpecification event(RequestSpecification r) {
         return r.header("ce-specversion", "1.0").header("ce-id", UUID.randomUUID().toString()).header("ce-source", "/tests")
                 .header("ce-type", "dev.warmpool.job.submit").contentType("application/json");

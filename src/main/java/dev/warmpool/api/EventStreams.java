@@ -3,7 +3,10 @@ package dev.warmpool.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.JobEvent;
+import dev.warmpool.pool.Job;
+import dev.warmpool.service.Caller;
 import dev.warmpool.service.Follow;
+import dev.warmpool.service.Secrets;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
@@ -18,8 +21,10 @@ final class EventStreams {
     private EventStreams() {
     }
 
-    static Multi<OutboundSseEvent> sse(Multi<Follow.Item> items, Sse sse, ObjectMapper json) {
-        return items.map(item -> {
+    /** {@code caller} is who reads: a job in the stream shows its env values only as {@link Secrets} allows. */
+    static Multi<OutboundSseEvent> sse(Multi<Follow.Item> items, Sse sse, ObjectMapper json, Caller caller) {
+        return items.map(item -> item.data() instanceof Job job ? new Follow.Item(item.kind(), item.id(), Secrets.shownTo(job, caller))
+                : item).map(item -> {
             OutboundSseEvent.Builder b = sse.newEventBuilder().name(item.kind());
             if (item.id() != null) {
                 b.id(item.id());

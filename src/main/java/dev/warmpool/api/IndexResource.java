@@ -7,7 +7,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -23,7 +22,7 @@ public class IndexResource {
     @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_HTML})
     public Response index(@HeaderParam("Accept") String accept) {
         if (accept != null && accept.contains(MediaType.TEXT_HTML)) {
-            return Response.seeOther(URI.create("/ui")).build();
+            return Response.status(Response.Status.SEE_OTHER).header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/ui").build(); // relative: never from the Host header
         }
         return Response.ok(map(), MediaType.APPLICATION_JSON_TYPE).build();
     }

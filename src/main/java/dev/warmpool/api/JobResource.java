@@ -7,7 +7,9 @@ import dev.warmpool.protocol.JobState;
 import dev.warmpool.auth.Roles;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.annotation.security.RolesAllowed;
+import dev.warmpool.service.Caller;
 import dev.warmpool.service.JobService;
+import dev.warmpool.service.Secrets;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.service.Follow;
 import io.smallrye.mutiny.Multi;
@@ -27,7 +29,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
+import dev.warmpool.service.StreamLimiter;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.ws.rs.core.HttpHeaders;
 import java.util.List;
 import java.util.Map;
 
@@ -40,8 +44,13 @@ public class JobResource {
     private final Follow follow;
     private final ObjectMapper json;
     private final SecurityIdentity identity;
+    private final StreamLimiter streams;
+    private final QuietConnections quiet;
 
-    public JobResource(JobService jobs, Follow follow, ObjectMapper json, SecurityIdentity identity) {
+    public JobResource(JobService jobs, Follow follow, ObjectMapper json, SecurityIdentity identity, StreamLimiter streams,
+            QuietConnections quiet) {
+        this.streams = streams;
+        this.quiet = quiet;
         this.jobs = jobs;
         this.follow = follow;
         this.json = json;
@@ -58,15 +67,20 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey,
-            @QueryParam("wait") String wait, UriInfo uri) {
+            @QueryParam("wait") String wait, @Context RoutingContext rc) {
         Integer seconds = wait == null ? null : Params.integer("wait", wait);
         if (seconds != null && seconds < 0) {
             throw Problem.invalid("wait", "'wait' must be 0 or more seconds."); // before anything is stored
         }
-        return jobs.submit(body, idempotencyKey, Callers.of(identity))
+        if (seconds != null) {
+            quiet.allowQuiet(rc);
+        }
+        Caller caller = Callers.of(identity);
+        return jobs.submit(body, idempotencyKey, caller)
                 .flatMap(job -> seconds == null || job.ended() ? Uni.createFrom().item(job) : jobs.waitForEnd(job.id(), seconds))
+                .map(job -> Secrets.shownTo(job, caller))
                 .map(job -> (job.ended() && seconds != null ? Response.ok(job) : Response.accepted(job))
-                        .location(uri.getBaseUriBuilder().path("jobs").path(job.id()).build()).build());
+                        .header(HttpHeaders.LOCATION, "/jobs/" + job.id()).build());
     }
 
     /**
@@ -78,14 +92,23 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        return jobs.submitBatch(body, idempotencyKey, Callers.of(identity)).map(list -> Response.accepted(Map.of("jobs", list)).build());
+        Caller caller = Callers.of(identity);
+        return jobs.submitBatch(body, idempotencyKey, caller)
+                .map(list -> Response.accepted(Map.of("jobs", Secrets.jobsShownTo(list, caller))).build());
     }
 
-    /** The job; with {@code wait}, held until it ends or that many seconds pass. */
+    /**
+     * The job; with {@code wait}, held until it ends or that many seconds pass. Its env values
+     * only for its submitter and admins (see {@link Secrets}).
+     */
     @GET
     @Path("/{id}")
-    public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait) {
-        return wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait));
+    public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait, @Context RoutingContext rc) {
+        Caller caller = Callers.of(identity);
+        if (wait != null) {
+            quiet.allowQuiet(rc);
+        }
+        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait))).map(job -> Secrets.shownTo(job, caller));
     }
 
     /**
@@ -106,10 +129,13 @@ public class JobResource {
     @Blocking
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
-            @QueryParam("after") String after, @Context Sse sse) {
+            @QueryParam("after") String after, @Context Sse sse, @Context RoutingContext rc) {
         Multi<Follow.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         exists(id);
-        return EventStreams.sse(items, sse, json);
+        Caller caller = Callers.of(identity);
+        Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(items, sse, json, caller));
+        quiet.allowQuiet(rc);
+        return stream;
     }
 
     /**
@@ -120,16 +146,23 @@ public class JobResource {
     @Path("/{id}/logs")
     @Blocking
     @Produces(MediaType.TEXT_PLAIN)
-    public Multi<String> logs(@PathParam("id") String id, @QueryParam("follow") String followIt) {
+    public Multi<String> logs(@PathParam("id") String id, @QueryParam("follow") String followIt, @Context RoutingContext rc) {
         boolean on = followIt != null && Params.bool("follow", followIt);
         exists(id);
-        return follow.logs(id, on).map(line -> line + "\n");
+        if (!on) {
+            return follow.logs(id, false).map(line -> line + "\n");
+        }
+        Multi<String> lines = streams.held(Callers.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
+        quiet.allowQuiet(rc);
+        return lines;
     }
 
     @GET
     public Uni<List<Job>> list(@QueryParam("type") String type, @QueryParam("state") String state,
             @QueryParam("limit") String limit, @QueryParam("sweep") String sweep) {
-        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep);
+        Caller caller = Callers.of(identity);
+        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep)
+                .map(list -> Secrets.jobsShownTo(list, caller));
     }
 
     /**
@@ -141,6 +174,7 @@ public class JobResource {
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Job> cancel(@PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
         JobState end = state == null ? JobState.CANCELLED : Params.jobState("state", state);
-        return jobs.cancel(id, Callers.of(identity), end, reason);
+        Caller caller = Callers.of(identity);
+        return jobs.cancel(id, caller, end, reason).map(job -> Secrets.shownTo(job, caller));
     }
 }

@@ -2,7 +2,10 @@ package dev.warmpool.api;
 
 import dev.warmpool.service.PoolRequest;
 import dev.warmpool.service.PoolView;
+import dev.warmpool.service.Caller;
 import dev.warmpool.service.PoolService;
+import dev.warmpool.service.Secrets;
+import io.quarkus.security.identity.SecurityIdentity;
 import dev.warmpool.auth.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import io.smallrye.mutiny.Uni;
@@ -15,7 +18,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 
 /** Pools of warm processors, one per job type. */
@@ -24,20 +26,25 @@ import java.util.List;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class PoolResource {
     private final PoolService pools;
+    private final SecurityIdentity identity;
 
-    public PoolResource(PoolService pools) {
+    public PoolResource(PoolService pools, SecurityIdentity identity) {
         this.pools = pools;
+        this.identity = identity;
     }
 
+    /** The pools; their env values for admins only (see {@link Secrets}). */
     @GET
     public Uni<List<PoolView>> list() {
-        return pools.list();
+        Caller caller = Callers.of(identity);
+        return pools.list().map(list -> Secrets.poolsShownTo(list, caller));
     }
 
     @GET
     @Path("/{type}")
     public Uni<PoolView> get(@PathParam("type") String type) {
-        return pools.get(type);
+        Caller caller = Callers.of(identity);
+        return pools.get(type).map(pool -> Secrets.shownTo(pool, caller));
     }
 
     /** Creates (201) or updates (200) the pool; idempotent. */
@@ -45,9 +52,10 @@ public class PoolResource {
     @Path("/{type}")
     @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
-    public Uni<Response> put(@PathParam("type") String type, PoolRequest body, UriInfo uri) {
+    public Uni<Response> put(@PathParam("type") String type, PoolRequest body) {
         return pools.put(type, body).map(put -> put.created()
-                ? Response.created(uri.getAbsolutePath()).entity(put.pool()).build()
+                ? Response.status(Response.Status.CREATED).header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/pools/" + type)
+                        .entity(put.pool()).build()
                 : Response.ok(put.pool()).build());
     }
 

@@ -24,7 +24,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriInfo;
+import dev.warmpool.service.Caller;
+import dev.warmpool.service.StreamLimiter;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.ws.rs.core.HttpHeaders;
 import java.util.List;
 
 /** Sweeps: submit (the configurations are drawn and stored at once), read with every trial, list, cancel. */
@@ -36,8 +39,13 @@ public class SweepResource {
     private final Follow follow;
     private final ObjectMapper json;
     private final SecurityIdentity identity;
+    private final StreamLimiter streams;
+    private final QuietConnections quiet;
 
-    public SweepResource(SweepService sweeps, Follow follow, ObjectMapper json, SecurityIdentity identity) {
+    public SweepResource(SweepService sweeps, Follow follow, ObjectMapper json, SecurityIdentity identity, StreamLimiter streams,
+            QuietConnections quiet) {
+        this.streams = streams;
+        this.quiet = quiet;
         this.sweeps = sweeps;
         this.follow = follow;
         this.json = json;
@@ -51,9 +59,9 @@ public class SweepResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-    public Uni<Response> submit(SweepRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey, UriInfo uri) {
+    public Uni<Response> submit(SweepRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
         return sweeps.submit(body, idempotencyKey, Callers.of(identity)).map(sweep -> Response.accepted(sweep)
-                .location(uri.getBaseUriBuilder().path("sweeps").path(sweep.id()).build()).build());
+                .header(HttpHeaders.LOCATION, "/sweeps/" + sweep.id()).build());
     }
 
     @GET
@@ -72,9 +80,12 @@ public class SweepResource {
     @Path("/{id}/events")
     @io.smallrye.common.annotation.Blocking
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    public Multi<OutboundSseEvent> events(@PathParam("id") String id, @Context Sse sse) {
+    public Multi<OutboundSseEvent> events(@PathParam("id") String id, @Context Sse sse, @Context RoutingContext rc) {
         sweeps.get(id).await().atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
-        return EventStreams.sse(follow.sweep(id), sse, json);
+        Caller caller = Callers.of(identity);
+        Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(follow.sweep(id), sse, json, caller));
+        quiet.allowQuiet(rc);
+        return stream;
     }
 
     @GET

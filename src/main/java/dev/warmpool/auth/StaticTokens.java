@@ -61,6 +61,10 @@ public class StaticTokens {
         return tokens.match(token);
     }
 
+    public Optional<TokenFile.Entry> matchHash(byte[] hash) {
+        return tokens.matchHash(hash);
+    }
+
     /** A changed file takes effect within seconds; a broken one is refused and the tokens in force stay. */
     @Scheduled(every = "${warmpool.auth.reload-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void reloadIfChanged() {

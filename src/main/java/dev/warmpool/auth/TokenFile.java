@@ -82,6 +82,17 @@ public final class TokenFile {
         return Optional.ofNullable(found);
     }
 
+    /** The caller whose token has this SHA-256 (a dashboard session keeps the hash, never the token), compared as {@link #match} does. */
+    public Optional<Entry> matchHash(byte[] hash) {
+        Entry found = null;
+        for (Entry e : entries) {
+            if (MessageDigest.isEqual(e.hash(), hash) && found == null) {
+                found = e;
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
     public static byte[] sha256(String token) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));

@@ -34,8 +34,10 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
 
     private final boolean enabled;
     private final boolean jwt;
+    private final UiSessions sessions;
 
-    public TokenMechanism(WarmpoolConfig config) {
+    public TokenMechanism(WarmpoolConfig config, UiSessions sessions) {
+        this.sessions = sessions;
         this.enabled = config.auth().enabled();
         this.jwt = config.auth().jwt().issuer().isPresent();
     }
@@ -47,7 +49,7 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
         }
         List<String> headers = context.request().headers().getAll("Authorization");
         if (headers.isEmpty()) {
-            return fromCookie(context, identities);
+            return fromCookie(context);
         }
         if (headers.size() > 1) {
             return refuse("Send one Authorization header, not " + headers.size() + ".");
@@ -67,11 +69,12 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
     }
 
     /**
-     * The dashboard's session (UiSession): a static token in the cookie. One that is no longer
-     * valid is anonymous (the page then shows its login form); a request that changes something
-     * with the cookie alone, without the page's header, is refused.
+     * The dashboard's session (UiSession): a session value in the cookie, looked up in Redis
+     * ({@link UiSessions}). One that is no longer valid (logged out, expired, its token removed,
+     * or Redis unreachable) is anonymous (the page then shows its login form); a request that
+     * changes something with the cookie alone, without the page's header, is refused.
      */
-    private static Uni<SecurityIdentity> fromCookie(RoutingContext context, IdentityProviderManager identities) {
+    private Uni<SecurityIdentity> fromCookie(RoutingContext context) {
         Cookie cookie = context.request().getCookie(UiSession.COOKIE);
         if (cookie == null || cookie.getValue().isBlank()) {
             return Uni.createFrom().nullItem();
@@ -86,7 +89,7 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
             return refuse("A request that changes something needs 'Authorization: Bearer <token>' (or, from the dashboard, its "
                     + UiSession.HEADER + " header): the session cookie alone is not enough.");
         }
-        return identities.authenticate(new StaticTokenRequest(cookie.getValue().trim())).onFailure().recoverWithNull();
+        return sessions.identity(cookie.getValue().trim()).onFailure().recoverWithNull();
     }
 
     static boolean looksLikeJwt(String token) {

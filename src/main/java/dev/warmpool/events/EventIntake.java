@@ -30,6 +30,8 @@ import java.util.UUID;
  * CloudEvents at the Knative sink ({@code POST /}), binary or structured mode, read with the
  * CloudEvents SDK. Knative delivers at least once, so a submit is idempotent on the event's
  * {@code source} and {@code id}: a redelivery answers with the job (or sweep) the first delivery created.
+ * Like an Idempotency-Key, (source, id) is the sender's own: the same pair from another identity is
+ * another event, so an id sent first by someone else never blocks the real one.
  */
 @ApplicationScoped
 public class EventIntake {
@@ -97,7 +99,8 @@ public class EventIntake {
 
     /**
      * A submit event: its data is the body of the matching POST, and the reply event carries what
-     * was accepted (its id as the subject). The event's source and id are the Idempotency-Key.
+     * was accepted (its id as the subject). The event's source and id are the Idempotency-Key, which
+     * the submit scopes to the caller as it does a header's.
      */
     private <R, T> Uni<Response> submit(CloudEvent event, Class<R> bodyType, String example,
             BiFunction<R, String, Uni<T>> submit, Function<T, String> id, String replyType) {

@@ -23,6 +23,12 @@ public record Job(String id, String type, JobState state, Integer priority, Inte
     public record Result(Integer exitCode, JsonNode metrics, String logTail) {
     }
 
+    /** The job with {@code env} in place of its own (e.g. its values hidden from a reader who may not see them). */
+    public Job withEnv(Map<String, String> env) {
+        return new Job(id, type, state, priority, attempts, maxAttempts, timeoutSeconds, processor, submittedAt, assignedAt,
+                startedAt, finishedAt, args, config, env, result, error, sweep, trial, progress, members, submittedBy);
+    }
+
     public boolean ended() {
         return state != null && state.ended();
     }

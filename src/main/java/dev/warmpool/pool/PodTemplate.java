@@ -38,6 +38,12 @@ public record PodTemplate(
         SecurityContext securityContext,
         Boolean automountServiceAccountToken) {
 
+    /** The template with {@code env} in place of its own. */
+    public PodTemplate withEnv(Map<String, String> env) {
+        return new PodTemplate(image, agent, env, resources, nodeSelector, tolerations, serviceAccountName, volumes, volumeMounts,
+                securityContext, automountServiceAccountToken);
+    }
+
     public static final String INIT_CONTAINER = "init-container";
     public static final String BUILT_IN = "built-in";
 

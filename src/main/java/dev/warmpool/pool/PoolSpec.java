@@ -76,6 +76,21 @@ public record PoolSpec(
             @Size(max = 256) Map<@NotEmpty String, @NotNull(message = "must not be null") String> env) {
     }
 
+    /**
+     * The spec with every env value (its own, its gang roles', its template's) passed through
+     * {@code values}, the names kept: how a reader who may not see the values is shown the pool.
+     */
+    public PoolSpec withEnvValues(java.util.function.UnaryOperator<Map<String, String>> values) {
+        Map<String, GangRole> roles = gang == null ? null : new java.util.TreeMap<>();
+        if (gang != null) {
+            gang.forEach((name, r) -> roles.put(name, r == null ? null : new GangRole(r.count(), r.command(),
+                    r.env() == null ? null : values.apply(r.env()))));
+        }
+        return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env == null ? null : values.apply(env), workingDir,
+                maxQueued, template == null || template.env() == null ? template : template.withEnv(values.apply(template.env())),
+                worker, maxJobsPerProcessor, roles, jobEnv, submitters, warmth, resetCommand, maxAgeSeconds);
+    }
+
     /** The role name of a parameter server. */
     public static final String PARAMETER_SERVER = "ps";
 

@@ -21,6 +21,14 @@ public final class KeySchema {
     private KeySchema() {
     }
 
+    /**
+     * STRING: a dashboard session, named by the SHA-256 of the cookie's random value and holding
+     * the SHA-256 of the API token it was opened with, with an expiry. No pool's: no agent reads it.
+     */
+    public static String uiSession(String sessionSha256) {
+        return "wp:ui:session:" + sessionSha256;
+    }
+
     /** Prefix of every key of the pool of {@code type}, hash tag included. */
     public static String prefix(String type) {
         return "wp:{" + type + "}:";
@@ -176,6 +184,6 @@ public final class KeySchema {
         return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t), warmth(t),
                 job(t, "{jobId}"), jobEvents(t, "{jobId}"), sequence(t), demand(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
                 sweep(t, "{id}"), sweepTrials(t, "{id}"), sweepPending(t, "{id}"), sweepTrial(t, "{id}", "{jobId}"),
-                sweepAt(t, "{id}", "{step}"), sweepSteps(t, "{id}"), AGENTS, RECONCILE_LOCK);
+                sweepAt(t, "{id}", "{step}"), sweepSteps(t, "{id}"), AGENTS, RECONCILE_LOCK, uiSession("{sha256}"));
     }
 }

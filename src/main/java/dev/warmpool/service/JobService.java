@@ -75,7 +75,7 @@ public class JobService {
         JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
-        Idempotency idem = idempotency(store, config, idempotencyKey, r);
+        Idempotency idem = idempotency(store, config, idempotencyKey, r, caller);
         checkRoom();
         limiter.take(caller, 1);
         Accepted job = accept(r, "", caller);
@@ -115,7 +115,7 @@ public class JobService {
         for (int i = 0; i < b.jobs().size(); i++) {
             Access.checkEnvNames(b.jobs().get(i).env(), "jobs[" + i + "].env");
         }
-        Idempotency idem = idempotency(store, config, idempotencyKey, b);
+        Idempotency idem = idempotency(store, config, idempotencyKey, b, caller);
         checkRoom();
         limiter.take(caller, b.jobs().size());
         List<Accepted> jobs = new java.util.ArrayList<>(b.jobs().size());
@@ -253,8 +253,11 @@ public class JobService {
                 .with(what, first);
     }
 
-    /** An Idempotency-Key header, checked, with the fingerprint of the request it came with. */
-    static Idempotency idempotency(PoolStore store, WarmpoolConfig config, String key, Object request) {
+    /**
+     * An Idempotency-Key header, checked, with the fingerprint of the request it came with, scoped
+     * to the caller (see {@link #scopedKeyHash}).
+     */
+    static Idempotency idempotency(PoolStore store, WarmpoolConfig config, String key, Object request, Caller caller) {
         if (key == null) {
             return Idempotency.NONE;
         }
@@ -262,8 +265,20 @@ public class JobService {
             throw Refusal.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
                     + "characters, e.g. a UUID.");
         }
-        return new Idempotency(Fingerprint.sha256(key), Fingerprint.sha256(store.write(request)),
+        return new Idempotency(scopedKeyHash(caller, key), Fingerprint.sha256(store.write(request)),
                 config.jobs().idempotencyRetention().toSeconds());
+    }
+
+    /**
+     * The key as the submit scripts see it: the SHA-256 of the caller's name and the key, so the
+     * same key from two callers is two requests (Bob sending Alice's key gets a job of his own, not
+     * hers; an event id sent first by another identity does not block the real event). Scoped here
+     * rather than in the scripts so that they, and what they store, stay as they are: they only
+     * ever saw an opaque hash. The key is visible ASCII (no newline), so the name ends at the last
+     * newline and no two (name, key) pairs hash the same text.
+     */
+    static String scopedKeyHash(Caller caller, String key) {
+        return Fingerprint.sha256(caller.name() + "\n" + key);
     }
 
     public Uni<Job> get(String id) {

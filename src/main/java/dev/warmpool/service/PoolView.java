@@ -35,6 +35,11 @@ public record PoolView(String type, String state, PoolSpec spec, Status status, 
     public record Level(int level, long samples, boolean learned, Double prewarmSeconds, Double keepAliveSeconds) {
     }
 
+    /** The view with {@code spec} in place of its own. */
+    public PoolView withSpec(PoolSpec spec) {
+        return new PoolView(type, state, spec, status, processors, gangs, warmth);
+    }
+
     public static PoolView of(PoolSnapshot s, Warmth.Params params) {
         return new PoolView(s.type(), s.draining() ? "DRAINING" : "ACTIVE", s.spec(),
                 new Status(s.count(ProcessorState.STARTING), s.count(ProcessorState.IDLE), s.count(ProcessorState.BUSY),

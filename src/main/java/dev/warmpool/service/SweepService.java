@@ -66,7 +66,7 @@ public class SweepService {
         Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
         List<Map<String, Object>> configs = configurations(r, spec);
-        dev.warmpool.protocol.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r);
+        dev.warmpool.protocol.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r, caller);
         limiter.take(caller, configs.size());
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();

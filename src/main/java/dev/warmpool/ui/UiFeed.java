@@ -8,6 +8,7 @@ import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.PoolService;
 import dev.warmpool.service.PoolView;
+import dev.warmpool.service.Secrets;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,7 +26,9 @@ import java.util.function.Supplier;
  * {@code GET /jobs} shows them), read once a {@link #PERIOD} for every open page of this manager
  * together, and not at all while no page is open. Why shared: a read costs a snapshot script per
  * pool plus a job listing per pool, so a read per page per second would grow Redis's load with
- * the number of people looking; shared, ten open pages cost what one does.
+ * the number of people looking; shared, ten open pages cost what one does. Shared, it is also
+ * the same for every reader, so every env value in it is hidden ({@link Secrets}) whoever reads:
+ * the pages never show env, and an admin or a job's submitter reads the values through the API.
  */
 @ApplicationScoped
 public class UiFeed {
@@ -68,8 +71,8 @@ public class UiFeed {
     public UiFeed(PoolService pools, JobService jobs, ObjectMapper json) {
         this(() -> Uni.combine().all().unis(pools.list(), jobs.list(null, null, RECENT_JOBS, null)).asTuple().map(t -> {
             Map<String, Object> state = new LinkedHashMap<>();
-            state.put("pools", t.getItem1().stream().map(Card::of).toList());
-            state.put("jobs", t.getItem2());
+            state.put("pools", t.getItem1().stream().map(Secrets::redacted).map(Card::of).toList());
+            state.put("jobs", t.getItem2().stream().map(Secrets::redacted).toList());
             try {
                 return json.writeValueAsString(state);
             } catch (JsonProcessingException e) {

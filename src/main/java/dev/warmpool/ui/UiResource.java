@@ -3,7 +3,16 @@ package dev.warmpool.ui;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.auth.StaticTokens;
 import dev.warmpool.auth.UiSession;
+import dev.warmpool.auth.UiSessions;
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.CookieParam;
+import jakarta.ws.rs.core.HttpHeaders;
+import dev.warmpool.api.QuietConnections;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.service.Caller;
+import dev.warmpool.service.StreamLimiter;
+import io.vertx.ext.web.RoutingContext;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Multi;
 import jakarta.annotation.security.PermitAll;
@@ -49,10 +58,17 @@ public class UiResource {
     private final StaticTokens tokens;
     private final UiFeed feed;
     private final boolean authEnabled;
+    private final StreamLimiter streams;
+    private final UiSessions sessions;
+    private final QuietConnections quiet;
     private final String app = resource("ui/app.html");
     private final String login = resource("ui/login.html");
 
-    public UiResource(SecurityIdentity identity, StaticTokens tokens, UiFeed feed, WarmpoolConfig config) {
+    public UiResource(SecurityIdentity identity, StaticTokens tokens, UiFeed feed, WarmpoolConfig config, StreamLimiter streams,
+            QuietConnections quiet, UiSessions sessions) {
+        this.sessions = sessions;
+        this.streams = streams;
+        this.quiet = quiet;
         this.identity = identity;
         this.tokens = tokens;
         this.feed = feed;
@@ -61,22 +77,25 @@ public class UiResource {
 
     @GET
     @Produces(MediaType.TEXT_HTML)
-    public Response home(@QueryParam("token") String token, @Context UriInfo uri) {
+    @Blocking // reads the caller (lazy authentication), which may block
+    public Uni<Response> home(@QueryParam("token") String token, @Context UriInfo uri) {
         return page("/ui", token, uri);
     }
 
     @GET
     @Path("/jobs/{id}")
     @Produces(MediaType.TEXT_HTML)
-    public Response job(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
-        return ID.matcher(id).matches() ? page("/ui/jobs/" + id, token, uri) : notFound();
+    @Blocking // reads the caller (lazy authentication), which may block
+    public Uni<Response> job(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
+        return ID.matcher(id).matches() ? page("/ui/jobs/" + id, token, uri) : Uni.createFrom().item(notFound());
     }
 
     @GET
     @Path("/sweeps/{id}")
     @Produces(MediaType.TEXT_HTML)
-    public Response sweep(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
-        return ID.matcher(id).matches() ? page("/ui/sweeps/" + id, token, uri) : notFound();
+    @Blocking // reads the caller (lazy authentication), which may block
+    public Uni<Response> sweep(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
+        return ID.matcher(id).matches() ? page("/ui/sweeps/" + id, token, uri) : Uni.createFrom().item(notFound());
     }
 
     /** The login form's post: a valid token sets the cookie and goes on to {@code next}. */
@@ -84,15 +103,25 @@ public class UiResource {
     @Path("/login")
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @Produces(MediaType.TEXT_HTML)
-    public Response login(@FormParam("token") String token, @FormParam("next") String next, @Context UriInfo uri) {
+    @Blocking // reads the caller (lazy authentication), which may block
+    public Uni<Response> login(@FormParam("token") String token, @FormParam("next") String next, @Context UriInfo uri) {
         return page(safeNext(next), token == null ? "" : token, uri);
     }
 
     @POST
     @Path("/logout")
     @Produces(MediaType.TEXT_HTML)
-    public Response logout(@Context UriInfo uri) {
-        return Response.seeOther(URI.create("/ui")).cookie(cookie("", uri, 0)).build();
+    public Uni<Response> logout(@CookieParam(UiSession.COOKIE) String session, @Context UriInfo uri) {
+        return sessions.close(session).onFailure().recoverWithNull()
+                .map(x -> seeOther("/ui").cookie(cookie("", uri, 0)).build());
+    }
+
+    /**
+     * A redirect to one of this server's own paths, relative: never built from the request's Host
+     * (which the client chose), so it cannot send a browser elsewhere.
+     */
+    static Response.ResponseBuilder seeOther(String path) {
+        return Response.status(Response.Status.SEE_OTHER).header(HttpHeaders.LOCATION, path);
     }
 
     /**
@@ -104,20 +133,37 @@ public class UiResource {
     @Path("/events")
     @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    public Multi<OutboundSseEvent> events(@Context Sse sse) {
-        return feed.follow().map(i -> sse.newEventBuilder().name(i.problem() ? "problem" : "state").data(i.text()).build());
+    public Multi<OutboundSseEvent> events(@Context Sse sse, @Context RoutingContext rc) {
+        Caller caller = new Caller(identity.getPrincipal().getName(), identity.getRoles());
+        Multi<OutboundSseEvent> stream = streams.held(caller, () -> feed.follow()
+                .map(i -> sse.newEventBuilder().name(i.problem() ? "problem" : "state").data(i.text()).build()));
+        quiet.allowQuiet(rc);
+        return stream;
     }
 
-    private Response page(String path, String token, UriInfo uri) {
+    /**
+     * The page, its login form, or with a valid {@code token} a new session (its value in the
+     * cookie, never the token) and a redirect to the page without the token in its address. With
+     * authentication off every caller is the local admin: no session, no cookie.
+     */
+    private Uni<Response> page(String path, String token, UriInfo uri) {
         if (token != null) {
-            if (!authEnabled || tokens.match(token).isPresent()) {
-                return Response.seeOther(URI.create(path)).cookie(cookie(token, uri, -1)).build();
+            if (!authEnabled) {
+                return Uni.createFrom().item(seeOther(path).build());
             }
-            return form(path, "That token is not valid here: check it (the run command writes one to .warmpool/token) and try again.");
+            if (tokens.match(token).isPresent()) {
+                return sessions.open(token).map(session -> seeOther(path).cookie(cookie(session, uri, -1)).build());
+            }
+            return Uni.createFrom().item(form(path,
+                    "That token is not valid here: check it (the run command writes one to .warmpool/token) and try again."));
         }
         if (identity.isAnonymous()) {
-            return form(path, "");
+            return Uni.createFrom().item(form(path, ""));
         }
+        return Uni.createFrom().item(app(path));
+    }
+
+    private Response app(String path) {
         String role = identity.hasRole(Roles.ADMIN) ? Roles.ADMIN : identity.hasRole(Roles.SUBMITTER) ? Roles.SUBMITTER : Roles.VIEWER;
         String body = app.replace("{{role}}", role).replace("{{user}}", html(identity.getPrincipal().getName()))
                 .replace("{{auth}}", authEnabled ? "on" : "off").replace("{{chartjs}}", CHART_JS);
@@ -151,9 +197,14 @@ public class UiResource {
         return path.equals("/ui") || path.matches("/ui/(jobs|sweeps)/[A-Za-z0-9._:-]{1,200}") ? path : "/ui";
     }
 
-    private static NewCookie cookie(String token, UriInfo uri, int maxAge) {
+    /**
+     * The session cookie; Secure when the request came over HTTPS, which behind a TLS proxy is
+     * its X-Forwarded-Proto (or Forwarded) header once Quarkus is told to trust proxy headers
+     * ({@code quarkus.http.proxy.proxy-address-forwarding}).
+     */
+    private static NewCookie cookie(String value, UriInfo uri, int maxAge) {
         boolean https = "https".equalsIgnoreCase(uri.getRequestUri().getScheme());
-        return new NewCookie.Builder(UiSession.COOKIE).value(token).path("/").httpOnly(true).secure(https)
+        return new NewCookie.Builder(UiSession.COOKIE).value(value).path("/").httpOnly(true).secure(https)
                 .sameSite(NewCookie.SameSite.STRICT).maxAge(maxAge).build();
     }
 

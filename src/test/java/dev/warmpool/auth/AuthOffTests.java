@@ -29,6 +29,44 @@ class AuthOffTests {
         given().noFilters().get("/q/metrics").then().statusCode(200);
     }
 
+    @io.quarkus.test.common.http.TestHTTPResource("/")
+    java.net.URL base;
+
+    /** A raw request with the Host given (HttpClient will not send a Host of our choosing): status line and body. */
+    String[] withHost(String host) throws Exception {
+        try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
+            s.getOutputStream().write(("GET /pools HTTP/1.1\r\n" + (host == null ? "" : "Host: " + host + "\r\n")
+                    + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            s.setSoTimeout(10_000);
+            String all = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return new String[] {all.substring(0, all.indexOf("\r\n")), all.substring(all.indexOf("\r\n\r\n") + 4)};
+        }
+    }
+
+    @Test
+    void answersOnlyRequestsAddressedToALoopbackName() throws Exception {
+        int port = base.getPort();
+        for (String host : java.util.List.of("127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "127.0.0.1", "[::1]:" + port)) {
+            org.junit.jupiter.api.Assertions.assertEquals("HTTP/1.1 200 OK", withHost(host)[0], host);
+        }
+        for (String host : java.util.List.of("evil.example", "evil.example:" + port, "127.0.0.1.evil.example", "localhost.evil:80",
+                "10.0.0.7:" + port)) {
+            String[] r = withHost(host);
+            org.junit.jupiter.api.Assertions.assertEquals("HTTP/1.1 421 Misdirected Request", r[0], host);
+            org.junit.jupiter.api.Assertions.assertTrue(r[1].contains("host-not-loopback") && r[1].contains("localhost"), r[1]);
+        }
+        given().noFilters().contentType("application/json").body("{\"command\": [\"true\"]}").header("Host", "evil.example:" + port)
+                .put("/pools/rebound").then().statusCode(421).contentType("application/problem+json");
+        given().noFilters().get("/pools/rebound").then().statusCode(404);
+    }
+
+    @Test
+    void aTokenInTheAddressSetsNoCookieAndRedirectsRelatively() {
+        io.restassured.response.Response r = given().noFilters().redirects().follow(false).get("/ui?token=anything");
+        r.then().statusCode(303).header("Location", equalTo("/ui"));
+        org.junit.jupiter.api.Assertions.assertNull(r.getHeader("Set-Cookie"), "no cookie, and never the token in one");
+    }
+
     @Test
     void refusesToListenBeyondLoopbackWithoutAuthentication() {
         org.junit.jupiter.api.Assertions.assertTrue(dev.warmpool.config.ConfigCheck.loopback("127.0.0.1"));

@@ -43,8 +43,11 @@ class UiTests {
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    static String session(String token) {
-        return "warmpool_token=" + token;
+    /** A session cookie as a browser gets it: log in with the token, keep what Set-Cookie gives. */
+    String session(String token) throws Exception {
+        HttpResponse<String> r = call("GET", "/ui?token=" + token, null);
+        assertEquals(303, r.statusCode(), "the login with " + token);
+        return r.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
     }
 
     @Test
@@ -58,9 +61,11 @@ class UiTests {
             assertTrue(r.headers().allValues("Set-Cookie").isEmpty(), path);
         }
         assertTrue(call("GET", "/ui?token=wrong", null).body().contains("not valid"));
-        HttpResponse<String> stale = call("GET", "/ui", null, "Cookie", session("no-longer-valid"));
+        HttpResponse<String> stale = call("GET", "/ui", null, "Cookie", "warmpool_token=no-longer-valid");
         assertEquals(401, stale.statusCode(), "a cookie whose token is gone: the login form again");
-        assertEquals(401, call("GET", "/pools", null, "Cookie", session("no-longer-valid")).statusCode());
+        assertEquals(401, call("GET", "/pools", null, "Cookie", "warmpool_token=no-longer-valid").statusCode());
+        // a cookie that holds a token itself (as before sessions) is no session
+        assertEquals(401, call("GET", "/pools", null, "Cookie", "warmpool_token=" + Tokens.ADMIN).statusCode());
         assertEquals(401, call("GET", "/ui/events", null).statusCode());
         assertEquals(404, call("GET", "/ui/jobs/" + "x".repeat(300), null).statusCode());
     }
@@ -69,12 +74,16 @@ class UiTests {
     void aTokenSetsAStrictHttpOnlyCookieAndLeavesTheAddress() throws Exception {
         HttpResponse<String> r = call("GET", "/ui/jobs/abc?token=" + Tokens.VIEWER, null);
         assertEquals(303, r.statusCode());
-        assertEquals("/ui/jobs/abc", URI.create(r.headers().firstValue("Location").orElseThrow()).getPath());
+        assertEquals("/ui/jobs/abc", r.headers().firstValue("Location").orElseThrow(), "relative, never from the Host header");
         String cookie = r.headers().firstValue("Set-Cookie").orElseThrow();
-        assertTrue(cookie.startsWith("warmpool_token=" + Tokens.VIEWER + ";"), cookie);
+        assertTrue(cookie.matches("warmpool_token=[A-Za-z0-9_-]{43};.*"), "a random session value, not the token: " + cookie);
+        assertFalse(cookie.contains(Tokens.VIEWER), cookie);
         assertTrue(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"), cookie);
+        assertFalse(cookie.contains("Secure"), "plain HTTP, and proxy headers are not trusted here: " + cookie);
+        assertFalse(call("GET", "/ui?token=" + Tokens.VIEWER, null, "X-Forwarded-Proto", "https").headers().firstValue("Set-Cookie")
+                .orElseThrow().contains("Secure"), "X-Forwarded-Proto counts only when proxy headers are trusted");
 
-        HttpResponse<String> page = call("GET", "/ui", null, "Cookie", session(Tokens.VIEWER));
+        HttpResponse<String> page = call("GET", "/ui", null, "Cookie", cookie.split(";", 2)[0]);
         assertEquals(200, page.statusCode());
         assertTrue(page.body().contains("data-role=\"viewer\"") && page.body().contains("/ui/app.js"), page.body());
         assertTrue(page.headers().firstValue("Content-Security-Policy").orElse("").contains("script-src 'self'"));
@@ -115,19 +124,46 @@ class UiTests {
         HttpResponse<String> bad = call("POST", "/ui/login", "token=nope&next=%2Fui", "Content-Type", form);
         assertEquals(401, bad.statusCode());
         assertTrue(bad.body().contains("not valid"));
-        HttpResponse<String> out = call("POST", "/ui/logout", null, "Cookie", session(Tokens.VIEWER));
+        String mine = session(Tokens.VIEWER);
+        assertEquals(200, call("GET", "/ui", null, "Cookie", mine).statusCode());
+        HttpResponse<String> out = call("POST", "/ui/logout", null, "Cookie", mine);
         assertEquals(303, out.statusCode());
+        assertEquals("/ui", out.headers().firstValue("Location").orElseThrow());
         assertTrue(out.headers().firstValue("Set-Cookie").orElseThrow().contains("Max-Age=0"));
+        assertEquals(401, call("GET", "/ui", null, "Cookie", mine).statusCode(), "the session ended on the server, not just in the browser");
     }
 
     @Test
     void aBrowserAtTheRootGoesToTheDashboardAndCurlGetsTheMap() throws Exception {
         HttpResponse<String> browser = call("GET", "/", null, "Accept", "text/html,application/xhtml+xml,*/*;q=0.8");
         assertEquals(303, browser.statusCode());
-        assertEquals("/ui", URI.create(browser.headers().firstValue("Location").orElseThrow()).getPath());
+        assertEquals("/ui", browser.headers().firstValue("Location").orElseThrow());
         HttpResponse<String> curl = call("GET", "/", null, "Accept", "*/*");
         assertEquals(200, curl.statusCode());
         assertTrue(curl.body().contains("\"dashboard\":\"/ui\""), curl.body());
+    }
+
+    @Test
+    void theLiveFeedCarriesEnvNamesButNoValuesWhoeverReads() throws Exception {
+        Api.putPool("ui-feed-secret", Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1,
+                "env", Map.of("HF_TOKEN", "hf-feed-secret"), "jobEnv", List.of("WANDB_API_KEY")));
+        String job = Api.submit(Map.of("type", "ui-feed-secret", "env", Map.of("WANDB_API_KEY", "job-feed-secret")));
+        for (String reader : List.of(Tokens.VIEWER, Tokens.ADMIN)) {
+            HttpRequest req = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/ui/events"))
+                    .header("Cookie", session(reader)).build();
+            HttpResponse<java.io.InputStream> r = HTTP.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
+                String data = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                    String line = "";
+                    while (!(line.contains("\"id\":\"" + job + "\"") && line.contains("ui-feed-secret"))) {
+                        line = in.readLine();
+                    }
+                    return line;
+                }, "the feed shows the pool and the job");
+                assertTrue(data.contains("\"HF_TOKEN\":\"***\"") && data.contains("\"WANDB_API_KEY\":\"***\""), data);
+                assertFalse(data.contains("hf-feed-secret") || data.contains("job-feed-secret"), data);
+            }
+        }
     }
 
     @Test
