@@ -99,7 +99,7 @@ public final class StopCommand {
         Optional<ProcessHandle> redis;
         try {
             redis = ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
-                    .filter(h -> h.info().command().map(c -> c.contains("redis-server")).orElse(false));
+                    .filter(h -> h.info().command().map(c -> c.contains("redis")).orElse(false)); // Debian links redis-server to redis-check-rdb
         } catch (IOException | NumberFormatException e) {
             return "not running";
         }
