@@ -108,12 +108,22 @@ local function sweep_finish(sid, now, retention_s)
   end
 end
 
--- The objective's value in a metrics JSON object, or nil.
+-- A finite number: NaN, +-Infinity (or a number too large for a double) is never a trial's
+-- value, so it is never best, never in a median, and never reaches ZADD (which refuses NaN).
+local function finite(v)
+  return type(v) == 'number' and v == v and v > -math.huge and v < math.huge
+end
+
+-- The objective's finite value in a metrics JSON object, or nil. Agents store NaN and
+-- Infinity as the strings "NaN", "Infinity", "-Infinity"; tonumber would read them (and an older
+-- build's 'nan', 'inf') as non-finite numbers, which finite() turns away.
 local function objective(metrics_json, metric)
   if not metrics_json or metrics_json == '' or not metric or metric == '' then return nil end
   local ok, m = pcall(cjson.decode, metrics_json)
   if not ok or type(m) ~= 'table' then return nil end
-  return tonumber(m[metric])
+  local v = tonumber(m[metric])
+  if finite(v) then return v end
+  return nil
 end
 
 local function better(goal, a, b)
@@ -134,13 +144,16 @@ local function sweep_trial_ended(sid, jid, prev, state, now, retention_s)
     local jkey = key('job', jid)
     local v = objective(redis.call('HGET', jkey, 'metrics'), s[2])
     if not v then v = objective(redis.call('HGET', jkey, 'progress'), s[2]) end
-    if v and (not s[4] or s[4] == '' or better(s[3], v, tonumber(s[4]))) then
+    local best = tonumber(s[4] or '') -- an older build may have stored 'nan' here: then any finite value beats it
+    if v and (not finite(best) or better(s[3], v, best)) then
       redis.call('HSET', skey, 'bestTrial', jid, 'bestValue', tostring(v))
     end
     local points = redis.call('HGETALL', curve)
     for i = 1, #points, 2 do
-      redis.call('ZADD', key('sweep', sid, 'at', points[i]), points[i + 1], jid)
-      redis.call('SADD', key('sweep', sid, 'steps'), points[i])
+      if finite(tonumber(points[i + 1])) then -- an older build's curve may hold 'nan'
+        redis.call('ZADD', key('sweep', sid, 'at', points[i]), points[i + 1], jid)
+        redis.call('SADD', key('sweep', sid, 'steps'), points[i])
+      end
     end
   elseif state == 'FAILED' or state == 'TIMED_OUT' then
     local failed = redis.call('HINCRBY', skey, 'failed', 1)

@@ -327,9 +327,7 @@ public final class Agent {
         boolean reset = !last && resetCommand != null;
         // not stopping, the reply may hand over the next queued job, already marked running; with a
         // reset command it may not: the next job waits in the inbox until the reset is done
-        FinishReply reply = FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
-                o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
-                config.retentionSeconds(), last, !reset).argv()));
+        FinishReply reply = finish(o, last, reset);
         boolean stale = reply instanceof FinishReply.Stale;
         // concatenated, not formatted: String.format took a fifth of the agent's CPU in a burst
         log("job " + o.run().jobId + " " + o.state() + " (exit " + o.exitCode() + ")"
@@ -354,6 +352,23 @@ public final class Agent {
             run(done.nextJob(), done.nextToken(), done.next());
         }
         return false;
+    }
+
+    /**
+     * Records the outcome. Should the script refuse what the job left (a value it cannot store),
+     * the job is recorded FAILED with the reason and without its metrics, so the processor goes on.
+     */
+    private FinishReply finish(JobRun.Outcome o, boolean last, boolean reset) {
+        try {
+            return FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
+                    o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
+                    config.retentionSeconds(), last, !reset).argv()));
+        } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+            log("job " + o.run().jobId + ": its result could not be stored (" + e.getMessage() + "); recorded as FAILED");
+            return FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
+                    o.run().jobId, o.run().token, "FAILED", o.exitCode(), "{}", o.logTail(),
+                    "its result could not be stored: " + e.getMessage(), config.retentionSeconds(), last, !reset).argv()));
+        }
     }
 
     /**
