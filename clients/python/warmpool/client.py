@@ -9,7 +9,7 @@ import urllib.parse
 import uuid
 
 from . import errors
-from .objects import Job, Sweep, Pool
+from .objects import Job, Sweep, Pool, numbers
 
 __all__ = ["Client", "Event"]
 
@@ -17,7 +17,7 @@ __all__ = ["Client", "Event"]
 class Event:
     """One Server-Sent Event: ``name`` (``state``, ``log``, ``report``, ``end``; ``sweep``, ``trial``),
     ``id`` (log lines and reports: what a reconnect resumes after) and ``data`` (a log line as text;
-    the rest decoded from JSON)."""
+    the rest decoded from JSON; a report's "NaN", "Infinity", "-Infinity" as floats)."""
     __slots__ = ("name", "id", "data")
 
     def __init__(self, name, id, text):
@@ -29,6 +29,8 @@ class Event:
                 self.data = json.loads(text)
             except ValueError:
                 self.data = text
+            if name == "report":
+                self.data = numbers(self.data)  # "NaN", "Infinity" as the floats the job reported
 
     def __repr__(self):
         return "Event(%s, %r)" % (self.name, self.data if self.name == "log" else "...")

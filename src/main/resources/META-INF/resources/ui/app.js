@@ -312,6 +312,8 @@
 
   // ---- /ui/sweeps/{id}: objective by trial, best so far, the trials --------------------------
 
+  const NON_FINITE = ['NaN', 'Infinity', '-Infinity'];
+
   function sweepPage(id) {
     document.title = 'warmpool: sweep ' + id;
     const title = el('h2', {}, 'Sweep ', el('span', { class: 'mono', text: id }), ' ', el('span', { id: 'sweep-state' }));
@@ -329,10 +331,13 @@
       const objective = s.spec && s.spec.objective;
       const metric = objective ? objective.metric : null;
       const maximize = objective && objective.goal === 'maximize';
-      const valueOf = t => {
+      const reported = t => {
         const from = (t.metrics && metric in t.metrics) ? t.metrics : (t.progress && metric in t.progress ? t.progress : null);
-        return from && typeof from[metric] === 'number' ? from[metric] : null;
+        return from ? from[metric] : undefined;
       };
+      // plotted: numbers only; the API returns NaN and the infinities as the strings 'NaN', 'Infinity', '-Infinity'
+      const valueOf = t => typeof reported(t) === 'number' ? reported(t) : null;
+      const shown = t => { const v = reported(t); return typeof v === 'number' || NON_FINITE.includes(v) ? String(v) : ''; };
       const p = s.progress;
       summary.textContent = p.done + ' of ' + p.total + ' trials done, ' + p.active + ' running; ' + p.succeeded + ' succeeded, '
         + p.failed + ' failed, ' + p.earlyStopped + ' stopped early'
@@ -368,7 +373,7 @@
         el('td', { text: String(t.index) }),
         el('td', {}, el('a', { href: '/ui/jobs/' + encodeURIComponent(t.id), class: 'mono', text: t.id })),
         el('td', {}, badge(t.state)),
-        el('td', { text: valueOf(t) === null ? '' : String(valueOf(t)) }),
+        el('td', { text: shown(t) }),
         el('td', { class: 'mono', text: JSON.stringify(t.config) }))));
     };
 
