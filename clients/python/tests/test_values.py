@@ -3,6 +3,7 @@ import math
 import os
 import sys
 import unittest
+import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import warmpool  # noqa: E402
@@ -29,6 +30,27 @@ class NonFiniteTests(unittest.TestCase):
         self.assertTrue(math.isnan(t["progress"]["loss"][0]))
         self.assertEqual("Infinity", sweep.data["trials"][0]["metrics"]["loss"], "the data stays as the API sent it")
         self.assertTrue(math.isnan(Event("report", "1-0", '{"step": 1, "loss": "NaN"}').data["loss"]))
+
+
+class SweepWarningTests(unittest.TestCase):
+    def test_a_sweep_s_warning_is_a_python_warning_once_and_shows_in_repr(self):
+        data = {"id": "s.2", "state": "RUNNING", "progress": {"done": 3, "total": 8},
+                "warnings": ["None of the first 3 trials that succeeded reported the objective metric 'los'"]}
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            sweep = Sweep(None, data)
+            sweep.data = dict(data, state="SUCCEEDED")
+        self.assertEqual(1, len(seen), [str(w.message) for w in seen])
+        self.assertIs(warmpool.SweepWarning, seen[0].category)
+        self.assertIn("'los'", str(seen[0].message))
+        self.assertIn("1 warning", repr(sweep))
+        self.assertEqual(data["warnings"], sweep.warnings)
+
+    def test_a_sweep_s_warning_can_be_made_an_error(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", warmpool.SweepWarning)
+            with self.assertRaises(warmpool.SweepWarning):
+                Sweep(None, {"id": "s.3", "state": "SUCCEEDED", "warnings": ["no objective"]})
 
 
 if __name__ == "__main__":

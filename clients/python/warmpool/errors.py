@@ -1,7 +1,7 @@
 """The errors a warmpool call raises: each carries the problem+json the server answered."""
 
 __all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
-           "Unavailable", "JobFailed"]
+           "Unavailable", "JobFailed", "SweepWarning"]
 
 
 class WarmpoolError(Exception):
@@ -61,6 +61,11 @@ class JobFailed(WarmpoolError):
         if self.log_tail:
             detail += "\n--- log tail ---\n" + self.log_tail.rstrip()
         super().__init__(detail, type="job-" + str(self.state).lower().replace("_", "-"))
+
+
+class SweepWarning(UserWarning):
+    """A sweep's warning (``Sweep.warnings``): something may be wrong although nothing failed, e.g. an
+    objective metric no trial reports. Turn it into an error with ``warnings.simplefilter("error", SweepWarning)``."""
 
 
 _BY_STATUS = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,

@@ -6,6 +6,7 @@ import json
 import sys
 import time
 import urllib.parse
+import warnings
 
 from . import errors
 
@@ -136,12 +137,31 @@ class Sweep:
 
     def __init__(self, client, data):
         self._client = client
+        self._warned = set()
         self.data = data
         self.id = data["id"]
 
     @property
+    def data(self):
+        return self._data
+
+    @data.setter
+    def data(self, data):
+        """Each new warning of the sweep (e.g. an objective no trial reports) is also a Python warning, once."""
+        self._data = data
+        for w in (data or {}).get("warnings") or []:
+            if w not in self._warned:
+                self._warned.add(w)
+                warnings.warn("sweep %s: %s" % (data.get("id"), w), errors.SweepWarning, stacklevel=3)
+
+    @property
     def state(self):
         return self.data.get("state")
+
+    @property
+    def warnings(self):
+        """What may be wrong although nothing failed, as sentences: e.g. an objective no trial reports."""
+        return list(self.data.get("warnings") or [])
 
     @property
     def progress(self):
@@ -217,12 +237,15 @@ class Sweep:
 
     def __repr__(self):
         p = self.progress
-        return "Sweep(%s, %s, %s/%s done)" % (self.id, self.state, p.get("done"), p.get("total"))
+        w = len(self.warnings)
+        return "Sweep(%s, %s, %s/%s done%s)" % (self.id, self.state, p.get("done"), p.get("total"),
+                                                "" if not w else ", %d warning%s" % (w, "" if w == 1 else "s"))
 
     def _repr_html_(self):
         p = self.progress
         rows = [("type", self.data.get("type")), ("state", self.state),
                 ("progress", "%s of %s done, %s running" % (p.get("done"), p.get("total"), p.get("active")))]
+        rows += [("warning", w) for w in self.warnings]
         if self.best:
             rows += [("best trial", self.best.get("trial")), ("best value", self.best.get("value")),
                      ("best config", self.best.get("config"))]

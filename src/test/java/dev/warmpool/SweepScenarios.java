@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.restassured.http.ContentType;
@@ -236,6 +237,27 @@ public abstract class SweepScenarios {
         String trial = s.getString("trials[0].id");
         assertEquals("NaN", Api.job(trial).getString("result.metrics.loss"));
         assertTrue(eventData("/jobs/" + trial + "/events").stream().anyMatch(e -> "NaN".equals(e.path("loss").asText())));
+    }
+
+    @Test
+    public void aSweepWhoseObjectiveNoTrialReportsSaysSoInItsWarningsAndOnItsEvents() {
+        putPool("sw-typo", trialPool(1, 2, Map.of()));
+        String id = submitSweep(Map.of("type", "sw-typo", "parallelism", 2, "space", Map.of("x", Map.of("grid", List.of(1, 2, 3, 4))),
+                "objective", Map.of("metric", "los")));
+        String events = given().get("/sweeps/" + id + "/events").then().statusCode(200).extract().asString();
+        JsonPath s = sweep(id);
+        assertEquals("SUCCEEDED", s.getString("state"));
+        assertNull(s.get("best"));
+        List<String> warnings = s.getList("warnings");
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).contains("'los'") && warnings.get(0).contains("loss, pid, x"), warnings.get(0));
+        assertTrue(events.contains("event:warning\ndata:\"None of the first 3 trials"), events);
+        assertTrue(given().get("/sweeps?type=sw-typo").then().statusCode(200).extract().jsonPath()
+                .getString("[0].warnings[0]").contains("'los'"));
+
+        String right = submitSweep(Map.of("type", "sw-typo", "space", Map.of("x", Map.of("grid", List.of(1, 2))),
+                "objective", Map.of("metric", "loss")));
+        assertNull(awaitSweepEnd(right).get("warnings"), "no warning when the trials report the objective");
     }
 
     @Test

@@ -211,7 +211,18 @@ public class SweepService {
         Sweep.Spec spec = read(h.get(SweepHash.SPEC), Sweep.Spec.class);
         return new Sweep(h.get(SweepHash.ID), h.get(SweepHash.TYPE), h.get(SweepHash.STATE), spec, progress, best, Times.iso(h.get(SweepHash.CREATED_AT)),
                 Times.iso(h.get(SweepHash.FINISHED_AT)), blankToNull(h.get(SweepHash.ERROR)), withTrials ? trials : null,
-                blankToNull(h.get(SweepHash.SUBMITTED_BY)));
+                blankToNull(h.get(SweepHash.SUBMITTED_BY)), warnings(h.get(SweepHash.WARNINGS)));
+    }
+
+    /** The stored warnings (a JSON array of sentences), or null when there are none. */
+    private List<String> warnings(String stored) {
+        JsonNode tree = StoredJson.tree(json, stored);
+        if (tree == null) {
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        (tree.isArray() ? tree : json.createArrayNode().add(tree)).forEach(w -> out.add(w.asText()));
+        return out.isEmpty() ? null : out;
     }
 
     private static int num(Map<String, String> h, String field) {

@@ -318,10 +318,11 @@
     document.title = 'warmpool: sweep ' + id;
     const title = el('h2', {}, 'Sweep ', el('span', { class: 'mono', text: id }), ' ', el('span', { id: 'sweep-state' }));
     const summary = el('p', { id: 'summary' });
+    const warnings = el('div', { id: 'warnings' });
     const buttons = el('p', { class: 'buttons' });
     const canvas = el('canvas', { id: 'objective-chart' });
     const trials = el('tbody');
-    main.append(title, summary, buttons, el('div', { class: 'chart' }, canvas),
+    main.append(title, summary, warnings, buttons, el('div', { class: 'chart' }, canvas),
       el('table', { id: 'trials' }, el('thead', {}, el('tr', {}, ...['#', 'Trial', 'State', 'Objective', 'Config'].map(h => el('th', { text: h })))), trials));
     let plot = null;
     let pending = null;
@@ -342,6 +343,7 @@
       summary.textContent = p.done + ' of ' + p.total + ' trials done, ' + p.active + ' running; ' + p.succeeded + ' succeeded, '
         + p.failed + ' failed, ' + p.earlyStopped + ' stopped early'
         + (s.best ? '. Best ' + (metric || 'value') + ' ' + s.best.value + ' (' + s.best.trial + ')' : '');
+      warnings.replaceChildren(...(s.warnings || []).map(w => el('p', { class: 'warning', text: w })));
       buttons.replaceChildren(...(admin && s.state === 'RUNNING'
         ? [el('button', { class: 'cancel', onclick: e => act(e.target, () => api('DELETE', '/sweeps/' + encodeURIComponent(id))) }, 'Cancel sweep')] : []));
       const list = (s.trials || []).slice().sort((a, b) => a.index - b.index);
