@@ -261,6 +261,26 @@ public abstract class SweepScenarios {
     }
 
     @Test
+    public void aConfigUpToTheBodyLimitReachesTheJobInAPrivateFileRemovedAfterAndASmallOneInItsVariable() {
+        String blob = "x".repeat(1_000_000); // with the rest of the body, just under the API's 1 MiB
+        for (String worker : List.of("process", "persistent")) {
+            String type = "sw-bigconfig-" + worker;
+            putPool(type, trialPool(1, 1, Map.of("worker", worker)));
+            JsonPath j = Api.awaitEnd(Api.submit(Map.of("type", type, "config", Map.of("blob", blob))));
+            assertEquals("SUCCEEDED", j.getString("state"), worker + ": " + j.getString("error"));
+            assertEquals(1_000_000, j.getInt("result.metrics.blobLength"));
+            assertEquals(1_000_000, j.getInt("result.metrics.viaWorkerLib"));
+            assertEquals("0o600", j.getString("result.metrics.mode"));
+            assertEquals(false, j.getBoolean("result.metrics.inEnv"), "not in WARMPOOL_CONFIG as well");
+            Path file = Path.of(j.getString("result.metrics.configFile"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> !java.nio.file.Files.exists(file));
+            JsonPath small = Api.awaitEnd(Api.submit(Map.of("type", type, "config", Map.of("blob", "small"))));
+            assertEquals(true, small.getBoolean("result.metrics.inEnv"));
+            assertNull(small.get("result.metrics.configFile"));
+        }
+    }
+
+    @Test
     public void aJobReportingNaNAndInfinityEndsAndItsReportsReadAsStrictJson() {
         putPool("sw-nanjob", trialPool(1, 1, Map.of()));
         JsonPath j = Api.awaitEnd(Api.submit(Map.of("type", "sw-nanjob", "config", Map.of("loss", "-inf", "steps", 3))));

@@ -312,6 +312,7 @@ public final class Agent {
     /** Records the outcome; returns true when the agent is done (stopping or retired). */
     private boolean onEnd(JobRun.Outcome o) {
         current = null;
+        ChildEnv.removeConfigFile(resultFile); // a large config's file lives as long as its job
         if (o.run().forced() == JobRun.Forced.HANDED_BACK) {
             deregister("the processor stopped before the job ended");
             return true;
