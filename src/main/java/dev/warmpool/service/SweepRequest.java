@@ -24,6 +24,9 @@ public record SweepRequest(
         String algorithm,
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer trials,
+        // 2^53 - 1: the largest whole number a JSON client that reads numbers as doubles (JavaScript) shows exactly
+        @Min(value = 0, message = "must be 0 or more")
+        @Max(value = 9_007_199_254_740_991L, message = "must be at most 9007199254740991 (2^53 - 1), so that every client reads it back exactly")
         Long seed,
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer parallelism,
