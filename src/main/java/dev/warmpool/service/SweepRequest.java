@@ -31,7 +31,8 @@ public record SweepRequest(
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer parallelism,
         @Valid dev.warmpool.sweep.Objective objective,
-        @Min(value = 0, message = "must be 0 or more") Integer maxFailedTrials,
+        @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000, the most trials a sweep has")
+        Integer maxFailedTrials,
         @Valid dev.warmpool.sweep.EarlyStopping earlyStopping,
         @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty @Size(max = 256) String, @NotNull(message = "must not be null") @Size(max = 65_536) String> env,
