@@ -1,4 +1,5 @@
 """The errors a warmpool call raises: each carries the problem+json the server answered."""
+import re
 
 __all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
            "Unavailable", "JobFailed", "SweepWarning"]
@@ -72,9 +73,16 @@ _BY_STATUS = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 40
               429: RateLimited, 503: Unavailable}
 
 
-def from_problem(status, problem):
-    """The error for an HTTP status and its problem+json body (a dict, or None when it was not JSON)."""
+def from_problem(status, problem, names=None):
+    """The error for an HTTP status and its problem+json body (a dict, or None when it was not JSON); ``names``
+    maps the API's field names to the caller's (idleTimeoutSeconds -> idle_timeout_seconds), used in ``field``
+    and ``detail`` so the error speaks of what the caller wrote."""
     problem = problem if isinstance(problem, dict) else {}
     detail = problem.get("detail") or problem.get("title") or "HTTP %s" % status
+    field = problem.get("field")
+    for api, caller in sorted((names or {}).items(), key=lambda kv: -len(kv[0])):
+        detail = re.sub(r"\b%s\b" % re.escape(api), caller, detail)
+        if field:
+            field = re.sub(r"(^|[.\]])%s\b" % re.escape(api), lambda m: m.group(1) + caller, field)
     cls = _BY_STATUS.get(status, WarmpoolError)
-    return cls(detail, status=status, type=problem.get("type"), field=problem.get("field"), problem=problem)
+    return cls(detail, status=status, type=problem.get("type"), field=field, problem=problem)
