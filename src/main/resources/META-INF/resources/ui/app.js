@@ -314,6 +314,28 @@
 
   const NON_FINITE = ['NaN', 'Infinity', '-Infinity'];
 
+  // ---- /ui/sweeps: the newest sweeps, each linking to its page -------------------------------
+
+  function sweepsPage() {
+    document.title = 'warmpool: sweeps';
+    const rows = el('tbody');
+    main.append(el('section', {}, el('h2', { text: 'Sweeps' }),
+      el('table', { id: 'sweeps' },
+        el('thead', {}, el('tr', {}, ...['Sweep', 'Type', 'State', 'Trials done', 'Best', 'Created', ''].map(h => el('th', { text: h })))),
+        rows)));
+    const draw = list => rows.replaceChildren(...list.map(s => el('tr', { dataset: { sweep: s.id } },
+      el('td', {}, el('a', { href: '/ui/sweeps/' + encodeURIComponent(s.id), class: 'mono', text: s.id })),
+      el('td', { text: s.type }),
+      el('td', {}, badge(s.state)),
+      el('td', { text: s.progress.done + ' of ' + s.progress.total }),
+      el('td', { text: s.best ? String(s.best.value) : '' }),
+      el('td', { text: s.createdAt || '' }),
+      el('td', { class: 'warning-mark', text: s.warnings ? '\u26a0 ' + s.warnings.length : '', title: (s.warnings || []).join('\n') }))));
+    const load = () => api('GET', '/sweeps?limit=200').then(draw, err => problem(err.message));
+    load();
+    setInterval(load, 3000); // a list, not a stream: each sweep's own page follows it live
+  }
+
   function sweepPage(id) {
     document.title = 'warmpool: sweep ' + id;
     const title = el('h2', {}, 'Sweep ', el('span', { class: 'mono', text: id }), ' ', el('span', { id: 'sweep-state' }));
@@ -389,5 +411,6 @@
   let m;
   if ((m = path.match(/^\/ui\/jobs\/([^/]+)$/))) jobPage(decodeURIComponent(m[1]));
   else if ((m = path.match(/^\/ui\/sweeps\/([^/]+)$/))) sweepPage(decodeURIComponent(m[1]));
+  else if (path === '/ui/sweeps') sweepsPage();
   else overview();
 })();
