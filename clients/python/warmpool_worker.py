@@ -22,17 +22,24 @@ The same script works in both kinds of pool:
   ``{"status": "SUCCEEDED", "metrics": {...}}`` or ``{"status": "FAILED", "error": "..."}``,
   and writes ``{"report": {...}}`` lines for ``report``. Anything the function prints goes to
   stderr, which is the job's log, so it cannot be mistaken for an answer.
-* a process per job (the default): ``serve`` runs the function once on ``WARMPOOL_CONFIG`` and
-  writes its dict to ``WARMPOOL_RESULT``; ``report`` prints ``WARMPOOL_REPORT {...}`` lines.
+* a process per job (the default): ``serve`` runs the function once on ``WARMPOOL_CONFIG`` (or,
+  for a config of 64 KiB or more, the file ``WARMPOOL_CONFIG_FILE`` names) and writes its dict to
+  ``WARMPOOL_RESULT``; ``report`` prints ``WARMPOOL_REPORT {...}`` lines.
+
+Either way the function's process sees its config the same way as a process per job does:
+``WARMPOOL_CONFIG``, or ``WARMPOOL_CONFIG_FILE`` for a large one (so that a subprocess it starts
+is not refused for an environment over the system's limit).
 """
 import json
 import os
 import sys
+import tempfile
 import traceback
 
-__all__ = ["serve", "report"]
+__all__ = ["serve", "report", "config"]
 
 _answers = None  # the worker's real stdout while it serves as a persistent worker
+CONFIG_IN_ENV_MAX = 64 * 1024  # as the agent: a larger config goes in a file, WARMPOOL_CONFIG_FILE
 
 
 def report(step, **metrics):
@@ -65,10 +72,18 @@ def _call(train, config):
     return metrics
 
 
+def config():
+    """This job's config: ``WARMPOOL_CONFIG_FILE``'s content for a large one, else ``WARMPOOL_CONFIG``."""
+    path = os.environ.get("WARMPOOL_CONFIG_FILE")
+    if path:
+        with open(path) as f:
+            return json.load(f)
+    return json.loads(os.environ.get("WARMPOOL_CONFIG") or "{}")
+
+
 def _run_once(train):
-    config = json.loads(os.environ.get("WARMPOOL_CONFIG") or "{}")
     try:
-        metrics = _call(train, config)
+        metrics = _call(train, config())
     except Exception:
         traceback.print_exc()
         return 1
@@ -88,17 +103,28 @@ def _serve_forever(train):
         line = line.strip()
         if not line:
             continue
+        config_file = None
         try:
             job = json.loads(line)
             os.environ.clear()
             os.environ.update(base_env)
             os.environ.update(job.get("env") or {})
             os.environ["WARMPOOL_JOB_ID"] = job.get("id", "")
-            os.environ["WARMPOOL_CONFIG"] = json.dumps(job.get("config") or {})
+            text = json.dumps(job.get("config") or {})
+            if len(text.encode()) < CONFIG_IN_ENV_MAX:
+                os.environ["WARMPOOL_CONFIG"] = text
+            else:
+                fd, config_file = tempfile.mkstemp(prefix="warmpool-config-", suffix=".json")  # mode 0600
+                with os.fdopen(fd, "w") as f:
+                    f.write(text)
+                os.environ["WARMPOOL_CONFIG_FILE"] = config_file
             answer = {"status": "SUCCEEDED", "metrics": _call(train, job.get("config") or {})}
         except Exception as e:
             traceback.print_exc()
             answer = {"status": "FAILED", "error": "%s: %s" % (type(e).__name__, e)}
+        finally:
+            if config_file:
+                os.remove(config_file)
         sys.stderr.flush()
         _answers.write(json.dumps(answer) + "\n")
         _answers.flush()

@@ -10,8 +10,8 @@ Standard library only; tqdm (progress bars) and pandas (``Sweep.to_pandas``) are
 """
 from .client import Client, Event
 from .errors import (WarmpoolError, Unauthorized, Forbidden, NotFound, Invalid, Conflict, RateLimited, Unavailable,
-                     JobFailed)
+                     JobFailed, SweepWarning)
 from .objects import Job, Sweep, Pool
 
 __all__ = ["Client", "Event", "Job", "Sweep", "Pool", "WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid",
-           "Conflict", "RateLimited", "Unavailable", "JobFailed"]
+           "Conflict", "RateLimited", "Unavailable", "JobFailed", "SweepWarning"]

@@ -1,4 +1,4 @@
-"""``python -m warmpool``: pools, submit, job, logs, sweeps from a shell (WARMPOOL_URL, WARMPOOL_TOKEN)."""
+"""``python -m warmpool``: pools, submit, job, logs, sweeps, cancel from a shell (WARMPOOL_URL, WARMPOOL_TOKEN)."""
 import argparse
 import json
 import sys
@@ -23,6 +23,8 @@ def main(argv=None):
     lg.add_argument("--follow", "-f", action="store_true", help="print lines as they come, until the job ends")
     w = sub.add_parser("sweeps", help="the newest sweeps")
     w.add_argument("--type", default=None)
+    c = sub.add_parser("cancel", help="cancel a job or a sweep (its open trials with it)")
+    c.add_argument("id")
     a = p.parse_args(argv)
     wp = Client()
     try:
@@ -49,6 +51,8 @@ def main(argv=None):
         elif a.command == "sweeps":
             for sweep in wp.sweeps(type=a.type):
                 print(repr(sweep))
+        elif a.command == "cancel":
+            print(json.dumps(wp.cancel(a.id).data, indent=2))
     except json.JSONDecodeError as e:
         print("--config is not JSON: %s" % e, file=sys.stderr)
         return 2

@@ -1,7 +1,10 @@
 """The HTTP client: connections, retries, idempotent submits, and the objects it hands back."""
 import concurrent.futures
+import datetime
+import decimal
 import http.client
 import json
+import math
 import os
 import threading
 import time
@@ -9,7 +12,7 @@ import urllib.parse
 import uuid
 
 from . import errors
-from .objects import Job, Sweep, Pool
+from .objects import Job, Sweep, Pool, numbers
 
 __all__ = ["Client", "Event"]
 
@@ -17,7 +20,7 @@ __all__ = ["Client", "Event"]
 class Event:
     """One Server-Sent Event: ``name`` (``state``, ``log``, ``report``, ``end``; ``sweep``, ``trial``),
     ``id`` (log lines and reports: what a reconnect resumes after) and ``data`` (a log line as text;
-    the rest decoded from JSON)."""
+    the rest decoded from JSON; a report's "NaN", "Infinity", "-Infinity" as floats)."""
     __slots__ = ("name", "id", "data")
 
     def __init__(self, name, id, text):
@@ -29,6 +32,8 @@ class Event:
                 self.data = json.loads(text)
             except ValueError:
                 self.data = text
+            if name == "report":
+                self.data = numbers(self.data)  # "NaN", "Infinity" as the floats the job reported
 
     def __repr__(self):
         return "Event(%s, %r)" % (self.name, self.data if self.name == "log" else "...")
@@ -44,6 +49,50 @@ def _camel(name):
 def _api_names(spec):
     """snake_case keywords as the API's names (min_idle -> minIdle); nested dicts (env, template) are left as they are."""
     return {_camel(k): v for k, v in spec.items() if v is not None}
+
+
+def _caller_names(spec):
+    """The API's name -> the keyword the caller wrote, where they differ (minIdle -> min_idle), for error messages."""
+    return {_camel(k): k for k in spec if _camel(k) != k}
+
+
+def _jsonable(value):
+    """What JSON can carry, from what a notebook holds: numpy scalars and arrays (by ``tolist``), dates and
+    times (ISO 8601), paths (their text), tuples and sets (lists); NaN and the infinities as the strings
+    "NaN", "Infinity", "-Infinity", the one form the API uses for them (strict JSON has no other)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else ("NaN" if value != value else "Infinity" if value > 0 else "-Infinity")
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if isinstance(value, dict):
+        return {(k if isinstance(k, str) else str(_jsonable(k))): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_jsonable(v) for v in value), key=repr)
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, decimal.Decimal):
+        return _jsonable(float(value))
+    if hasattr(value, "tolist"):  # numpy (and array-likes): scalars to int/float/bool, arrays to nested lists
+        return _jsonable(value.tolist())
+    raise TypeError("warmpool cannot send a %s in JSON (value %r); pass numbers, strings, lists and dicts"
+                    % (type(value).__name__, value))
+
+
+def _timeout_alias(opts):
+    """``timeout=`` on a submit is the job's ``timeout_seconds``, as a caller of most Python APIs would write it.
+    Returns the keywords with it renamed, and the names for errors (timeoutSeconds -> timeout then)."""
+    names = _caller_names(opts)
+    if "timeout" in opts:
+        if opts.get("timeout_seconds") is not None:
+            raise TypeError("give the job's timeout once: timeout= or timeout_seconds=, not both")
+        opts = dict(opts)
+        opts["timeout_seconds"] = opts.pop("timeout")
+        names["timeoutSeconds"] = "timeout"
+    return opts, names
 
 
 def _find_token(start):
@@ -103,14 +152,15 @@ class Client:
         with self._open_lock:
             self._open.discard(c)
 
-    def request(self, method, path, body=None, headers=None, ok=(200, 201, 202)):
-        """One API call; the decoded JSON reply. Raises a :class:`WarmpoolError` for a refusal."""
+    def request(self, method, path, body=None, headers=None, ok=(200, 201, 202), names=None):
+        """One API call; the decoded JSON reply. Raises a :class:`WarmpoolError` for a refusal, naming a
+        field as the caller wrote it (``names``: the API's name -> the caller's, e.g. minIdle -> min_idle)."""
         h = {"Accept": "application/json"}
         if self.token:
             h["Authorization"] = "Bearer " + self.token
         data = None
         if body is not None:
-            data = json.dumps(body).encode()
+            data = json.dumps(_jsonable(body), allow_nan=False).encode()
             h["Content-Type"] = "application/json"
         h.update(headers or {})
         attempt = 0
@@ -136,7 +186,7 @@ class Client:
                 reply = None
             if r.status in ok:
                 return reply
-            raise errors.from_problem(r.status, reply)
+            raise errors.from_problem(r.status, reply, names)
 
     def stream(self, path, headers=None):
         """The lines of a streamed answer (text, or Server-Sent Events) as they come, on a
@@ -225,7 +275,8 @@ class Client:
 
     def put_pool(self, type, **spec):
         """Creates or updates the pool of ``type``: ``put_pool("train", command=["python3", "t.py"], min_idle=2)``."""
-        return Pool(self, self.request("PUT", "/pools/" + urllib.parse.quote(type, safe=""), _api_names(spec)))
+        return Pool(self, self.request("PUT", "/pools/" + urllib.parse.quote(type, safe=""), _api_names(spec),
+                                       names=_caller_names(spec)))
 
     def pools(self):
         return [Pool(self, p) for p in self.request("GET", "/pools")]
@@ -251,24 +302,28 @@ class Client:
         return body
 
     def submit(self, type, config=None, args=None, env=None, **opts):
-        """Submits one job (``priority``, ``timeout_seconds``, ``max_attempts`` as keywords); a :class:`Job`."""
+        """Submits one job (``priority``, ``timeout_seconds`` or ``timeout``, ``max_attempts`` as keywords); a :class:`Job`.
+        ``config`` may hold numpy values, dates and paths (sent as lists and numbers, ISO 8601, text)."""
+        opts, names = _timeout_alias(opts)
         reply = self.request("POST", "/jobs", self._job_body(type, config, args, env, opts),
-                             headers={"Idempotency-Key": uuid.uuid4().hex})
+                             headers={"Idempotency-Key": uuid.uuid4().hex}, names=names)
         return Job(self, reply)
 
     def run(self, type, config=None, args=None, env=None, timeout=300, **opts):
         """Submits and waits in one request (``POST /jobs?wait=``); the ended :class:`Job` (or running, after ``timeout``)."""
         reply = self.request("POST", "/jobs?wait=%d" % max(0, int(timeout)), self._job_body(type, config, args, env, opts),
-                             headers={"Idempotency-Key": uuid.uuid4().hex})
+                             headers={"Idempotency-Key": uuid.uuid4().hex}, names=_caller_names(opts))
         return Job(self, reply)
 
     def map(self, type, configs, args=None, env=None, **opts):
-        """One job per config, in one request (``POST /jobs/batch``, all or none, at most 1000); a list of :class:`Job`."""
+        """One job per config, in one request (``POST /jobs/batch``, all or none, at most 1000); a list of :class:`Job`.
+        ``timeout=`` is the jobs' ``timeout_seconds``."""
+        opts, names = _timeout_alias(opts)
         jobs = [self._job_body(type, c, args, env, opts) for c in configs]
         out = []
         for i in range(0, len(jobs), 1000):
             reply = self.request("POST", "/jobs/batch", {"jobs": jobs[i:i + 1000]},
-                                 headers={"Idempotency-Key": uuid.uuid4().hex})
+                                 headers={"Idempotency-Key": uuid.uuid4().hex}, names=names)
             out.extend(Job(self, j) for j in reply["jobs"])
         return out
 
@@ -283,9 +338,11 @@ class Client:
 
     def sweep(self, type, space, **opts):
         """Starts a sweep over ``space`` (``algorithm``, ``trials``, ``parallelism``, ``objective``, ... as keywords)."""
+        opts, names = _timeout_alias(opts)
         body = {"type": type, "space": space}
         body.update(_api_names(opts))
-        return Sweep(self, self.request("POST", "/sweeps", body, headers={"Idempotency-Key": uuid.uuid4().hex}))
+        return Sweep(self, self.request("POST", "/sweeps", body, headers={"Idempotency-Key": uuid.uuid4().hex},
+                                        names=names))
 
     def sweeps(self, type=None, limit=50):
         q = urllib.parse.urlencode({k: v for k, v in {"type": type, "limit": limit}.items() if v})
@@ -293,6 +350,15 @@ class Client:
 
     def get_sweep(self, id):
         return Sweep(self, self.request("GET", "/sweeps/" + urllib.parse.quote(id, safe="")))
+
+    def cancel(self, id):
+        """Cancels a sweep (its open trials with it) or a job by its id; the cancelled :class:`Sweep` or :class:`Job`.
+        Raises :class:`~warmpool.errors.Conflict` when it had already ended, NotFound when there is no such id."""
+        quoted = urllib.parse.quote(id, safe="")
+        try:
+            return Sweep(self, self.request("DELETE", "/sweeps/" + quoted))
+        except errors.NotFound:
+            return Job(self, self.request("DELETE", "/jobs/" + quoted))
 
     def close(self):
         """Closes every connection this client opened, on any thread (a later call opens a new one)."""

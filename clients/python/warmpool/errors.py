@@ -1,7 +1,8 @@
 """The errors a warmpool call raises: each carries the problem+json the server answered."""
+import re
 
 __all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
-           "Unavailable", "JobFailed"]
+           "Unavailable", "JobFailed", "SweepWarning"]
 
 
 class WarmpoolError(Exception):
@@ -63,13 +64,25 @@ class JobFailed(WarmpoolError):
         super().__init__(detail, type="job-" + str(self.state).lower().replace("_", "-"))
 
 
+class SweepWarning(UserWarning):
+    """A sweep's warning (``Sweep.warnings``): something may be wrong although nothing failed, e.g. an
+    objective metric no trial reports. Turn it into an error with ``warnings.simplefilter("error", SweepWarning)``."""
+
+
 _BY_STATUS = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,
               429: RateLimited, 503: Unavailable}
 
 
-def from_problem(status, problem):
-    """The error for an HTTP status and its problem+json body (a dict, or None when it was not JSON)."""
+def from_problem(status, problem, names=None):
+    """The error for an HTTP status and its problem+json body (a dict, or None when it was not JSON); ``names``
+    maps the API's field names to the caller's (idleTimeoutSeconds -> idle_timeout_seconds), used in ``field``
+    and ``detail`` so the error speaks of what the caller wrote."""
     problem = problem if isinstance(problem, dict) else {}
     detail = problem.get("detail") or problem.get("title") or "HTTP %s" % status
+    field = problem.get("field")
+    for api, caller in sorted((names or {}).items(), key=lambda kv: -len(kv[0])):
+        detail = re.sub(r"\b%s\b" % re.escape(api), caller, detail)
+        if field:
+            field = re.sub(r"(^|[.\]])%s\b" % re.escape(api), lambda m: m.group(1) + caller, field)
     cls = _BY_STATUS.get(status, WarmpoolError)
-    return cls(detail, status=status, type=problem.get("type"), field=problem.get("field"), problem=problem)
+    return cls(detail, status=status, type=problem.get("type"), field=field, problem=problem)

@@ -6,12 +6,28 @@ import json
 import sys
 import time
 import urllib.parse
+import warnings
 
 from . import errors
 
-__all__ = ["Job", "Sweep", "Pool"]
+__all__ = ["Job", "Sweep", "Pool", "numbers"]
 
 ENDED = ("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT", "EARLY_STOPPED")
+
+# The API returns NaN and the infinities a job wrote as these strings (strict JSON has no other
+# way to carry them); the client hands them back as the floats the job wrote.
+NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+def numbers(value):
+    """Metrics as the job wrote them: "NaN", "Infinity", "-Infinity" as floats, in nested dicts and lists too."""
+    if isinstance(value, str):
+        return NON_FINITE.get(value, value)
+    if isinstance(value, dict):
+        return {k: numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [numbers(v) for v in value]
+    return value
 
 
 def _table(title, rows):
@@ -45,7 +61,13 @@ class Job(concurrent.futures.Future):
 
     @property
     def metrics(self):
-        return (self.data.get("result") or {}).get("metrics")
+        """The metrics the job left (NaN and infinities as floats), or None."""
+        return numbers((self.data.get("result") or {}).get("metrics"))
+
+    @property
+    def progress(self):
+        """The job's last report (``{"step": N, ...}``, NaN and infinities as floats), or None."""
+        return numbers(self.data.get("progress"))
 
     def _path(self):
         return "/jobs/" + urllib.parse.quote(self.id, safe="")
@@ -115,12 +137,31 @@ class Sweep:
 
     def __init__(self, client, data):
         self._client = client
+        self._warned = set()
         self.data = data
         self.id = data["id"]
 
     @property
+    def data(self):
+        return self._data
+
+    @data.setter
+    def data(self, data):
+        """Each new warning of the sweep (e.g. an objective no trial reports) is also a Python warning, once."""
+        self._data = data
+        for w in (data or {}).get("warnings") or []:
+            if w not in self._warned:
+                self._warned.add(w)
+                warnings.warn("sweep %s: %s" % (data.get("id"), w), errors.SweepWarning, stacklevel=3)
+
+    @property
     def state(self):
         return self.data.get("state")
+
+    @property
+    def warnings(self):
+        """What may be wrong although nothing failed, as sentences: e.g. an objective no trial reports."""
+        return list(self.data.get("warnings") or [])
 
     @property
     def progress(self):
@@ -128,8 +169,9 @@ class Sweep:
 
     @property
     def best(self):
-        """The best trial so far: ``{"trial", "value", "config", "metrics"}``, or None."""
-        return self.data.get("best")
+        """The best trial so far: ``{"trial", "value", "config", "metrics"}``, or None. A trial whose
+        objective is NaN or infinite is never the best."""
+        return numbers(self.data.get("best"))
 
     def done(self):
         return self.state != "RUNNING"
@@ -165,10 +207,18 @@ class Sweep:
             yield ev
 
     def trials(self):
-        """Every trial as a dict (``id``, ``index``, ``state``, ``config``, ``metrics``, ...), in trial order."""
+        """Every trial as a dict (``id``, ``index``, ``state``, ``config``, ``metrics``, ...), in trial order;
+        NaN and infinities in ``metrics`` and ``progress`` as floats."""
         if "trials" not in self.data or self.data["trials"] is None:
             self.refresh()
-        return list(self.data.get("trials") or [])
+        out = []
+        for t in self.data.get("trials") or []:
+            t = dict(t)
+            for k in ("metrics", "progress"):
+                if k in t:
+                    t[k] = numbers(t[k])
+            out.append(t)
+        return out
 
     def to_pandas(self):
         """The trials as a pandas DataFrame, config and metrics spread into columns (needs pandas)."""
@@ -187,12 +237,15 @@ class Sweep:
 
     def __repr__(self):
         p = self.progress
-        return "Sweep(%s, %s, %s/%s done)" % (self.id, self.state, p.get("done"), p.get("total"))
+        w = len(self.warnings)
+        return "Sweep(%s, %s, %s/%s done%s)" % (self.id, self.state, p.get("done"), p.get("total"),
+                                                "" if not w else ", %d warning%s" % (w, "" if w == 1 else "s"))
 
     def _repr_html_(self):
         p = self.progress
         rows = [("type", self.data.get("type")), ("state", self.state),
                 ("progress", "%s of %s done, %s running" % (p.get("done"), p.get("total"), p.get("active")))]
+        rows += [("warning", w) for w in self.warnings]
         if self.best:
             rows += [("best trial", self.best.get("trial")), ("best value", self.best.get("value")),
                      ("best config", self.best.get("config"))]

@@ -19,6 +19,7 @@ import time
 import urllib.parse
 
 from . import errors
+from .objects import numbers
 
 __all__ = ["optimize"]
 
@@ -96,7 +97,8 @@ def optimize(study, client, type, space, objective, n_trials, parallelism=4, con
             del running[jid]
             told += 1
             state = data.get("state") if isinstance(data, dict) else None
-            metrics = ((data.get("result") or {}).get("metrics") or {}) if isinstance(data, dict) else {}
+            # "NaN", "Infinity" as floats: Optuna records a NaN objective as a failed trial, with its own warning
+            metrics = numbers((data.get("result") or {}).get("metrics") or {}) if isinstance(data, dict) else {}
             value = metrics.get(objective)
             if state == "SUCCEEDED" and isinstance(value, (int, float)):
                 study.tell(trial, float(value))

@@ -5,12 +5,22 @@
 -- parameter servers are then stopped) or when it failed (the other members are stopped); the
 -- gang moves on once every member is free.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id, token, end state, exit code,
---   metrics JSON, log tail, error, retention seconds, stopping ('1': the agent is stopping),
+--   metrics JSON (an object; what cjson cannot read is stored as {} and fails the job), log tail, error, retention seconds,
+--   stopping ('1': the agent is stopping),
 --   take ('1': a plain processor's agent takes its next job from this reply, not its inbox)
 -- Returns {'OK', next job id or ''} or {'STALE', reason}; with take, a next job comes already
 -- running: {'OK', job id, token, 'RUN', ...what start returns}, one round trip instead of three.
 --- @include "ends"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
+-- metrics that are not a JSON object this script can read are not stored: the job fails with why,
+-- rather than the script failing half-way and the processor with it
+local ok, m = pcall(cjson.decode, ARGV[7] ~= '' and ARGV[7] or '{}')
+if not ok or type(m) ~= 'table' then
+  local why = 'its metrics could not be stored: ' .. (ok and 'they are not a JSON object' or tostring(m))
+  ARGV[7] = '{}'
+  if ARGV[5] == 'SUCCEEDED' then ARGV[5] = 'FAILED' end
+  ARGV[9] = ARGV[9] == '' and why or ARGV[9] .. '; ' .. why
+end
 local pkey = key('proc', pid)
 local jkey = key('job', jid)
 local p = redis.call('HMGET', pkey, 'job', 'token', 'gang', 'role', 'rank')

@@ -108,12 +108,51 @@ local function sweep_finish(sid, now, retention_s)
   end
 end
 
--- The objective's value in a metrics JSON object, or nil.
+-- A finite number: NaN, +-Infinity (or a number too large for a double) is never a trial's
+-- value, so it is never best, never in a median, and never reaches ZADD (which refuses NaN).
+local function finite(v)
+  return type(v) == 'number' and v == v and v > -math.huge and v < math.huge
+end
+
+-- The objective's finite value in a metrics JSON object, or nil. Agents store NaN and
+-- Infinity as the strings "NaN", "Infinity", "-Infinity"; tonumber would read them (and an older
+-- build's 'nan', 'inf') as non-finite numbers, which finite() turns away.
 local function objective(metrics_json, metric)
   if not metrics_json or metrics_json == '' or not metric or metric == '' then return nil end
   local ok, m = pcall(cjson.decode, metrics_json)
   if not ok or type(m) ~= 'table' then return nil end
-  return tonumber(m[metric])
+  local v = tonumber(m[metric])
+  if finite(v) then return v end
+  return nil
+end
+
+-- A sweep whose first succeeded trials (WARN_AFTER of them, or all when there are fewer) all
+-- lack a finite objective says so, once, in its 'warnings' (a JSON array of sentences) and on
+-- its pool's changed channel: a mistyped metric name would otherwise end SUCCEEDED with no best
+-- and no word. found: this succeeded trial had the objective; metrics_json: what it left.
+local WARN_AFTER = 3
+local function watch_objective(sid, found, metrics_json, metric, total)
+  local skey = key('sweep', sid)
+  local n = redis.call('HINCRBY', skey, found and 'objectiveSeen' or 'objectiveMissing', 1)
+  if found or n ~= math.min(WARN_AFTER, total) or redis.call('HEXISTS', skey, 'objectiveSeen') == 1 then return end
+  local ok, m = pcall(cjson.decode, metrics_json or '{}')
+  if not ok or type(m) ~= 'table' then m = {} end
+  local why
+  if m[metric] ~= nil then
+    why = string.format("The first %d trials that succeeded reported the objective '%s' only as NaN, an infinity "
+      .. "or no number, so none of them can be the best.", n, metric)
+  else
+    local names = {}
+    for k in pairs(m) do
+      if type(k) == 'string' and #names < 20 then table.insert(names, k) end
+    end
+    table.sort(names)
+    why = string.format("None of the first %d trials that succeeded reported the objective metric '%s' (the last "
+      .. "one's metrics: %s); check the objective's name against what the trials return.", n, metric,
+      #names > 0 and table.concat(names, ', ') or 'none')
+  end
+  redis.call('HSET', skey, 'warnings', cjson.encode({why}))
+  changed(sid)
 end
 
 local function better(goal, a, b)
@@ -132,15 +171,20 @@ local function sweep_trial_ended(sid, jid, prev, state, now, retention_s)
   if state == 'SUCCEEDED' then
     redis.call('HINCRBY', skey, 'succeeded', 1)
     local jkey = key('job', jid)
-    local v = objective(redis.call('HGET', jkey, 'metrics'), s[2])
+    local metrics = redis.call('HGET', jkey, 'metrics')
+    local v = objective(metrics, s[2])
     if not v then v = objective(redis.call('HGET', jkey, 'progress'), s[2]) end
-    if v and (not s[4] or s[4] == '' or better(s[3], v, tonumber(s[4]))) then
+    if s[2] and s[2] ~= '' then watch_objective(sid, v ~= nil, metrics, s[2], tonumber(s[6])) end
+    local best = tonumber(s[4] or '') -- an older build may have stored 'nan' here: then any finite value beats it
+    if v and (not finite(best) or better(s[3], v, best)) then
       redis.call('HSET', skey, 'bestTrial', jid, 'bestValue', tostring(v))
     end
     local points = redis.call('HGETALL', curve)
     for i = 1, #points, 2 do
-      redis.call('ZADD', key('sweep', sid, 'at', points[i]), points[i + 1], jid)
-      redis.call('SADD', key('sweep', sid, 'steps'), points[i])
+      if finite(tonumber(points[i + 1])) then -- an older build's curve may hold 'nan'
+        redis.call('ZADD', key('sweep', sid, 'at', points[i]), points[i + 1], jid)
+        redis.call('SADD', key('sweep', sid, 'steps'), points[i])
+      end
     end
   elseif state == 'FAILED' or state == 'TIMED_OUT' then
     local failed = redis.call('HINCRBY', skey, 'failed', 1)

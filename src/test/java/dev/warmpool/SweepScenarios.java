@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.restassured.http.ContentType;
@@ -183,6 +184,120 @@ public abstract class SweepScenarios {
         assertTrue(why.contains("at step 2") && why.contains("worse than 4.5, the median of 3 completed trials"), why);
         assertEquals(2, s.getInt("trials[3].progress.step"), "stopped at its first report past minSteps");
         assertEquals(2.0, s.getDouble("best.config.x"), "(x - 3)^2 is least at x = 2 of 1, 2, 1.5");
+    }
+
+    /** The data of every event but log lines of an ended event stream, parsed as strict JSON (no NaN tokens). */
+    static List<com.fasterxml.jackson.databind.JsonNode> eventData(String path) {
+        String body = given().get(path).then().statusCode(200).extract().asString();
+        List<com.fasterxml.jackson.databind.JsonNode> out = new ArrayList<>();
+        String event = "";
+        for (String line : body.split("\n")) {
+            if (line.startsWith("event:")) {
+                event = line.substring(6).trim();
+            } else if (line.startsWith("data:") && !"log".equals(event)) {
+                try {
+                    out.add(new com.fasterxml.jackson.databind.ObjectMapper().readTree(line.substring(5).trim()));
+                } catch (java.io.IOException e) {
+                    throw new AssertionError("not strict JSON in " + path + ": " + line, e);
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    public void trialsReturningNaNInfinityOrHugeNumbersEndTheSweepWithTheBestFiniteTrialAndEveryReadAnswers() {
+        putPool("sw-nan", trialPool(1, 4, Map.of()));
+        Map<String, Object> space = Map.of("loss", Map.of("grid", List.of("nan", "inf", "-inf", "1e308", "0.5")),
+                "steps", Map.of("grid", List.of(2)));
+        String min = submitSweep(Map.of("type", "sw-nan", "space", space, "parallelism", 2,
+                "objective", Map.of("metric", "loss", "goal", "minimize")));
+        String max = submitSweep(Map.of("type", "sw-nan", "space", space, "parallelism", 2,
+                "objective", Map.of("metric", "loss", "goal", "maximize")));
+        JsonPath s = awaitSweepEnd(min);
+        assertEquals("SUCCEEDED", s.getString("state"));
+        assertEquals(5, s.getInt("progress.succeeded"));
+        assertEquals(0.5, s.getDouble("best.value"), "-Infinity is never the least loss");
+        assertEquals(s.getString("trials[4].id"), s.getString("best.trial"));
+        // non-finite values come back as the strings Python's json spells them with; finite ones as numbers
+        assertEquals(List.of("NaN", "Infinity", "-Infinity"), List.of(s.getString("trials[0].metrics.loss"),
+                s.getString("trials[1].metrics.loss"), s.getString("trials[2].metrics.loss")));
+        assertEquals(1e308, s.getDouble("trials[3].metrics.loss"));
+        assertEquals("NaN", s.getString("trials[0].progress.loss"));
+        assertEquals("-Infinity", s.getString("trials[2].progress.loss"));
+        JsonPath m = awaitSweepEnd(max);
+        assertEquals("SUCCEEDED", m.getString("state"));
+        assertEquals(1e308, m.getDouble("best.value"), "Infinity is never the greatest; 1e308 is a number");
+
+        assertTrue(given().get("/sweeps?type=sw-nan").then().statusCode(200).extract().jsonPath().<String>getList("id")
+                .containsAll(List.of(min, max)));
+        List<com.fasterxml.jackson.databind.JsonNode> events = eventData("/sweeps/" + min + "/events");
+        assertEquals("SUCCEEDED", events.get(events.size() - 1).get("state").asText());
+        given().delete("/sweeps/" + min).then().statusCode(409);
+        String trial = s.getString("trials[0].id");
+        assertEquals("NaN", Api.job(trial).getString("result.metrics.loss"));
+        assertTrue(eventData("/jobs/" + trial + "/events").stream().anyMatch(e -> "NaN".equals(e.path("loss").asText())));
+    }
+
+    @Test
+    public void aSweepWhoseObjectiveNoTrialReportsSaysSoInItsWarningsAndOnItsEvents() {
+        putPool("sw-typo", trialPool(1, 2, Map.of()));
+        String id = submitSweep(Map.of("type", "sw-typo", "parallelism", 2, "space", Map.of("x", Map.of("grid", List.of(1, 2, 3, 4))),
+                "objective", Map.of("metric", "los")));
+        String events = given().get("/sweeps/" + id + "/events").then().statusCode(200).extract().asString();
+        JsonPath s = sweep(id);
+        assertEquals("SUCCEEDED", s.getString("state"));
+        assertNull(s.get("best"));
+        List<String> warnings = s.getList("warnings");
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).contains("'los'") && warnings.get(0).contains("loss, pid, x"), warnings.get(0));
+        assertTrue(events.contains("event:warning\ndata:\"None of the first 3 trials"), events);
+        assertTrue(given().get("/sweeps?type=sw-typo").then().statusCode(200).extract().jsonPath()
+                .getString("[0].warnings[0]").contains("'los'"));
+
+        String right = submitSweep(Map.of("type", "sw-typo", "space", Map.of("x", Map.of("grid", List.of(1, 2))),
+                "objective", Map.of("metric", "loss")));
+        assertNull(awaitSweepEnd(right).get("warnings"), "no warning when the trials report the objective");
+    }
+
+    @Test
+    public void aConfigUpToTheBodyLimitReachesTheJobInAPrivateFileRemovedAfterAndASmallOneInItsVariable() {
+        String blob = "x".repeat(1_000_000); // with the rest of the body, just under the API's 1 MiB
+        for (String worker : List.of("process", "persistent")) {
+            String type = "sw-bigconfig-" + worker;
+            putPool(type, trialPool(1, 1, Map.of("worker", worker)));
+            JsonPath j = Api.awaitEnd(Api.submit(Map.of("type", type, "config", Map.of("blob", blob))));
+            assertEquals("SUCCEEDED", j.getString("state"), worker + ": " + j.getString("error"));
+            assertEquals(1_000_000, j.getInt("result.metrics.blobLength"));
+            assertEquals(1_000_000, j.getInt("result.metrics.viaWorkerLib"));
+            assertEquals("0o600", j.getString("result.metrics.mode"));
+            assertEquals(false, j.getBoolean("result.metrics.inEnv"), "not in WARMPOOL_CONFIG as well");
+            Path file = Path.of(j.getString("result.metrics.configFile"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> !java.nio.file.Files.exists(file));
+            JsonPath small = Api.awaitEnd(Api.submit(Map.of("type", type, "config", Map.of("blob", "small"))));
+            assertEquals(true, small.getBoolean("result.metrics.inEnv"));
+            assertNull(small.get("result.metrics.configFile"));
+        }
+    }
+
+    @Test
+    public void aJobReportingNaNAndInfinityEndsAndItsReportsReadAsStrictJson() {
+        putPool("sw-nanjob", trialPool(1, 1, Map.of()));
+        JsonPath j = Api.awaitEnd(Api.submit(Map.of("type", "sw-nanjob", "config", Map.of("loss", "-inf", "steps", 3))));
+        assertEquals("SUCCEEDED", j.getString("state"));
+        assertEquals("-Infinity", j.getString("result.metrics.loss"));
+        assertEquals("-Infinity", j.getString("progress.loss"));
+        assertEquals(2, j.getInt("progress.step"));
+        List<com.fasterxml.jackson.databind.JsonNode> events = eventData("/jobs/" + j.getString("id") + "/events");
+        assertEquals(3, events.stream().filter(e -> "-Infinity".equals(e.path("loss").asText())).count(), events.toString());
+        String huge = Api.submit(Map.of("type", "sw-nanjob", "config", Map.of("loss", "1e308", "steps", 1)));
+        assertEquals(1e308, Api.awaitEnd(huge).getDouble("result.metrics.loss"));
+        // a persistent worker's answer and reports: the same form
+        putPool("sw-nanworker", trialPool(1, 1, Map.of("worker", "persistent")));
+        JsonPath w = Api.awaitEnd(Api.submit(Map.of("type", "sw-nanworker", "config", Map.of("loss", "nan", "steps", 2))));
+        assertEquals("SUCCEEDED", w.getString("state"));
+        assertEquals("NaN", w.getString("result.metrics.loss"));
+        assertEquals("NaN", w.getString("progress.loss"));
     }
 
     @Test

@@ -304,6 +304,7 @@ public final class Agent {
                 r.configJson(), dir.resolve(JobRun.RESULT));
         if (sandbox.otherUser()) {
             env.put("HOME", dir.toString()); // the manager's home is not the job's user's
+            sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
         }
         Map<String, String> poolEnv = pool.env();
         Worker w = null;
@@ -328,7 +329,7 @@ public final class Agent {
     private boolean onEnd(JobRun.Outcome o) {
         current = null;
         if (o.run().dir != null) {
-            Sandbox.remove(o.run().dir); // the next job finds nothing of this one
+            Sandbox.remove(o.run().dir); // the next job finds nothing of this one (a large config's file included)
         }
         if (o.run().forced() == JobRun.Forced.HANDED_BACK) {
             deregister("the processor stopped before the job ended");
@@ -347,9 +348,7 @@ public final class Agent {
         // reset command it may not: the next job waits in the inbox until the reset is done
         FinishReply reply;
         try {
-            reply = FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
-                    o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
-                    config.retentionSeconds(), last, !reset).argv()));
+            reply = finish(o, last, reset);
         } catch (RedisLink.GaveUp e) {
             log("job %s %s, not recorded (%s): the reconciler requeues it", o.run().jobId, o.state(), e.getMessage());
             return true;
@@ -378,6 +377,23 @@ public final class Agent {
             run(done.nextJob(), done.nextToken(), done.next());
         }
         return false;
+    }
+
+    /**
+     * Records the outcome. Should the script refuse what the job left (a value it cannot store),
+     * the job is recorded FAILED with the reason and without its metrics, so the processor goes on.
+     */
+    private FinishReply finish(JobRun.Outcome o, boolean last, boolean reset) {
+        try {
+            return FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
+                    o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
+                    config.retentionSeconds(), last, !reset).argv()));
+        } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+            log("job " + o.run().jobId + ": its result could not be stored (" + e.getMessage() + "); recorded as FAILED");
+            return FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
+                    o.run().jobId, o.run().token, "FAILED", o.exitCode(), "{}", o.logTail(),
+                    "its result could not be stored: " + e.getMessage(), config.retentionSeconds(), last, !reset).argv()));
+        }
     }
 
     /**

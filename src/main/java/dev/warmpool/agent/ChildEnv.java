@@ -1,6 +1,10 @@
 package dev.warmpool.agent;
 
 import dev.warmpool.protocol.EnvNames;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +21,14 @@ final class ChildEnv {
             "SHELL", "TERM");
     /** Names the runtime asks to pass on as well (a pod template's env for the training image). */
     static final String PASS = "WARMPOOL_PASS_ENV";
+    /**
+     * Configs from this size (bytes of JSON) on go to a file, {@code WARMPOOL_CONFIG_FILE}, not
+     * into {@code WARMPOOL_CONFIG}: Linux refuses to start a process with one environment string
+     * over 128 KiB ("Argument list too long"), and the API takes bodies up to 1 MiB.
+     */
+    static final int CONFIG_IN_ENV_MAX = 64 * 1024;
+    /** The name of a large config's file, beside the job's result file. */
+    static final String CONFIG_FILE = "config.json";
 
     private ChildEnv() {
     }
@@ -44,7 +56,9 @@ final class ChildEnv {
     /**
      * A job's environment, later entries winning: the base, the pool's env, a gang role's, the
      * job's allowed env, a gang member's addresses, then warmpool's {@code WARMPOOL_JOB_ID},
-     * {@code WARMPOOL_CONFIG} and {@code WARMPOOL_RESULT}.
+     * {@code WARMPOOL_CONFIG} (or, for a config of {@link #CONFIG_IN_ENV_MAX} or more,
+     * {@code WARMPOOL_CONFIG_FILE}: a 0600 file beside the result file, in the job's own dir,
+     * which goes when the job ends) and {@code WARMPOOL_RESULT}.
      */
     static Map<String, String> forJob(Map<String, String> base, Map<String, String> poolEnv,
             com.google.gson.JsonObject role, Map<String, String> jobEnv, com.google.gson.JsonObject member, String jobId,
@@ -59,7 +73,20 @@ final class ChildEnv {
             env.putAll(GangEnv.of(member));
         }
         env.put("WARMPOOL_JOB_ID", jobId);
-        env.put("WARMPOOL_CONFIG", configJson);
+        if (configJson.length() < CONFIG_IN_ENV_MAX / 4 || configJson.getBytes(StandardCharsets.UTF_8).length < CONFIG_IN_ENV_MAX) {
+            env.put("WARMPOOL_CONFIG", configJson);
+        } else {
+            Path file = resultFile.resolveSibling(CONFIG_FILE);
+            try {
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.writeString(file, configJson);
+                env.put("WARMPOOL_CONFIG_FILE", file.toString());
+            } catch (java.io.IOException e) {
+                // the job's start then fails with the system's reason, recorded as the job's error
+                Agent.log("job %s: could not write its config to %s (%s); it goes in WARMPOOL_CONFIG", jobId, file, e);
+                env.put("WARMPOOL_CONFIG", configJson);
+            }
+        }
         env.put("WARMPOOL_RESULT", resultFile.toString());
         return env;
     }

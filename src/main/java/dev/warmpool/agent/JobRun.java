@@ -180,7 +180,7 @@ final class JobRun implements Runnable {
                 String text = Files.readString(resultFile);
                 JsonElement parsed = JsonParser.parseString(text);
                 if (parsed.isJsonObject()) {
-                    metrics = parsed.toString();
+                    metrics = AgentJson.finite(parsed); // NaN, Infinity: the strings, in one form
                 } else {
                     error = "the result file (WARMPOOL_RESULT) does not hold a JSON object";
                 }

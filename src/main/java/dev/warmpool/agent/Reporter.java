@@ -35,7 +35,7 @@ final class Reporter {
                 throw new ArithmeticException("negative step");
             }
             ReportReply reply = ReportReply.decode(redis.runReliably(Script.REPORT, ReportReply.args(config.processorId(),
-                    run.jobId, run.token, step, metrics.toString(), config.retentionSeconds(), config.logLines())));
+                    run.jobId, run.token, step, AgentJson.finite(metrics), config.retentionSeconds(), config.logLines())));
             if (reply instanceof ReportReply.Stop stop) {
                 Agent.log("job %s: %s", run.jobId, stop.reason());
                 run.kill(JobRun.Forced.EARLY_STOPPED);

@@ -83,6 +83,19 @@ final class Sandbox {
         return dir;
     }
 
+    /** Gives a file the agent wrote into a job's dir to the job's user (when another user runs jobs). */
+    void handOver(Path file) {
+        if (uid == null || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try {
+            Files.setAttribute(file, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+            Files.setAttribute(file, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            Agent.log("could not give %s to the job's user: %s", file, e.getMessage());
+        }
+    }
+
     /** Removes a job's dir and all in it (whatever the job made there). */
     static void remove(Path dir) {
         if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {

@@ -110,11 +110,11 @@ final class Worker {
                 String status = message.get("status").isJsonPrimitive() ? message.get("status").getAsString() : "";
                 JsonElement metrics = message.get("metrics");
                 JsonElement error = message.get("error");
-                return new Reply(status, metrics != null && metrics.isJsonObject() ? metrics.toString() : "{}",
+                return new Reply(status, metrics != null && metrics.isJsonObject() ? AgentJson.finite(metrics) : "{}",
                         error != null && error.isJsonPrimitive() ? error.getAsString() : null);
             }
             if (message != null && message.has("report") && message.get("report").isJsonObject()) {
-                onReport.accept(message.get("report").toString());
+                onReport.accept(AgentJson.finite(message.get("report")));
             } else {
                 byte[] b = (line + "\n").getBytes(StandardCharsets.UTF_8);
                 tail.append(b, b.length);

@@ -35,8 +35,9 @@ final class EventStreams {
 
     private static String text(Follow.Item item, ObjectMapper json) {
         if (item.data() instanceof String s) {
-            // a log line is text; a report is JSON already
-            return JobEvent.LOG.equals(item.kind()) || JobEvent.REPORT.equals(item.kind()) ? s : quote(s, json);
+            // a log line is text; a report is JSON already (strict JSON: an older build's bare NaN becomes "NaN")
+            return JobEvent.LOG.equals(item.kind()) ? s : JobEvent.REPORT.equals(item.kind())
+                    ? dev.warmpool.pool.StoredJson.text(json, s) : quote(s, json);
         }
         try {
             return json.writeValueAsString(item.data());

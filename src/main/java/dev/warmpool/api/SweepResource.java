@@ -74,7 +74,8 @@ public class SweepResource {
     /**
      * The sweep as Server-Sent Events: {@code sweep} with the whole sweep as it is (every trial
      * that ended before is in it, so a reconnect loses nothing), then {@code trial} for each trial
-     * as it ends followed by {@code sweep} again, and {@code end} with the ended sweep.
+     * as it ends followed by {@code sweep} again, {@code warning} (a sentence) for each warning the
+     * sweep gains, e.g. an objective its trials do not report, and {@code end} with the ended sweep.
      */
     @GET
     @Path("/{id}/events")

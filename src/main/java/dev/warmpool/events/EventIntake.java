@@ -130,11 +130,19 @@ public class EventIntake {
         try {
             return json.readValue(event.getData().toBytes(), bodyType);
         } catch (JsonProcessingException e) {
-            throw new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", "The event's data is not a valid " + post
+            Refusal r = new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", "The event's data is not a valid " + post
                     + " body: " + shorten(e.getOriginalMessage()) + ".");
+            String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? path(m) : "";
+            throw field.isEmpty() ? r : r.with("field", field);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /** Where in the data the problem is, as the HTTP API names it: {@code seed}, {@code args[2]}; "" for the whole. */
+    private static String path(com.fasterxml.jackson.databind.JsonMappingException m) {
+        return m.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .collect(java.util.stream.Collectors.joining(".")).replace(".[", "[");
     }
 
     /** A validation failure of the event's data: the event was well formed, its content was not. */

@@ -65,12 +65,15 @@ public record Job(String id, String type, JobState state, Integer priority, Inte
     }
 
     private static Integer integer(String s) {
-        return s == null || s.isEmpty() ? null : Integer.valueOf(s);
+        try {
+            return s == null || s.isEmpty() ? null : Integer.valueOf(s);
+        } catch (NumberFormatException e) {
+            return null; // a read shows what it can: one unreadable field does not fail the whole job
+        }
     }
 
     private static JsonNode tree(ObjectMapper json, String s) {
-        return s == null || s.isEmpty() ? null : read(json, s, new TypeReference<>() {
-        });
+        return StoredJson.tree(json, s);
     }
 
     private static <T> T read(ObjectMapper json, String s, TypeReference<T> type) {

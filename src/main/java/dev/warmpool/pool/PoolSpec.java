@@ -41,7 +41,8 @@ public record PoolSpec(
         @jakarta.validation.Valid @JsonDeserialize(using = PodTemplate.OnFirstUse.class) PodTemplate template,
         @jakarta.validation.constraints.Pattern(regexp = "process|persistent", message = "must be \"process\" (a new process per job, the default) or \"persistent\" (one long-lived worker per processor)")
         String worker,
-        @Min(value = 1, message = "must be 1 or more") Integer maxJobsPerProcessor,
+        @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000_000, message = "must be at most 1000000000")
+        Integer maxJobsPerProcessor,
         @Size(min = 1, max = 8, message = "must have 1 to 8 roles")
         Map<@jakarta.validation.constraints.Pattern(regexp = "[a-z]([a-z0-9]{0,14})", message = "must be a role name of at most 15 lower-case letters and digits, e.g. \"worker\"") String,
             @NotNull(message = "must not be null") @jakarta.validation.Valid GangRole> gang,
@@ -53,7 +54,8 @@ public record PoolSpec(
         String warmth,
         @Size(min = 1, max = 256, message = "must have 1 to 256 elements")
         List<@NotNull(message = "must not contain null") @Size(max = 4096) String> resetCommand,
-        @Min(value = 1, message = "must be 1 second or more") Integer maxAgeSeconds) {
+        @Min(value = 1, message = "must be 1 second or more") @Max(value = 31_536_000, message = "must be at most a year")
+        Integer maxAgeSeconds) {
 
     public PoolSpec(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds, Map<String, String> env,
             String workingDir, Integer maxQueued, PodTemplate template, String worker, Integer maxJobsPerProcessor,

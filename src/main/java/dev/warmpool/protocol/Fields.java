@@ -75,10 +75,11 @@ public final class Fields {
                 MIN_STEPS = "minSteps", MIN_TRIALS = "minTrials", SUBMITTED_BY = "submittedBy", CREATED_AT = "createdAt",
                 FINISHED_AT = "finishedAt", ERROR = "error", TOTAL = "total", DEMAND = "demand", ACTIVE = "active", DONE = "done",
                 SUCCEEDED = "succeeded", FAILED = "failed", CANCELLED = "cancelled", EARLY_STOPPED = "earlyStopped",
-                BEST_TRIAL = "bestTrial", BEST_VALUE = "bestValue";
+                BEST_TRIAL = "bestTrial", BEST_VALUE = "bestValue", WARNINGS = "warnings", OBJECTIVE_SEEN = "objectiveSeen",
+                OBJECTIVE_MISSING = "objectiveMissing";
         public static final List<String> ALL = List.of(ID, TYPE, STATE, SPEC, PARALLELISM, METRIC, GOAL, MAX_FAILED_TRIALS,
                 EARLY_STOPPING, MIN_STEPS, MIN_TRIALS, SUBMITTED_BY, CREATED_AT, FINISHED_AT, ERROR, TOTAL, DEMAND, ACTIVE, DONE,
-                SUCCEEDED, FAILED, CANCELLED, EARLY_STOPPED, BEST_TRIAL, BEST_VALUE);
+                SUCCEEDED, FAILED, CANCELLED, EARLY_STOPPED, BEST_TRIAL, BEST_VALUE, WARNINGS, OBJECTIVE_SEEN, OBJECTIVE_MISSING);
 
         private SweepHash() {
         }

@@ -43,6 +43,8 @@ public class Follow {
         public static final String END = "end";
         public static final String SWEEP = "sweep";
         public static final String TRIAL = "trial";
+        /** A sweep's new warning (a sentence), e.g. an objective its trials do not report. */
+        public static final String WARNING = "warning";
     }
 
     private final PoolStore store;
@@ -155,10 +157,10 @@ public class Follow {
      * trial that ended before.
      */
     public Multi<Item> sweep(String id) {
-        return Multi.createFrom().emitter(em -> sweepStep(em, id, null, true));
+        return Multi.createFrom().emitter(em -> sweepStep(em, id, null, List.of(), true));
     }
 
-    private void sweepStep(MultiEmitter<? super Item> em, String id, Set<String> ended, boolean first) {
+    private void sweepStep(MultiEmitter<? super Item> em, String id, Set<String> ended, List<String> warned, boolean first) {
         if (em.isCancelled()) {
             return;
         }
@@ -173,6 +175,12 @@ public class Follow {
                         em.emit(new Item(Item.TRIAL, null, t));
                         news = true;
                     }
+                }
+            }
+            List<String> warnings = s.warnings() == null ? List.of() : s.warnings();
+            for (String w : warnings) {
+                if (!warned.contains(w)) {
+                    em.emit(new Item(Item.WARNING, null, w));
                 }
             }
             boolean over = !"RUNNING".equals(s.state());
@@ -192,7 +200,7 @@ public class Follow {
                     .onItem().delayIt().by(SWEEP_EVERY)
                     .subscribe().with(x -> {
                         forget(id, change);
-                        sweepStep(em, id, now, false);
+                        sweepStep(em, id, now, warnings, false);
                     });
         }, e -> {
             forget(id, change);

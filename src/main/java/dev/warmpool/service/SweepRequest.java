@@ -24,11 +24,15 @@ public record SweepRequest(
         String algorithm,
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer trials,
+        // 2^53 - 1: the largest whole number a JSON client that reads numbers as doubles (JavaScript) shows exactly
+        @Min(value = 0, message = "must be 0 or more")
+        @Max(value = 9_007_199_254_740_991L, message = "must be at most 9007199254740991 (2^53 - 1), so that every client reads it back exactly")
         Long seed,
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer parallelism,
         @Valid dev.warmpool.sweep.Objective objective,
-        @Min(value = 0, message = "must be 0 or more") Integer maxFailedTrials,
+        @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000, the most trials a sweep has")
+        Integer maxFailedTrials,
         @Valid dev.warmpool.sweep.EarlyStopping earlyStopping,
         @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty @Size(max = 256) String, @NotNull(message = "must not be null") @Size(max = 65_536) String> env,

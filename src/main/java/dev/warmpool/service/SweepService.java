@@ -8,6 +8,7 @@ import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Fields.SweepHash;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.pool.Names;
+import dev.warmpool.pool.StoredJson;
 import dev.warmpool.pool.Times;
 import dev.warmpool.store.PoolStore;
 import dev.warmpool.protocol.Replies;
@@ -191,7 +192,7 @@ public class SweepService {
     private Sweep view(Map<String, String> h, List<Map<String, String>> trialFields, boolean withTrials) {
         List<Sweep.Trial> trials = new ArrayList<>();
         for (Map<String, String> t : trialFields) {
-            trials.add(new Sweep.Trial(t.get(JobHash.ID), Integer.parseInt(t.getOrDefault(JobHash.TRIAL, "0")),
+            trials.add(new Sweep.Trial(t.get(JobHash.ID), num(t, JobHash.TRIAL),
                     JobState.parse(t.get(JobHash.STATE)), tree(t.get(JobHash.CONFIG)), tree(t.get(JobHash.METRICS)), tree(t.get(JobHash.PROGRESS)),
                     integer(t.get(JobHash.ATTEMPTS)), blankToNull(t.get(JobHash.PROCESSOR)), Times.iso(t.get(JobHash.SUBMITTED_AT)),
                     Times.iso(t.get(JobHash.STARTED_AT)), Times.iso(t.get(JobHash.FINISHED_AT)),
@@ -199,9 +200,10 @@ public class SweepService {
         }
         Sweep.Best best = null;
         String bestId = blankToNull(h.get(SweepHash.BEST_TRIAL));
-        if (bestId != null) {
+        Double bestValue = StoredJson.finiteNumber(h.get(SweepHash.BEST_VALUE)); // an older build may have stored 'nan'
+        if (bestId != null && bestValue != null) {
             Optional<Sweep.Trial> trial = trials.stream().filter(t -> bestId.equals(t.id())).findFirst();
-            best = new Sweep.Best(bestId, Double.parseDouble(h.get(SweepHash.BEST_VALUE)), trial.map(Sweep.Trial::config).orElse(null),
+            best = new Sweep.Best(bestId, bestValue, trial.map(Sweep.Trial::config).orElse(null),
                     trial.map(Sweep.Trial::metrics).orElse(null));
         }
         Sweep.Progress progress = new Sweep.Progress(num(h, SweepHash.DONE), num(h, SweepHash.TOTAL), num(h, SweepHash.ACTIVE), num(h, SweepHash.SUCCEEDED),
@@ -209,16 +211,32 @@ public class SweepService {
         Sweep.Spec spec = read(h.get(SweepHash.SPEC), Sweep.Spec.class);
         return new Sweep(h.get(SweepHash.ID), h.get(SweepHash.TYPE), h.get(SweepHash.STATE), spec, progress, best, Times.iso(h.get(SweepHash.CREATED_AT)),
                 Times.iso(h.get(SweepHash.FINISHED_AT)), blankToNull(h.get(SweepHash.ERROR)), withTrials ? trials : null,
-                blankToNull(h.get(SweepHash.SUBMITTED_BY)));
+                blankToNull(h.get(SweepHash.SUBMITTED_BY)), warnings(h.get(SweepHash.WARNINGS)));
+    }
+
+    /** The stored warnings (a JSON array of sentences), or null when there are none. */
+    private List<String> warnings(String stored) {
+        JsonNode tree = StoredJson.tree(json, stored);
+        if (tree == null) {
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        (tree.isArray() ? tree : json.createArrayNode().add(tree)).forEach(w -> out.add(w.asText()));
+        return out.isEmpty() ? null : out;
     }
 
     private static int num(Map<String, String> h, String field) {
-        String v = h.get(field);
-        return v == null || v.isEmpty() ? 0 : Integer.parseInt(v);
+        Integer n = integer(h.get(field));
+        return n == null ? 0 : n;
     }
 
+    /** A stored count; a read shows what it can, so one unreadable field does not fail the sweep's page. */
     private static Integer integer(String s) {
-        return s == null || s.isEmpty() ? null : Integer.valueOf(s);
+        try {
+            return s == null || s.isEmpty() ? null : Integer.valueOf(s);
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     private static String blankToNull(String s) {
@@ -226,7 +244,7 @@ public class SweepService {
     }
 
     private JsonNode tree(String s) {
-        return s == null || s.isEmpty() ? null : read(s, JsonNode.class);
+        return StoredJson.tree(json, s);
     }
 
     private <T> T read(String s, Class<T> type) {

@@ -1,5 +1,6 @@
 package dev.warmpool.sweep;
 
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.Pattern;
 
@@ -9,6 +10,8 @@ import jakarta.validation.constraints.Pattern;
  */
 public record EarlyStopping(
         @Pattern(regexp = "median", message = "must be \"median\", the only rule there is") String rule,
-        @Min(value = 1, message = "must be 1 or more") Integer minSteps,
-        @Min(value = 1, message = "must be 1 or more") Integer minTrials) {
+        @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000_000, message = "must be at most 1000000000")
+        Integer minSteps,
+        // a sweep has at most 10000 trials (SweepService.MAX_TRIALS)
+        @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000") Integer minTrials) {
 }

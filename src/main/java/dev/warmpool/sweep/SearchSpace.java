@@ -87,8 +87,9 @@ public final class SearchSpace {
             }
             case "int" -> {
                 double[] r = range(name, kind, arg);
-                if (r[0] != Math.rint(r[0]) || r[1] != Math.rint(r[1])) {
-                    throw new IllegalArgumentException("space." + name + ".int needs whole numbers");
+                if (r[0] != Math.rint(r[0]) || r[1] != Math.rint(r[1]) || Math.abs(r[0]) > MAX_EXACT || Math.abs(r[1]) > MAX_EXACT) {
+                    throw new IllegalArgumentException("space." + name + ".int needs whole numbers from -" + (long) MAX_EXACT
+                            + " to " + (long) MAX_EXACT);
                 }
                 yield new IntRange((long) r[0], (long) r[1]);
             }
@@ -97,6 +98,9 @@ public final class SearchSpace {
         };
     }
 
+    /** 2^53 - 1: whole numbers up to it are exact as doubles (and in every JSON client). */
+    private static final double MAX_EXACT = 9_007_199_254_740_991d;
+
     private static double[] range(String name, String kind, JsonNode arg) {
         if (!arg.isArray() || arg.size() != 2 || !arg.get(0).isNumber() || !arg.get(1).isNumber()) {
             throw new IllegalArgumentException("space." + name + "." + kind + " must be [lo, hi], two numbers");
@@ -104,6 +108,11 @@ public final class SearchSpace {
         double lo = arg.get(0).asDouble(), hi = arg.get(1).asDouble();
         if (!(lo < hi)) {
             throw new IllegalArgumentException("space." + name + "." + kind + " needs lo < hi");
+        }
+        if (!Double.isFinite(hi - lo)) {
+            // a draw between them would be Infinity or NaN, which no trial can use
+            throw new IllegalArgumentException("space." + name + "." + kind + " needs a finite range: hi - lo must be at most "
+                    + Double.MAX_VALUE);
         }
         return new double[] {lo, hi};
     }

@@ -5,10 +5,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.protocol.JobState;
 import java.util.List;
 
-/** A sweep as {@code GET /sweeps/{id}} shows it: what it searches, how far it is, the best trial, every trial. */
+/**
+ * A sweep as {@code GET /sweeps/{id}} shows it: what it searches, how far it is, the best trial, every trial;
+ * {@code warnings}, sentences about what may be wrong although nothing failed (an objective no trial reports).
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Sweep(String id, String type, String state, Spec spec, Progress progress, Best best, String createdAt,
-        String finishedAt, String error, List<Trial> trials, String submittedBy) {
+        String finishedAt, String error, List<Trial> trials, String submittedBy, List<String> warnings) {
 
     /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

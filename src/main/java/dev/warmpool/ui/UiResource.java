@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
 
 /**
  * The dashboard: {@code /ui} (pools, processors, recent jobs), {@code /ui/jobs/{id}} (a job's live
- * log and reports) and {@code /ui/sweeps/{id}} (objective by trial). The pages are one shell
+ * log and reports), {@code /ui/sweeps} (the newest sweeps) and {@code /ui/sweeps/{id}} (objective by trial). The pages are one shell
  * (ui/app.html) and a script (META-INF/resources/ui/app.js) that reads the API with the session
  * cookie; without a valid token they are a login form and hold no data. {@code /ui?token=...}
  * (as Jupyter's) sets the cookie and sends the browser on without the token in its address.
@@ -88,6 +88,14 @@ public class UiResource {
     @Blocking // reads the caller (lazy authentication), which may block
     public Uni<Response> job(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
         return ID.matcher(id).matches() ? page("/ui/jobs/" + id, token, uri) : Uni.createFrom().item(notFound());
+    }
+
+    @GET
+    @Path("/sweeps")
+    @Produces(MediaType.TEXT_HTML)
+    @Blocking // reads the caller (lazy authentication), which may block
+    public Uni<Response> sweeps(@QueryParam("token") String token, @Context UriInfo uri) {
+        return page("/ui/sweeps", token, uri);
     }
 
     @GET
@@ -194,7 +202,8 @@ public class UiResource {
             return "/ui";
         }
         String path = next.split("[?#]", 2)[0];
-        return path.equals("/ui") || path.matches("/ui/(jobs|sweeps)/[A-Za-z0-9._:-]{1,200}") ? path : "/ui";
+        return path.equals("/ui") || path.equals("/ui/sweeps") || path.matches("/ui/(jobs|sweeps)/[A-Za-z0-9._:-]{1,200}")
+                ? path : "/ui";
     }
 
     /**

@@ -312,14 +312,39 @@
 
   // ---- /ui/sweeps/{id}: objective by trial, best so far, the trials --------------------------
 
+  const NON_FINITE = ['NaN', 'Infinity', '-Infinity'];
+
+  // ---- /ui/sweeps: the newest sweeps, each linking to its page -------------------------------
+
+  function sweepsPage() {
+    document.title = 'warmpool: sweeps';
+    const rows = el('tbody');
+    main.append(el('section', {}, el('h2', { text: 'Sweeps' }),
+      el('table', { id: 'sweeps' },
+        el('thead', {}, el('tr', {}, ...['Sweep', 'Type', 'State', 'Trials done', 'Best', 'Created', ''].map(h => el('th', { text: h })))),
+        rows)));
+    const draw = list => rows.replaceChildren(...list.map(s => el('tr', { dataset: { sweep: s.id } },
+      el('td', {}, el('a', { href: '/ui/sweeps/' + encodeURIComponent(s.id), class: 'mono', text: s.id })),
+      el('td', { text: s.type }),
+      el('td', {}, badge(s.state)),
+      el('td', { text: s.progress.done + ' of ' + s.progress.total }),
+      el('td', { text: s.best ? String(s.best.value) : '' }),
+      el('td', { text: s.createdAt || '' }),
+      el('td', { class: 'warning-mark', text: s.warnings ? '\u26a0 ' + s.warnings.length : '', title: (s.warnings || []).join('\n') }))));
+    const load = () => api('GET', '/sweeps?limit=200').then(draw, err => problem(err.message));
+    load();
+    setInterval(load, 3000); // a list, not a stream: each sweep's own page follows it live
+  }
+
   function sweepPage(id) {
     document.title = 'warmpool: sweep ' + id;
     const title = el('h2', {}, 'Sweep ', el('span', { class: 'mono', text: id }), ' ', el('span', { id: 'sweep-state' }));
     const summary = el('p', { id: 'summary' });
+    const warnings = el('div', { id: 'warnings' });
     const buttons = el('p', { class: 'buttons' });
     const canvas = el('canvas', { id: 'objective-chart' });
     const trials = el('tbody');
-    main.append(title, summary, buttons, el('div', { class: 'chart' }, canvas),
+    main.append(title, summary, warnings, buttons, el('div', { class: 'chart' }, canvas),
       el('table', { id: 'trials' }, el('thead', {}, el('tr', {}, ...['#', 'Trial', 'State', 'Objective', 'Config'].map(h => el('th', { text: h })))), trials));
     let plot = null;
     let pending = null;
@@ -329,14 +354,18 @@
       const objective = s.spec && s.spec.objective;
       const metric = objective ? objective.metric : null;
       const maximize = objective && objective.goal === 'maximize';
-      const valueOf = t => {
+      const reported = t => {
         const from = (t.metrics && metric in t.metrics) ? t.metrics : (t.progress && metric in t.progress ? t.progress : null);
-        return from && typeof from[metric] === 'number' ? from[metric] : null;
+        return from ? from[metric] : undefined;
       };
+      // plotted: numbers only; the API returns NaN and the infinities as the strings 'NaN', 'Infinity', '-Infinity'
+      const valueOf = t => typeof reported(t) === 'number' ? reported(t) : null;
+      const shown = t => { const v = reported(t); return typeof v === 'number' || NON_FINITE.includes(v) ? String(v) : ''; };
       const p = s.progress;
       summary.textContent = p.done + ' of ' + p.total + ' trials done, ' + p.active + ' running; ' + p.succeeded + ' succeeded, '
         + p.failed + ' failed, ' + p.earlyStopped + ' stopped early'
         + (s.best ? '. Best ' + (metric || 'value') + ' ' + s.best.value + ' (' + s.best.trial + ')' : '');
+      warnings.replaceChildren(...(s.warnings || []).map(w => el('p', { class: 'warning', text: w })));
       buttons.replaceChildren(...(admin && s.state === 'RUNNING'
         ? [el('button', { class: 'cancel', onclick: e => act(e.target, () => api('DELETE', '/sweeps/' + encodeURIComponent(id))) }, 'Cancel sweep')] : []));
       const list = (s.trials || []).slice().sort((a, b) => a.index - b.index);
@@ -368,7 +397,7 @@
         el('td', { text: String(t.index) }),
         el('td', {}, el('a', { href: '/ui/jobs/' + encodeURIComponent(t.id), class: 'mono', text: t.id })),
         el('td', {}, badge(t.state)),
-        el('td', { text: valueOf(t) === null ? '' : String(valueOf(t)) }),
+        el('td', { text: shown(t) }),
         el('td', { class: 'mono', text: JSON.stringify(t.config) }))));
     };
 
@@ -382,5 +411,6 @@
   let m;
   if ((m = path.match(/^\/ui\/jobs\/([^/]+)$/))) jobPage(decodeURIComponent(m[1]));
   else if ((m = path.match(/^\/ui\/sweeps\/([^/]+)$/))) sweepPage(decodeURIComponent(m[1]));
+  else if (path === '/ui/sweeps') sweepsPage();
   else overview();
 })();

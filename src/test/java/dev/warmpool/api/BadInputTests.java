@@ -56,6 +56,9 @@ public class BadInputTests {
                 Arguments.of("{\"command\": [\"true\"], \"env\": {\"A\": null}}", "env[A]"),
                 Arguments.of("{\"command\": [\"true\"], \"worker\": \"thread\"}", "worker"),
                 Arguments.of("{\"command\": [\"true\"], \"maxJobsPerProcessor\": 0}", "maxJobsPerProcessor"),
+                Arguments.of("{\"command\": [\"true\"], \"maxJobsPerProcessor\": 2000000000}", "maxJobsPerProcessor"),
+                Arguments.of("{\"command\": [\"true\"], \"maxAgeSeconds\": 2000000000}", "maxAgeSeconds"),
+                Arguments.of("{\"command\": [\"true\"], \"maxAgeSeconds\": 1e308}", "maxAgeSeconds"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"ps\": {\"count\": 1}}}", "gang"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 0}}}", "gang[worker].count"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {}}}", "gang[worker].count"),
@@ -252,7 +255,41 @@ public class BadInputTests {
                         "earlyStopping", Map.of("rule", "hyperband")), "earlyStopping.rule", "median"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "maxFailedTrials", -1), "maxFailedTrials", "0 or more"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "colour", "blue"), "colour", "colour"),
-                Arguments.of(Map.of("space", grid), "type", "must name the job type"));
+                Arguments.of(Map.of("space", grid), "type", "must name the job type"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", -1), "seed", "0 or more"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", 1L << 53), "seed",
+                        "at most 9007199254740991"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", 1e308), "seed",
+                        "whole number"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 1e308), "trials", "whole number"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "priority", 1e308), "priority", "whole number"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "timeoutSeconds", new java.math.BigInteger("99999999999999999999")),
+                        "timeoutSeconds", "out of range"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "maxFailedTrials", 10_001), "maxFailedTrials", "at most 10000"),
+                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("metric", "loss"),
+                        "earlyStopping", Map.of("minTrials", 10_001)), "earlyStopping.minTrials", "at most 10000"),
+                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(-1e308, 1e308))), "trials", 2),
+                        "space", "finite range"),
+                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("int", List.of(0, 1e300))), "trials", 2),
+                        "space", "whole numbers from -9007199254740991"));
+    }
+
+    static Stream<Arguments> badSweepEvents() {
+        String grid = "\"space\": {\"x\": {\"grid\": [1, 2]}}";
+        return Stream.of(
+                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"algorithm\": \"random\", \"trials\": 2, \"seed\": 1e308}", "seed"),
+                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"algorithm\": \"random\", \"trials\": 2, \"seed\": -5}", "seed"),
+                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"algorithm\": \"random\", \"trials\": 1e308}", "trials"),
+                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"parallelism\": 99999999999999999999}", "parallelism"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badSweepEvents")
+    void refusesAStructuredSweepEventWithANumberOutOfRangeNamingTheField(String data, String field) {
+        String event = "{\"specversion\": \"1.0\", \"id\": \"" + java.util.UUID.randomUUID() + "\", \"source\": \"/bad\", "
+                + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": " + data + "}";
+        problem(given().contentType("application/cloudevents+json").body(event).post("/").then(), 422).body("field", equalTo(field));
+        assertEquals(List.of(), given().get("/sweeps?type=" + POOL).then().statusCode(200).extract().jsonPath().getList("$"));
     }
 
     @ParameterizedTest

@@ -14,10 +14,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * 1,500 malformed or hostile requests (bodies, paths and headers, with and without a token) from a seeded generator: no 5xx, every refusal is
+ * 1,500 malformed or hostile requests (bodies, paths and headers, with and without a token) from a seeded generator, for
+ * each of three seeds: no 5xx, every refusal is
  * problem+json, and nothing is stored (the pools and the fuzz pool's jobs are as before).
  */
 @QuarkusTest
@@ -27,10 +29,13 @@ class FuzzTests {
     }
 
     static final String POOL = "fuzz";
-    final Random random = new Random(20261202);
+    Random random;
 
-    @Test
-    void survivesHostileRequestsWithoutAServerErrorOrAStoredByte() {
+    /** Three seeds: each draws other requests, and a failure names the seed that replays it. */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {20261202, 20261206, 27})
+    void survivesHostileRequestsWithoutAServerErrorOrAStoredByte(long seed) {
+        random = new Random(seed);
         Api.putPool(POOL, Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1));
         List<String> poolsBefore = given().get("/pools").then().extract().jsonPath().getList("type");
         int jobsBefore = jobs();
@@ -113,7 +118,11 @@ class FuzzTests {
         }
         return r.contentType(pick("application/cloudevents+json", "application/cloudevents-batch+json", "application/json"))
                 .body(pick("{}", "[]", "{\"specversion\": \"1.0\"}", "{\"specversion\": \"1.0\", \"id\": \"1\", \"source\": \"/f\", "
-                        + "\"type\": \"dev.warmpool.job.submit\", \"data\": " + badJob() + "}", new String(bytes(),
+                        + "\"type\": \"dev.warmpool.job.submit\", \"data\": " + badJob() + "}",
+                        // a structured sweep submit, e.g. {"seed": 1e308}: once a 500
+                        "{\"specversion\": \"1.0\", \"id\": \"" + random.nextInt() + "\", \"source\": \"/f\", "
+                        + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": "
+                        + badSweep() + "}", new String(bytes(),
                         java.nio.charset.StandardCharsets.ISO_8859_1)));
     }
 
@@ -121,7 +130,13 @@ class FuzzTests {
     private String badSweep() {
         return pick("{\"type\": \"" + POOL + "\"}", "{\"type\": \"" + POOL + "\", \"space\": " + pick("[]", "{}", "1",
                 "{\"x\": {\"grid\": []}}", "{\"x\": {\"nope\": 1}}") + "}", "{\"type\": \"" + POOL + "\", \"space\": {\"x\": "
-                + "{\"grid\": [1]}}, \"parallelism\": " + pick("0", "-1", "\"2\"") + "}", badJob());
+                + "{\"grid\": [1]}}, \"parallelism\": " + pick("0", "-1", "\"2\"", "1e308", "99999999999999999999") + "}",
+                "{\"type\": \"" + POOL + "\", \"algorithm\": \"random\", \"trials\": 2, \"space\": {\"x\": {\"uniform\": "
+                        + pick("[-1e308, 1e308]", "[0, 1e999]", "[\"a\", 1]") + "}}}",
+                "{\"type\": \"" + POOL + "\", \"algorithm\": \"random\", \"trials\": " + pick("2", "1e308") + ", \"space\": "
+                        + "{\"x\": {\"int\": " + pick("[0, 1e300]", "[-9e18, 9e18]", "[0, 2]") + "}}, \"seed\": "
+                        + pick("1e308", "-1e308", "-1", "99999999999999999999", "9007199254740992", "1.5", "\"7\"") + "}",
+                badJob());
     }
 
     private int jobs() {

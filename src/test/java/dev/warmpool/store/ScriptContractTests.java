@@ -319,6 +319,93 @@ class ScriptContractTests {
                 SweepCancelReply::decode));
     }
 
+    /** A sweep of one trial at a time, its trials t1..tn stored; returns the sweep id. */
+    static String sweepOf(String goal, String... trialIds) {
+        String sid = "sw-" + TYPE + "-" + goal;
+        Map<String, String> sweep = new LinkedHashMap<>(Map.of("type", TYPE, "parallelism", "1", "metric", "loss",
+                "goal", goal, "maxFailedTrials", "-1", "earlyStopping", "median", "minSteps", "0", "minTrials", "1",
+                "spec", "{}"));
+        Map<String, String> trials = new LinkedHashMap<>();
+        for (String t : trialIds) {
+            trials.put(t, "{}");
+        }
+        call(Script.SWEEP_PUT, SweepPutReply.args(sid, Idempotency.NONE, 0, sweep, Map.of("type", TYPE, "args", "[]",
+                "maxAttempts", "1"), trials), SweepPutReply::decode);
+        return sid;
+    }
+
+    /** Runs the trial that p1 holds (its first attempt): reports {@code value} at steps 0 and 1, finishes with it. */
+    static void runTrial(String trial, String value) {
+        String token = "1";
+        start("p1", trial, token);
+        for (int step = 0; step < 2; step++) {
+            assertInstanceOf(ReportReply.class, call(Script.REPORT, ReportReply.args("p1", trial, token, step,
+                    "{\"step\":" + step + ",\"loss\":" + value + "}", 60, 100), ReportReply::decode));
+        }
+        assertInstanceOf(FinishReply.Done.class, call(Script.FINISH, new FinishReply.Args("p1", trial, token, "SUCCEEDED", 0,
+                "{\"loss\":" + value + "}", "", null, 60, false, false).argv(), FinishReply::decode));
+    }
+
+    @Test
+    void nonFiniteObjectivesNeverBecomeBestNorBreakTheMedianRuleOrTheSweepsEnd() {
+        putPool(0, 1, 10, false);
+        processor("p1");
+        String base = newJobId();
+        List<String> ids = List.of(base + "a", base + "b", base + "c", base + "d", base + "e", base + "f");
+        String sid = sweepOf("minimize", ids.toArray(String[]::new));
+        // as agents store them (strings), as a lenient cjson reads bare tokens, and beyond a double's range
+        List<String> values = List.of("\"NaN\"", "\"-Infinity\"", "\"Infinity\"", "1e999", "1e308", "0.5");
+        for (int i = 0; i < ids.size(); i++) {
+            runTrial(ids.get(i), values.get(i));
+            assertEquals("SUCCEEDED", field(KeySchema.job(TYPE, ids.get(i)), "state"), "trial " + values.get(i));
+        }
+        String skey = KeySchema.sweep(TYPE, sid);
+        assertEquals("SUCCEEDED", field(skey, "state"));
+        assertEquals(ids.get(5), field(skey, "bestTrial"));
+        assertEquals(0.5, Double.parseDouble(field(skey, "bestValue")));
+        assertEquals("IDLE", field(KeySchema.processor(TYPE, "p1"), "state"), "the processor went on");
+    }
+
+    @Test
+    void aSweepAnOlderBuildLeftWithNaNInItsBestAndCurvesGoesOnAndCancelsToAnEnd() {
+        putPool(0, 1, 10, false);
+        processor("p1");
+        String base = newJobId();
+        String t1 = base + "a";
+        String t2 = base + "b";
+        String t3 = base + "c";
+        String sid = sweepOf("minimize", t1, t2, t3);
+        String skey = KeySchema.sweep(TYPE, sid);
+        // what the older build's finish left: best 'nan', a curve point 'nan', and t1's end never counted
+        j.hset(skey, Map.of("bestTrial", t1, "bestValue", "nan"));
+        j.hset(KeySchema.sweepTrial(TYPE, sid, t1), "7", "nan");
+        runTrial(t1, "0.25");
+        assertEquals(t1, field(skey, "bestTrial"), "a finite value beats a stored 'nan'");
+        assertEquals("0.25", field(skey, "bestValue"));
+        j.hincrBy(skey, "done", -1); // the uncounted end
+        start("p1", t2, "1");
+        assertEquals(new SweepCancelReply.Cancelled(), call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "stuck", 60),
+                SweepCancelReply::decode));
+        assertEquals("CANCELLED", field(skey, "state"));
+        assertTrue(field(skey, "finishedAt") != null, "the stuck sweep is finished, so it expires");
+        assertTrue(j.ttl(skey) > 0);
+    }
+
+    @Test
+    void finishRecordsMetricsItCannotReadAsAFailedJobWithTheReasonAndTheProcessorGoesOn() {
+        putPool(0, 1, 10, false);
+        processor("p1");
+        String job = newJobId();
+        assertInstanceOf(SubmitReply.Assigned.class, submit(job));
+        start("p1", job, "1");
+        call(Script.FINISH, new FinishReply.Args("p1", job, "1", "SUCCEEDED", 0, "{\"loss\": 0.1", "", null, 60, false, false).argv(),
+                FinishReply::decode);
+        assertEquals("FAILED", field(KeySchema.job(TYPE, job), "state"));
+        assertEquals("{}", field(KeySchema.job(TYPE, job), "metrics"));
+        assertTrue(field(KeySchema.job(TYPE, job), "error").contains("its metrics could not be stored"), field(KeySchema.job(TYPE, job), "error"));
+        assertEquals("IDLE", field(KeySchema.processor(TYPE, "p1"), "state"));
+    }
+
     /** Every script that ends a job publishes its id on the pool's ended channel (what ?wait= wakes on). */
     @Test
     void aJobsEndIsPublishedOnItsPoolsChannel() throws Exception {

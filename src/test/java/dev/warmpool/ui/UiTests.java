@@ -53,7 +53,7 @@ class UiTests {
     @Test
     void withoutAValidTokenThePagesAreALoginFormAndHoldNoData() throws Exception {
         Api.putPool("ui-secret-pool", Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1));
-        for (String path : List.of("/ui", "/ui/jobs/some-job", "/ui/sweeps/some-sweep", "/ui?token=wrong")) {
+        for (String path : List.of("/ui", "/ui/jobs/some-job", "/ui/sweeps/some-sweep", "/ui/sweeps", "/ui?token=wrong")) {
             HttpResponse<String> r = call("GET", path, null);
             assertEquals(401, r.statusCode(), path);
             assertTrue(r.body().contains("id=\"login\""), path + " shows the login form");
@@ -91,6 +91,18 @@ class UiTests {
         // the page's assets and its chart library come from the jar
         assertEquals(200, call("GET", "/ui/app.js", null).statusCode());
         assertEquals(200, call("GET", UiResource.CHART_JS, null).statusCode());
+    }
+
+    @Test
+    void theSweepsPageIsServedToASessionAndLinkedFromEveryPage() throws Exception {
+        HttpResponse<String> page = call("GET", "/ui/sweeps", null, "Cookie", session(Tokens.VIEWER));
+        assertEquals(200, page.statusCode());
+        assertTrue(page.body().contains("/ui/app.js") && page.body().contains("href=\"/ui/sweeps\""), page.body());
+        assertTrue(call("GET", "/ui", null, "Cookie", session(Tokens.VIEWER)).body().contains("href=\"/ui/sweeps\""));
+        assertTrue(call("GET", "/ui/app.js", null).body().contains("function sweepsPage()"));
+        HttpResponse<String> login = call("POST", "/ui/login", "token=" + Tokens.VIEWER + "&next=%2Fui%2Fsweeps",
+                "Content-Type", "application/x-www-form-urlencoded");
+        assertEquals("/ui/sweeps", URI.create(login.headers().firstValue("Location").orElseThrow()).getPath());
     }
 
     @Test
