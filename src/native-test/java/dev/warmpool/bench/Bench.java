@@ -57,6 +57,19 @@ public final class Bench {
                     withManager(url, new String[] {"-Dwarmpool.jobs.wake-on-end=false"}, m -> Dispatch.waits(m, job[0] + "polling", n, job[1]));
                 }
             });
+        } else if (a.contains("--isolation")) {
+            // what a job's room costs: the same jobs with and without the sandbox, each twice, alternated
+            int n = intArg(args, 1, 200);
+            onOwnRedis((url, j) -> {
+                for (String round : List.of("1", "2")) {
+                    for (String sandbox : List.of("none", "bwrap")) {
+                        withManager(url, new String[] {"-Dwarmpool.runtime.local.sandbox=" + sandbox}, m -> {
+                            Dispatch.waits(m, "sandbox-" + sandbox + "." + round, n, "[\"true\"]");
+                            Burst.burst(m, j, "sandbox-" + sandbox + "-" + round, List.of("true"), 4 * n);
+                        });
+                    }
+                }
+            });
         } else if (a.contains("--notebook")) {
             onOwnRedis((url, j) -> Notebook.notebook(url, j, intArg(args, 1, 200)));
         } else if (a.contains("--sweeps")) {

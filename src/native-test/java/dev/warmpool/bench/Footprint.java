@@ -35,7 +35,7 @@ final class Footprint {
 
     /** Spawn to registered of one agent at a time, 5 times, on a quiet machine (from the class-data archive, once it exists). */
     static void agentStart(ManagerProcess m, Jedis j) throws Exception {
-        Path cds = Path.of("target", "bench", "cds");
+        Path cds = Path.of("target", "bench", "state", "cds");
         await(() -> {
             try (var files = Files.list(cds)) {
                 return files.anyMatch(f -> f.toString().endsWith(".jsa"));

@@ -91,7 +91,8 @@ final class Harness {
     /** The packaged manager on the JVM {@code java}, with the bench's state directory, agent jar and token. */
     static ManagerProcess launch(Path java, String redisUrl, String name, Path dir, List<String> options) throws Exception {
         List<String> all = new ArrayList<>(List.of(
-                "-Dwarmpool.runtime.local.state-dir=" + Path.of("target", "bench").toAbsolutePath(),
+                // a private dir of its own: what jobs read (trial scripts) lies beside it, in target/bench
+                "-Dwarmpool.runtime.local.state-dir=" + Path.of("target", "bench", "state").toAbsolutePath(),
                 "-Dwarmpool.runtime.local.agent-jar=" + Path.of("target", "warmpool-agent.jar").toAbsolutePath(),
                 "-Dwarmpool.auth.tokens-file=" + tokensFile()));
         all.addAll(options);

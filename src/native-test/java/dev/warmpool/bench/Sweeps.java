@@ -51,9 +51,12 @@ final class Sweeps {
         pools.put("persistent", "\"minIdle\": 4, \"worker\": \"persistent\"");
         for (Map.Entry<String, String> mode : pools.entrySet()) {
             String type = "b-sweep-" + mode.getKey();
+            // the workers mark their imports in the pool's workingDir, the one place besides its own dir
+            // a sandboxed job may write; jobs of a root manager run as nobody, hence open to all
             Path ready = Files.createTempDirectory(script.getParent(), type);
+            Files.setPosixFilePermissions(ready, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
             send(m, "PUT", "/pools/" + type, "{\"command\": " + command + ", \"env\": " + String.format(env, ready) + ", \"maxSize\": 4, "
-                    + mode.getValue() + "}");
+                    + "\"workingDir\": \"" + ready + "\", " + mode.getValue() + "}");
             if (!mode.getKey().equals("fresh")) {
                 await(() -> count(m, type, "idle") == 4);
             }
