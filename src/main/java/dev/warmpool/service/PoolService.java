@@ -155,6 +155,11 @@ public class PoolService {
     /** Kubernetes templates within the operator's policy: allowed images, no host access unless allowed. */
     private void checkTemplate(PoolSpec spec) {
         dev.warmpool.pool.PodTemplate t = spec.template();
+        if ("docker".equals(config.runtime().type())) {
+            dev.warmpool.runtime.docker.ContainerFactory.unsupported(t).ifPresent(problem -> {
+                throw Refusal.invalid("template", "This warmpool runs processors as containers: " + problem + ".");
+            });
+        }
         if (t == null) {
             return;
         }
