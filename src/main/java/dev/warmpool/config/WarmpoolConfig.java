@@ -133,6 +133,12 @@ public interface WarmpoolConfig {
         /** The program each job runs; the job's args are appended. */
         List<String> command();
 
+        /**
+         * The container image of its processors, on the docker (and kubernetes) runtime, e.g.
+         * {@code warmpool-base:bookworm}. A config pool without one is left out on docker.
+         */
+        Optional<String> image();
+
         /** Idle processors kept warm at all times: 1, so the first job never waits for a cold start. */
         @WithDefault("1")
         int minIdle();
