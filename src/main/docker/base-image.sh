@@ -4,10 +4,13 @@
 # then `docker import` it. No Java in it, on purpose: a pool's image needs none (the agent comes
 # from its bundle, mounted at /opt/warmpool). Cached by tag: a second call costs one
 # `docker image inspect`.
-#   src/main/docker/base-image.sh [TAG]     (default warmpool-base:bookworm)
+#   src/main/docker/base-image.sh [TAG [PACKAGE...]]   (default warmpool-base:bookworm, no package)
+# PACKAGEs are added to the minbase set (e.g. python3 for a Python image, still no Java).
 # Env: WARMPOOL_BASE_SUITE (bookworm), WARMPOOL_BASE_MIRROR (the first deb line of apt's sources).
 set -euo pipefail
 tag="${1:-warmpool-base:bookworm}"
+shift || true
+include=$(IFS=,; echo "$*")
 suite="${WARMPOOL_BASE_SUITE:-bookworm}"
 
 if docker image inspect "$tag" >/dev/null 2>&1; then
@@ -27,7 +30,7 @@ fi
 root=$(mktemp -d /var/tmp/warmpool-base.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 start=$SECONDS
-debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$root.log" 2>&1 \
+debootstrap --variant=minbase ${include:+--include="$include"} "$suite" "$root" "$mirror" >"$root.log" 2>&1 \
   || { tail -20 "$root.log" >&2; rm -f "$root.log"; exit 1; }
 rm -f "$root.log"
 # apt's lists and caches are not needed in an image

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DockerRuntimeIT {
     static final String IMAGE = "warmpool-base:bookworm";
+    /** The same base with python3 (still no Java), for the persistent-worker test. */
+    static final String PYTHON_IMAGE = "warmpool-python:bookworm";
     static final String PASSWORD = "docker-it-" + Long.toHexString(System.nanoTime());
     RedisServer redis;
     ManagerProcess manager;
@@ -182,6 +184,36 @@ class DockerRuntimeIT {
                 + "\", \"volumes\": [{\"name\": \"etc\", \"hostPath\": {\"path\": \"/etc\"}}]}}");
         assertTrue(hostPath.statusCode() >= 400 && hostPath.statusCode() < 500, hostPath.statusCode() + " " + hostPath.body());
         assertTrue(containers(poolLabel("host-path")).isEmpty());
+        var gang = manager.call("PUT", "/pools/gang", "{\"command\": [\"true\"], \"template\": {\"image\": \"" + IMAGE
+                + "\"}, \"gang\": {\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}}");
+        assertEquals(400, gang.statusCode(), gang.body());
+        assertTrue(gang.body().contains("\"field\":\"gang\""), gang.body());
+    }
+
+    /** A worker that answers each job with its own pid: the same pid for every job means one warm process. */
+    static final String WORKER = String.join("\n", "import sys, json, os", "for line in sys.stdin:",
+            "    job = json.loads(line)",
+            "    print(json.dumps({'status': 'SUCCEEDED', 'metrics': {'pid': os.getpid(), 'x': job['config'].get('x', 0)}}), flush=True)");
+
+    @Test
+    void aPersistentPythonWorkerInAContainerServesJobAfterJob() throws Exception {
+        Result python = run("bash", "src/main/docker/base-image.sh", PYTHON_IMAGE, "python3");
+        assertEquals(0, python.exit, python.out);
+        var spec = ManagerProcess.JSON.createObjectNode();
+        spec.putArray("command").add("python3").add("-u").add("-c").add(WORKER);
+        spec.put("worker", "persistent").put("minIdle", 1).put("maxSize", 1);
+        spec.putObject("template").put("image", PYTHON_IMAGE);
+        manager.send("PUT", "/pools/py", spec.toString());
+        Set<String> pids = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            String id = manager.send("POST", "/jobs", "{\"type\": \"py\", \"config\": {\"x\": " + i + "}}").get("id").asText();
+            JsonNode ended = manager.get("/jobs/" + id + "?wait=60");
+            assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
+            assertEquals(i, ended.at("/result/metrics/x").asInt(), ended.toString());
+            pids.add(ended.at("/result/metrics/pid").asText());
+        }
+        assertEquals(1, pids.size(), "one worker process served all five: " + pids);
+        assertEquals(1, containers(poolLabel("py")).size());
     }
 
     private void pool(String type, String command, int minIdle, int maxSize, String template) throws Exception {

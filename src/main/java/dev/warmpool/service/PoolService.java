@@ -159,6 +159,11 @@ public class PoolService {
             dev.warmpool.runtime.docker.ContainerFactory.unsupported(t).ifPresent(problem -> {
                 throw Refusal.invalid("template", "This warmpool runs processors as containers: " + problem + ".");
             });
+            if (spec.isGang()) {
+                // members must reach each other by name: one network per gang, not built yet on docker
+                throw Refusal.invalid("gang", "This warmpool runs processors as containers, and gangs do not run on the "
+                        + "docker runtime yet; run the gang on the local or kubernetes runtime.");
+            }
         }
         if (t == null) {
             return;
