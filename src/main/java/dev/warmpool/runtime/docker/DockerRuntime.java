@@ -91,7 +91,8 @@ public class DockerRuntime implements ProcessorRuntime {
     public void start(String type, String processorId, PoolSpec spec) {
         ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings);
         if (p.entrypoint().get(0).equals(ContainerFactory.AGENT_LAUNCHER)
-                && !java.nio.file.Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))) {
+                && !(java.nio.file.Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))
+                        && java.nio.file.Files.isExecutable(settings.agentBundle().resolve("runtime/bin/java")))) {
             throw new IllegalStateException("no agent bundle at " + settings.agentBundle().toAbsolutePath()
                     + ": ./mvnw package makes target/warmpool-agent-bundle, or set warmpool.runtime.docker.agent-bundle");
         }
