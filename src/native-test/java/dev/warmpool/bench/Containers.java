@@ -70,8 +70,9 @@ final class Containers {
         System.out.printf("%-34s %12.1f %12.1f%n", "submit -> finished p50", Figures.number("containers.dockerRun.submitToFinished.p50"),
                 Figures.number("containers.warm.submitToFinished.p50"));
         System.out.printf("(warm: server clocks, whole ms, so 0.5 ms stands for a 0 in the ratio; image %s; cold start of one "
-                + "processor, container + agent ready + job running: p50 %.0f ms)%n%n", IMAGE,
-                Figures.number("containers.coldProcessor.submitToRunning.p50"));
+                + "processor, container + agent ready + job running: p50 %.0f ms, of which Docker's create %.0f ms and "
+                + "start %.0f ms)%n%n", IMAGE, Figures.number("containers.coldProcessor.submitToRunning.p50"),
+                Figures.number("containers.coldParts.apiCreate.p50"), Figures.number("containers.coldParts.apiStart.p50"));
     }
 
     /** {@code docker run --rm IMAGE sh -c 'date +%s%N'}: what a job without warmpool waits for. */
@@ -117,9 +118,32 @@ final class Containers {
             running.add(millis(job, "startedAt") - millis(job, "submittedAt"));
             send(m, "DELETE", "/pools/" + type, null);
         }
+        parts(n);
         put("containers.coldProcessor.jobs", n);
         put("containers.coldProcessor.submitToRunning.p50", Figures.p(running, 50));
         put("containers.coldProcessor.submitToRunning.p99", Figures.p(running, 99));
+    }
+
+    /**
+     * The parts of a cold start that are Docker's, through the API as the runtime calls it: create
+     * and start of a container of the image (running {@code true}). The rest of a cold processor's
+     * start is the reconciler's reaction, the agent's JVM start, its registration and the job's claim.
+     */
+    static void parts(int n) throws Exception {
+        var docker = DockerRuntime.client(System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock"));
+        List<Double> create = new ArrayList<>(), start = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            String id = docker.createContainerCmd(IMAGE).withCmd("true").exec().getId();
+            long t1 = System.nanoTime();
+            docker.startContainerCmd(id).exec();
+            long t2 = System.nanoTime();
+            create.add((t1 - t0) / 1e6);
+            start.add((t2 - t1) / 1e6);
+            docker.removeContainerCmd(id).withForce(true).exec();
+        }
+        put("containers.coldParts.apiCreate.p50", Figures.p(create, 50));
+        put("containers.coldParts.apiStart.p50", Figures.p(start, 50));
     }
 
     static String run(String... cmd) throws IOException, InterruptedException {
