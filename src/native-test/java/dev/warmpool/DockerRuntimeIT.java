@@ -190,6 +190,21 @@ class DockerRuntimeIT {
         assertTrue(gang.body().contains("\"field\":\"gang\""), gang.body());
     }
 
+    @Test
+    void aContainerWhoseAgentExitsIsReplacedAndItsLastOutputLogged() throws Exception {
+        // a JVM option the agent's JVM refuses: it exits 1 at once, in every container of the pool
+        java.nio.file.Path log = java.nio.file.Path.of("target", "docker-runtime-it.log");
+        long from = java.nio.file.Files.size(log); // the log file is appended to, run after run: only what comes now
+        java.util.concurrent.Callable<String> since = () -> java.nio.file.Files.readString(log).substring((int) from);
+        pool("crashing", "[\"true\"]", 1, 1, ", \"env\": {\"JAVA_TOOL_OPTIONS\": \"-XX:+NoSuchOptionForTheIT\"}");
+        await().atMost(Duration.ofSeconds(60)).until(() -> since.call()
+                .matches("(?s).*pool crashing: its container \\w+ is exited \\(Exited \\(1\\).*its last output:.*NoSuchOptionForTheIT.*"));
+        // each exited container is removed and another started in its place
+        await().atMost(Duration.ofSeconds(60)).until(() -> since.call()
+                .split("processor \\w+ of pool crashing: its container", -1).length > 2);
+        assertTrue(manager.call("DELETE", "/pools/crashing", null).statusCode() < 300);
+    }
+
     /** A worker that answers each job with its own pid: the same pid for every job means one warm process. */
     static final String WORKER = String.join("\n", "import sys, json, os", "for line in sys.stdin:",
             "    job = json.loads(line)",

@@ -163,13 +163,43 @@ public class DockerRuntime implements ProcessorRuntime {
                 out.add(new Running(labels.get(ContainerFactory.POOL), labels.get(ContainerFactory.PROCESSOR),
                         c.getCreated() * 1000));
             } else if (!"created".equals(c.getState()) || System.currentTimeMillis() / 1000 - c.getCreated() > 60) {
-                LOG.infof("processor %s of pool %s: its container %s is %s (%s); removing it",
+                String last = lastLines(c);
+                LOG.logf(last.isEmpty() ? org.jboss.logging.Logger.Level.INFO : org.jboss.logging.Logger.Level.WARN,
+                        "processor %s of pool %s: its container %s is %s (%s); removing it%s",
                         labels.get(ContainerFactory.PROCESSOR), labels.get(ContainerFactory.POOL),
-                        c.getId().substring(0, 12), c.getState(), c.getStatus());
+                        c.getId().substring(0, 12), c.getState(), c.getStatus(), last);
                 remove(c.getId());
             }
         }
         return out;
+    }
+
+    /**
+     * The agent's last output, when its container ended on its own with an error: the container is
+     * removed next, and this is the one place left to see why (an image without a shell, a user it
+     * cannot run as, a Redis it cannot reach). A kill (137) or a clean exit says nothing more.
+     */
+    private String lastLines(Container c) {
+        String status = String.valueOf(c.getStatus());
+        if (!status.startsWith("Exited") || status.startsWith("Exited (0)") || status.startsWith("Exited (137)")
+                || status.startsWith("Exited (143)")) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        try {
+            docker.logContainerCmd(c.getId()).withStdOut(true).withStdErr(true).withTail(20)
+                    .exec(new ResultCallback.Adapter<com.github.dockerjava.api.model.Frame>() {
+                        @Override
+                        public void onNext(com.github.dockerjava.api.model.Frame frame) {
+                            out.append(new String(frame.getPayload(), java.nio.charset.StandardCharsets.UTF_8));
+                        }
+                    }).awaitCompletion(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            return "";
+        }
+        return out.length() == 0 ? "" : "; its last output:\n" + out.toString().stripTrailing();
     }
 
     @Override
