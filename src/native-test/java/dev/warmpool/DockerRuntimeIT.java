@@ -205,6 +205,22 @@ class DockerRuntimeIT {
         assertTrue(manager.call("DELETE", "/pools/crashing", null).statusCode() < 300);
     }
 
+    @Test
+    void theAgentImageBuildsFromTheBaseWithoutARegistryAndItsAgentRuns() throws Exception {
+        String tag = "warmpool-agent:it-" + Long.toHexString(System.nanoTime());
+        Result build = run("docker", "build", "-q", "-f", "src/main/docker/Dockerfile.agent", "--build-arg", "BASE=" + IMAGE,
+                "-t", tag, "target/warmpool-agent-bundle");
+        try {
+            assertEquals(0, build.exit, build.out);
+            // no pool to serve: the agent's JVM starts (as the image's user) and says what it lacks
+            Result agent = run("docker", "run", "--rm", tag, "sh", "-c", "id -u; /warmpool/bin/warmpool-agent");
+            assertTrue(agent.out.startsWith("65532\n"), agent.out);
+            assertTrue(agent.out.contains("WARMPOOL_REDIS_URL is not set"), agent.out);
+        } finally {
+            run("docker", "rmi", "-f", tag);
+        }
+    }
+
     /** A worker that answers each job with its own pid: the same pid for every job means one warm process. */
     static final String WORKER = String.join("\n", "import sys, json, os", "for line in sys.stdin:",
             "    job = json.loads(line)",
