@@ -29,12 +29,18 @@ public class Startup {
         if (!problems.isEmpty()) {
             throw new IllegalStateException("warmpool cannot start:\n  - " + String.join("\n  - ", problems));
         }
+        // made here, on the main thread, rather than by whatever first needs them: making the docker
+        // runtime asks the engine (blocking), which must never happen on the event loop
+        runtime.leads();
+        reconciler.queuedJobs();
         if (config.auth().enabled()) {
             tokens.init();
         } else {
             LOG.warn("AUTHENTICATION IS OFF (warmpool.auth.enabled=false): every caller on this machine is an admin "
                     + "and may run any program as this user. Listening on " + host + " only.");
         }
+        ConfigPools.leftOut(config).forEach(type -> LOG.warnf("pool %s from config is left out: processors on the docker "
+                + "runtime are containers, and it names no image (set warmpool.pools.%s.image)", type, type));
         ConfigPools.specs(config).forEach((type, spec) -> {
             pools.put(type, spec).await().atMost(Duration.ofSeconds(30));
             LOG.infof("pool %s from config: %s (minIdle %d, maxSize %d)", type, spec.command(), spec.minIdle(),

@@ -35,7 +35,10 @@ public class WarmpoolMain {
             PrivateFiles.secureDir(stateDir());
             PrivateFiles.secureDir(dir);
             String password = password(dir, port);
-            RedisServer redis = RedisServer.persistent(port, dir, password);
+            // docker processors reach this Redis at the default bridge's gateway, so it listens there too
+            java.util.List<String> alsoBind = "docker".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))
+                    ? dockerBridge() : java.util.List.of();
+            RedisServer redis = RedisServer.persistent(port, dir, password, alsoBind);
             System.setProperty("quarkus.redis.hosts", password == null ? redis.url()
                     : "redis://:" + password + "@127.0.0.1:" + port);
             LOG.infof("No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s%s",
@@ -93,6 +96,17 @@ public class WarmpoolMain {
 
     private static String embeddedUrl() {
         return "redis://127.0.0.1:" + embeddedPort();
+    }
+
+    /** docker0's IPv4 address (the default bridge's gateway), if this machine has one. */
+    private static java.util.List<String> dockerBridge() {
+        try {
+            java.net.NetworkInterface nic = java.net.NetworkInterface.getByName("docker0");
+            return nic == null ? java.util.List.of() : nic.inetAddresses().filter(a -> a instanceof java.net.Inet4Address)
+                    .map(java.net.InetAddress::getHostAddress).limit(1).toList();
+        } catch (java.net.SocketException e) {
+            return java.util.List.of();
+        }
     }
 
     private static String setting(String property, String env, String fallback) {

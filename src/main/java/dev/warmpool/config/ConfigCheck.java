@@ -16,9 +16,12 @@ public final class ConfigCheck {
 
     public static List<String> check(WarmpoolConfig c) {
         List<String> problems = new ArrayList<>();
-        if (!List.of("local", "kubernetes").contains(c.runtime().type())) {
-            problems.add("warmpool.runtime.type=" + c.runtime().type() + " is not supported: use local or kubernetes");
+        if (!List.of("local", "docker", "kubernetes").contains(c.runtime().type())) {
+            problems.add("warmpool.runtime.type=" + c.runtime().type() + " is not supported: use local, docker or kubernetes");
         }
+        c.runtime().docker().host().filter(h -> !h.matches("(unix|tcp|npipe)://.+")).ifPresent(h -> problems.add(
+                "warmpool.runtime.docker.host=" + h + " is not a Docker API address: use unix:///var/run/docker.sock, "
+                        + "unix:///run/podman/podman.sock or tcp://HOST:PORT"));
         positive(problems, "warmpool.reconcile.interval", c.reconcile().interval());
         positive(problems, "warmpool.heartbeat.interval", c.heartbeat().interval());
         positive(problems, "warmpool.jobs.retention", c.jobs().retention());

@@ -9,13 +9,30 @@ public final class ConfigPools {
     private ConfigPools() {
     }
 
+    /** Every declared pool that this runtime can run: on docker, those with an {@code image}. */
     public static Map<String, PoolSpec> specs(WarmpoolConfig config) {
         Map<String, PoolSpec> out = new TreeMap<>();
-        config.pools().forEach((type, p) -> out.put(type, new PoolSpec(p.command(), p.minIdle(), p.maxSize(),
-                p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued(), null, p.worker(),
+        config.pools().forEach((type, p) -> {
+            if (p.image().isEmpty() && "docker".equals(config.runtime().type())) {
+                return;
+            }
+            out.put(type, spec(p));
+        });
+        return out;
+    }
+
+    /** The declared pools left out: on the docker runtime, those without an image. */
+    public static java.util.List<String> leftOut(WarmpoolConfig config) {
+        return config.pools().keySet().stream().filter(t -> !specs(config).containsKey(t)).sorted().toList();
+    }
+
+    private static PoolSpec spec(WarmpoolConfig.PoolConfig p) {
+        dev.warmpool.pool.PodTemplate template = p.image().map(image -> new dev.warmpool.pool.PodTemplate(image, null, null,
+                null, null, null, null, null, null, null, null)).orElse(null);
+        return new PoolSpec(p.command(), p.minIdle(), p.maxSize(),
+                p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued(), template, p.worker(),
                 p.maxJobsPerProcessor().orElse(null), null, p.jobEnv().orElse(null), p.submitters().orElse(null),
                 p.warmth().orElse(null), p.resetCommand().orElse(null), p.maxAgeSeconds().orElse(null))
-                .withDefaults()));
-        return out;
+                .withDefaults();
     }
 }

@@ -200,6 +200,12 @@ public interface WarmpoolConfig {
         /** The program each job runs; the job's args are appended. */
         List<String> command();
 
+        /**
+         * The container image of its processors, on the docker (and kubernetes) runtime, e.g.
+         * {@code warmpool-base:bookworm}. A config pool without one is left out on docker.
+         */
+        Optional<String> image();
+
         /** Idle processors kept warm at all times: 1, so the first job never waits for a cold start. */
         @WithDefault("1")
         int minIdle();
@@ -329,11 +335,16 @@ public interface WarmpoolConfig {
     }
 
     interface Runtime {
-        /** Where processors live: {@code local} (child processes on this machine) or {@code kubernetes} (pods). */
+        /**
+         * Where processors live: {@code local} (child processes on this machine), {@code docker}
+         * (containers of the pool's image on this machine's Docker or Podman) or {@code kubernetes} (pods).
+         */
         @WithDefault("local")
         String type();
 
         Local local();
+
+        Docker docker();
 
         Kubernetes kubernetes();
     }
@@ -359,6 +370,35 @@ public interface WarmpoolConfig {
         /** The Lease that elects the one reconciling manager. */
         @WithDefault("warmpool-reconciler")
         String leaseName();
+    }
+
+    interface Docker {
+        /**
+         * The Docker (or Podman) Engine API, e.g. {@code unix:///run/podman/podman.sock} or
+         * {@code tcp://127.0.0.1:2375}: {@code DOCKER_HOST} when unset, else {@code unix:///var/run/docker.sock}.
+         */
+        Optional<String> host();
+
+        /**
+         * The agent bundle (a jlink'd Java runtime, the agent jar, bin/warmpool-agent) that an
+         * {@code agent: init-container} pool's containers mount read-only at /opt/warmpool:
+         * target/warmpool-agent-bundle beside the running quarkus-app (./mvnw package makes it) when unset.
+         */
+        Optional<Path> agentBundle();
+
+        /**
+         * The network processors join. The default bridge: containers reach the host (and the
+         * Redis the manager runs there) at its gateway address, and nothing of the host's own network.
+         */
+        @WithDefault("bridge")
+        String network();
+
+        /**
+         * The Redis address containers use, without credentials (each agent gets its pool's user
+         * and password by a file). When unset, the manager's, with a loopback host replaced by the
+         * network's gateway: that Redis must listen there too (the run command's own Redis does).
+         */
+        Optional<String> redisUrl();
     }
 
     interface Local {

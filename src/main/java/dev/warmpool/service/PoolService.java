@@ -155,6 +155,16 @@ public class PoolService {
     /** Kubernetes templates within the operator's policy: allowed images, no host access unless allowed. */
     private void checkTemplate(PoolSpec spec) {
         dev.warmpool.pool.PodTemplate t = spec.template();
+        if ("docker".equals(config.runtime().type())) {
+            dev.warmpool.runtime.docker.ContainerFactory.unsupported(t).ifPresent(problem -> {
+                throw Refusal.invalid("template", "This warmpool runs processors as containers: " + problem + ".");
+            });
+            if (spec.isGang()) {
+                // members must reach each other by name: one network per gang, not built yet on docker
+                throw Refusal.invalid("gang", "This warmpool runs processors as containers, and gangs do not run on the "
+                        + "docker runtime yet; run the gang on the local or kubernetes runtime.");
+            }
+        }
         if (t == null) {
             return;
         }

@@ -44,7 +44,7 @@ public class AgentUsers {
         this.redis = redis;
         this.managerUrl = hosts.replace(" ", "");
         this.enabled = config.redis().agentUsers() && "standalone".equals(clientType) && !managerUrl.contains(",")
-                && hasPassword(managerUrl) && "local".equals(config.runtime().type());
+                && hasPassword(managerUrl) && java.util.List.of("local", "docker").contains(config.runtime().type());
         this.rotationMillis = config.redis().agentPasswordRotation().toMillis();
     }
 

@@ -78,6 +78,15 @@ public final class RedisServer {
      *     user (or another install) started is never adopted, it could run any pool command it likes
      */
     public static RedisServer persistent(int port, Path dir, String password) {
+        return persistent(port, dir, password, List.of());
+    }
+
+    /**
+     * As {@link #persistent(int, Path, String)}, listening on {@code alsoBind} besides 127.0.0.1
+     * (the docker bridge's gateway, where containers reach it). A server already running gets the
+     * same addresses with CONFIG SET bind, so one started for the local runtime serves containers too.
+     */
+    public static RedisServer persistent(int port, Path dir, String password, List<String> alsoBind) {
         PrivateFiles.secureDir(dir);
         Path pidFile = dir.toAbsolutePath().resolve(PID_FILE);
         if (ping(port)) {
@@ -86,6 +95,9 @@ public final class RedisServer {
                         + " install started (" + why + "): warmpool will not use a Redis it did not start. Stop that"
                         + " server, or give this install another port (warmpool.redis.embedded-port)");
             });
+            if (!alsoBind.isEmpty()) {
+                bind(port, password, alsoBind);
+            }
             return new RedisServer(null, port);
         }
         List<String> cmd = new ArrayList<>();
@@ -103,7 +115,9 @@ public final class RedisServer {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        cmd.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
+        cmd.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1"));
+        cmd.addAll(alsoBind);
+        cmd.addAll(List.of(
                 "--dir", dir.toAbsolutePath().toString(), "--appendonly", "yes", "--save", "",
                 "--logfile", dir.toAbsolutePath().resolve("redis.log").toString(), "--pidfile", pidFile.toString(),
                 "--daemonize", "no"));
@@ -211,6 +225,31 @@ public final class RedisServer {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** CONFIG SET bind 127.0.0.1 and {@code alsoBind} on the server at 127.0.0.1:{@code port}. */
+    static void bind(int port, String password, List<String> alsoBind) {
+        List<List<String>> commands = new ArrayList<>();
+        if (password != null) {
+            commands.add(List.of("AUTH", password));
+        }
+        commands.add(List.of("CONFIG", "SET", "bind", "127.0.0.1 " + String.join(" ", alsoBind)));
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(5000);
+            var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+            for (List<String> c : commands) {
+                StringBuilder resp = new StringBuilder("*" + c.size() + "\r\n");
+                c.forEach(a -> resp.append("$").append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n"));
+                s.getOutputStream().write(resp.toString().getBytes(StandardCharsets.UTF_8));
+                String reply = in.readLine();
+                if (reply == null || !reply.startsWith("+OK")) {
+                    throw new IllegalStateException("the Redis on port " + port + " refused " + c.get(0) + " (" + reply
+                            + "): it cannot listen on " + alsoBind + " for containers");
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -22,7 +22,10 @@ public final class Bench {
     public static void main(String[] args) throws Exception {
         List<String> a = List.of(args);
         boolean quick = a.contains("--quick");
-        if (a.contains("--soak")) {
+        if (a.contains("--containers")) {
+            Containers.containers(intArg(args, 1, 100), intArg(args, 2, 5));
+            Report.print();
+        } else if (a.contains("--soak")) {
             Soak.soak(intArg(args, 1, 20_000), intArg(args, 2, 20));
         } else if (a.contains("--spawn-ceiling")) {
             Burst.spawnCeilingHere(Integer.parseInt(args[1]));

@@ -1,0 +1,194 @@
+package dev.warmpool.runtime.docker;
+
+import com.github.dockerjava.api.model.AccessMode;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Volume;
+import dev.warmpool.pool.PodTemplate;
+import dev.warmpool.pool.PoolSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The container of a processor, as a pure function of the pool, the processor id and the
+ * settings: the same {@code template} a Kubernetes pool has, read as a pod's one container would
+ * be. Labels say whose container it is, and which warmpool's (one Docker may serve several);
+ * the security settings are the restricted profile's (no capabilities, no privilege escalation,
+ * never privileged, never the host's network or PIDs).
+ */
+public final class ContainerFactory {
+    public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+    public static final String POOL = "warmpool.dev/pool";
+    public static final String PROCESSOR = "warmpool.dev/processor";
+    /** Which warmpool (its Redis, without credentials) a container belongs to. */
+    public static final String INSTANCE = "warmpool.dev/instance";
+    public static final String AGENT_DIR = "/opt/warmpool";
+    public static final String AGENT_LAUNCHER = AGENT_DIR + "/bin/warmpool-agent";
+    /**
+     * An anonymous volume into which the runtime copies the Redis URL file before the container
+     * starts ({@code docker cp} writes into a volume even on a read-only root); the agent reads and
+     * deletes it at start, before any job runs. Never in Config.Env or Cmd, which {@code docker inspect} shows.
+     */
+    public static final String SECRET_VOLUME = "/run/warmpool";
+    public static final String SECRET_DIR = SECRET_VOLUME + "/secret";
+    public static final String REDIS_URL_FILE = SECRET_DIR + "/redis-url";
+
+    /**
+     * What every container shares: {@code redisUrl} as containers reach it (no credentials),
+     * {@code agentBundle} the host dir mounted at /opt/warmpool, {@code instance} this warmpool's label.
+     */
+    public record Settings(String redisUrl, Path agentBundle, String network, String instance, long heartbeatMillis,
+            long retentionSeconds, int logLines, String sink) {
+    }
+
+    /** What a create call needs; {@code user} is empty for the image's own user. */
+    public record Plan(String name, String image, List<String> entrypoint, List<String> env, Map<String, String> labels,
+            HostConfig host, Optional<String> user, Optional<Long> uid) {
+    }
+
+    private ContainerFactory() {
+    }
+
+    public static String containerName(String type, String processorId) {
+        return "wp-" + type + "-" + processorId;
+    }
+
+    public static Plan container(String type, String processorId, PoolSpec spec, Settings s) {
+        PodTemplate t = spec.template();
+        if (t == null || t.image() == null) {
+            throw new IllegalArgumentException("pool " + type + " has no template image: PUT it with "
+                    + "\"template\": {\"image\": ...} to run it on docker");
+        }
+        boolean init = PodTemplate.INIT_CONTAINER.equals(t.agentMode());
+        SecurityContext sc = t.securityContext();
+        boolean readOnly = sc != null && Boolean.TRUE.equals(sc.getReadOnlyRootFilesystem());
+        HostConfig host = HostConfig.newHostConfig()
+                .withNetworkMode(s.network())
+                .withPrivileged(false)
+                .withCapDrop(Capability.ALL)
+                .withSecurityOpts(List.of("no-new-privileges"))
+                // a small init as PID 1 reaps what jobs leave behind and passes signals on to the agent
+                .withInit(true)
+                .withReadonlyRootfs(readOnly)
+                .withNanoCPUs(limit(t, "cpu").map(c -> c.multiply(BigDecimal.valueOf(1_000_000_000L)).longValue()).orElse(null))
+                .withMemory(limit(t, "memory").map(BigDecimal::longValue).orElse(null));
+        if (init) {
+            host.withBinds(new Bind(s.agentBundle().toAbsolutePath().toString(), new Volume(AGENT_DIR), AccessMode.ro));
+        }
+        Map<String, String> tmpfs = new LinkedHashMap<>();
+        if (readOnly) {
+            tmpfs.put("/tmp", "rw,nosuid,nodev"); // jobs' own dirs, and the JVM's
+        }
+        emptyDirs(t).forEach(path -> tmpfs.put(path, "rw,nosuid,nodev"));
+        if (!tmpfs.isEmpty()) {
+            host.withTmpFs(tmpfs);
+        }
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(MANAGED_BY, "warmpool");
+        labels.put(INSTANCE, s.instance());
+        labels.put(POOL, type);
+        labels.put(PROCESSOR, processorId);
+        Optional<Long> uid = sc == null ? Optional.empty() : Optional.ofNullable(sc.getRunAsUser());
+        Optional<String> user = uid.map(u -> u + (sc.getRunAsGroup() == null ? "" : ":" + sc.getRunAsGroup()));
+        return new Plan(containerName(type, processorId), t.image(),
+                List.of(init ? AGENT_LAUNCHER : "warmpool-agent"), env(type, processorId, t, s), labels, host, user, uid);
+    }
+
+    /**
+     * The URL an agent in a container connects with: the user and password of {@code agentUrl}
+     * (its pool's, as the manager reaches Redis) at the host and port of {@code containerRedis}.
+     */
+    public static String forContainers(String agentUrl, String containerRedis) {
+        URI a = URI.create(agentUrl);
+        URI c = URI.create(containerRedis);
+        return c.getScheme() + "://" + (a.getRawUserInfo() == null ? "" : a.getRawUserInfo() + "@") + c.getHost()
+                + (c.getPort() < 0 ? "" : ":" + c.getPort()) + (a.getRawPath() == null ? "" : a.getRawPath());
+    }
+
+    /** The manager's Redis URL as containers reach it: a loopback host becomes {@code gateway}, no credentials. */
+    public static String containerRedis(String managerUrl, String gateway) {
+        URI m = URI.create(managerUrl);
+        String host = dev.warmpool.config.ConfigCheck.loopback(m.getHost()) ? gateway : m.getHost();
+        return m.getScheme() + "://" + host + (m.getPort() < 0 ? "" : ":" + m.getPort());
+    }
+
+    /** A resource limit as a number: cpu in cores, memory in bytes. */
+    static Optional<BigDecimal> limit(PodTemplate t, String name) {
+        if (t.resources() == null || t.resources().getLimits() == null || t.resources().getLimits().get(name) == null) {
+            return Optional.empty();
+        }
+        return Optional.of(Quantity.getAmountInBytes(t.resources().getLimits().get(name)));
+    }
+
+    /** The mount paths of the template's emptyDir volumes: a tmpfs each (the only volume kind docker maps here). */
+    static List<String> emptyDirs(PodTemplate t) {
+        List<String> out = new ArrayList<>();
+        if (t.volumes() == null || t.volumeMounts() == null) {
+            return out;
+        }
+        t.volumeMounts().forEach(m -> t.volumes().stream()
+                .filter(v -> v.getName().equals(m.getName()) && v.getEmptyDir() != null)
+                .findFirst().ifPresent(v -> out.add(m.getMountPath())));
+        return out;
+    }
+
+    /** The problem with running {@code t} on docker, if any: what a PUT is refused for. */
+    public static Optional<String> unsupported(PodTemplate t) {
+        if (t == null || t.image() == null || t.image().isBlank()) {
+            return Optional.of("a pool on the docker runtime needs a \"template\" with an \"image\", e.g. "
+                    + "{\"image\": \"python:3.12-slim\"}");
+        }
+        if (t.volumes() != null) {
+            for (var v : t.volumes()) {
+                if (v.getEmptyDir() == null) {
+                    return Optional.of("volume '" + v.getName() + "' is not an emptyDir: on the docker runtime a pool's "
+                            + "volumes are emptyDirs (a tmpfs each)");
+                }
+            }
+        }
+        for (String name : List.of("cpu", "memory")) {
+            try {
+                limit(t, name).filter(q -> q.signum() <= 0).ifPresent(q -> {
+                    throw new IllegalArgumentException("not positive");
+                });
+            } catch (IllegalArgumentException e) {
+                return Optional.of("resources.limits." + name + " is not a positive quantity, e.g. \"2\" or \"500m\" for cpu, "
+                        + "\"512Mi\" for memory");
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static List<String> env(String type, String processorId, PodTemplate t, Settings s) {
+        Map<String, String> env = new LinkedHashMap<>();
+        if (t.env() != null) {
+            env.putAll(t.env());
+        }
+        env.put("WARMPOOL_POOL", type);
+        env.put("WARMPOOL_PROCESSOR_ID", processorId);
+        env.put("WARMPOOL_REDIS_URL_FILE", REDIS_URL_FILE);
+        env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
+        env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
+        env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
+        if (s.sink() != null) {
+            env.put("K_SINK", s.sink());
+        }
+        // the agent passes these names of its own environment on to jobs, never warmpool's own
+        if (t.env() != null && !t.env().isEmpty()) {
+            env.put("WARMPOOL_PASS_ENV", String.join(",", new TreeSet<>(t.env().keySet())));
+        }
+        List<String> out = new ArrayList<>();
+        env.forEach((k, v) -> out.add(k + "=" + v));
+        return out;
+    }
+}

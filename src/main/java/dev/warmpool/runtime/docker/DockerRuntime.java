@@ -1,0 +1,265 @@
+package dev.warmpool.runtime.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.async.ResultCallback;
+import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.Event;
+import com.github.dockerjava.api.model.Volume;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.ProcessorRuntime;
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.jboss.logging.Logger;
+
+/**
+ * Processors as containers of their pool's image on one Docker (or Podman) engine. Containers
+ * outlive the manager and are found again by their labels; one that exits is removed here and
+ * so missing from {@link #list()}, which the reconciler takes for a lost processor (its job is
+ * requeued, a replacement started). Every call blocks: the reconciler makes them from its worker
+ * thread, and stops (which wait for the agent to hand back its job) run on a thread of their own.
+ */
+public class DockerRuntime implements ProcessorRuntime {
+    private static final Logger LOG = Logger.getLogger(DockerRuntime.class);
+    /** How long a stopped agent gets to hand back its job before the container is killed (the agent's own grace). */
+    private static final int STOP_GRACE_SECONDS = 20;
+
+    private final DockerClient docker;
+    private final ContainerFactory.Settings settings;
+    /** The Redis URL an agent of a pool gets (its pool's ACL user), as the manager reaches Redis. */
+    private final UnaryOperator<String> agentUrl;
+    private final ExecutorService stops = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "docker-stop");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile Runnable changed = () -> { };
+
+    public DockerRuntime(DockerClient docker, ContainerFactory.Settings settings, UnaryOperator<String> agentUrl) {
+        this.docker = docker;
+        this.settings = settings;
+        this.agentUrl = agentUrl;
+    }
+
+    /** A client for {@code host} (unix:// or tcp://), with the JDK-only transport. */
+    public static DockerClient client(String host) {
+        DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
+        ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder().dockerHost(config.getDockerHost())
+                .sslConfig(config.getSSLConfig()).connectionTimeout(Duration.ofSeconds(5))
+                .responseTimeout(Duration.ofSeconds(60)).build();
+        return DockerClientImpl.getInstance(config, http);
+    }
+
+    /**
+     * The gateway address of {@code network}: where its containers reach the host. Docker's default
+     * bridge often lists no gateway in its IPAM config; its bridge interface (docker0) has it.
+     */
+    public static String gateway(DockerClient docker, String network) {
+        var n = docker.inspectNetworkCmd().withNetworkId(network).exec();
+        Optional<String> listed = n.getIpam().getConfig().stream().map(c -> c.getGateway())
+                .filter(g -> g != null && !g.isBlank() && !g.contains(":")).findFirst();
+        Optional<String> bridge = Optional.ofNullable(n.getOptions()).map(o -> o.get("com.docker.network.bridge.name"))
+                .or(() -> "bridge".equals(n.getName()) ? Optional.of("docker0") : Optional.empty())
+                .flatMap(DockerRuntime::ipv4Of);
+        return listed.or(() -> bridge).orElseThrow(() -> new IllegalStateException("docker network " + network
+                + " shows no IPv4 gateway: set warmpool.runtime.docker.redis-url to a Redis its containers reach"));
+    }
+
+    private static Optional<String> ipv4Of(String interfaceName) {
+        try {
+            java.net.NetworkInterface nic = java.net.NetworkInterface.getByName(interfaceName);
+            return nic == null ? Optional.empty() : nic.inetAddresses().filter(a -> a instanceof java.net.Inet4Address)
+                    .map(java.net.InetAddress::getHostAddress).findFirst();
+        } catch (java.net.SocketException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void start(String type, String processorId, PoolSpec spec) {
+        ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings);
+        if (p.entrypoint().get(0).equals(ContainerFactory.AGENT_LAUNCHER)
+                && !(java.nio.file.Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))
+                        && java.nio.file.Files.isExecutable(settings.agentBundle().resolve("runtime/bin/java")))) {
+            throw new IllegalStateException("no agent bundle at " + settings.agentBundle().toAbsolutePath()
+                    + ": ./mvnw package makes target/warmpool-agent-bundle, or set warmpool.runtime.docker.agent-bundle");
+        }
+        CreateContainerCmd create = docker.createContainerCmd(p.image()).withName(p.name()).withEntrypoint(p.entrypoint())
+                .withEnv(p.env()).withLabels(p.labels()).withHostConfig(p.host())
+                .withVolumes(new Volume(ContainerFactory.SECRET_VOLUME));
+        p.user().ifPresent(create::withUser);
+        String id;
+        try {
+            id = create.exec().getId();
+        } catch (NotFoundException e) {
+            throw new IllegalStateException("image " + p.image() + " is not on this docker host: pull or build it there"
+                    + " (warmpool does not pull)", e);
+        }
+        try {
+            long uid = p.uid().orElseGet(() -> imageUid(p.image()));
+            String url = ContainerFactory.forContainers(agentUrl.apply(type), settings.redisUrl());
+            byte[] secret = new Tar().dir("secret", uid, 0700).file("secret/redis-url", uid, 0600, url).bytes();
+            docker.copyArchiveToContainerCmd(id).withRemotePath(ContainerFactory.SECRET_VOLUME).withCopyUIDGID(true)
+                    .withTarInputStream(new ByteArrayInputStream(secret)).exec();
+            docker.startContainerCmd(id).exec();
+            LOG.infof("started processor %s of pool %s (container %s of %s)", processorId, type, id.substring(0, 12), p.image());
+        } catch (RuntimeException e) {
+            remove(id);
+            throw e;
+        }
+    }
+
+    /** The user an image runs as, numeric: the agent must own its secret's dir to delete the file. */
+    private long imageUid(String image) {
+        String user = Optional.ofNullable(docker.inspectImageCmd(image).exec().getConfig())
+                .map(c -> c.getUser()).orElse("");
+        String name = user.contains(":") ? user.substring(0, user.indexOf(':')) : user;
+        if (name.isEmpty() || name.equals("root")) {
+            return 0;
+        }
+        if (name.matches("\\d+")) {
+            return Long.parseLong(name);
+        }
+        throw new IllegalStateException("image " + image + " runs as user '" + name + "', a name: set the pool's "
+                + "template.securityContext.runAsUser to its numeric id");
+    }
+
+    @Override
+    public void stop(String type, String processorId) {
+        containers(Map.of(ContainerFactory.PROCESSOR, processorId)).forEach(c -> stops.execute(() -> {
+            LOG.infof("stopping processor %s of pool %s (container %s)", processorId, type, c.getId().substring(0, 12));
+            try {
+                // SIGTERM to the init, which passes it on: the agent hands back its job, then exits
+                docker.stopContainerCmd(c.getId()).withTimeout(STOP_GRACE_SECONDS).exec();
+            } catch (RuntimeException e) {
+                LOG.debugf("stop of %s: %s", c.getId(), e.getMessage());
+            }
+            remove(c.getId());
+        }));
+    }
+
+    /**
+     * The running containers of this warmpool. One that has exited is removed (and so its processor
+     * is lost to the reconciler); its exit code is logged.
+     */
+    @Override
+    public List<Running> list() {
+        List<Running> out = new java.util.ArrayList<>();
+        for (Container c : containers(Map.of())) {
+            Map<String, String> labels = c.getLabels();
+            if ("running".equals(c.getState())) {
+                out.add(new Running(labels.get(ContainerFactory.POOL), labels.get(ContainerFactory.PROCESSOR),
+                        c.getCreated() * 1000));
+            } else if (!"created".equals(c.getState()) || System.currentTimeMillis() / 1000 - c.getCreated() > 60) {
+                String last = lastLines(c);
+                LOG.logf(last.isEmpty() ? org.jboss.logging.Logger.Level.INFO : org.jboss.logging.Logger.Level.WARN,
+                        "processor %s of pool %s: its container %s is %s (%s); removing it%s",
+                        labels.get(ContainerFactory.PROCESSOR), labels.get(ContainerFactory.POOL),
+                        c.getId().substring(0, 12), c.getState(), c.getStatus(), last);
+                remove(c.getId());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The agent's last output, when its container ended on its own with an error: the container is
+     * removed next, and this is the one place left to see why (an image without a shell, a user it
+     * cannot run as, a Redis it cannot reach). A kill (137) or a clean exit says nothing more.
+     */
+    private String lastLines(Container c) {
+        String status = String.valueOf(c.getStatus());
+        if (!status.startsWith("Exited") || status.startsWith("Exited (0)") || status.startsWith("Exited (137)")
+                || status.startsWith("Exited (143)")) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        try {
+            docker.logContainerCmd(c.getId()).withStdOut(true).withStdErr(true).withTail(20)
+                    .exec(new ResultCallback.Adapter<com.github.dockerjava.api.model.Frame>() {
+                        @Override
+                        public void onNext(com.github.dockerjava.api.model.Frame frame) {
+                            out.append(new String(frame.getPayload(), java.nio.charset.StandardCharsets.UTF_8));
+                        }
+                    }).awaitCompletion(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            return "";
+        }
+        return out.length() == 0 ? "" : "; its last output:\n" + out.toString().stripTrailing();
+    }
+
+    @Override
+    public void poolRemoved(String type) {
+        containers(Map.of(ContainerFactory.POOL, type)).forEach(c -> remove(c.getId()));
+    }
+
+    private List<Container> containers(Map<String, String> more) {
+        Map<String, String> labels = new java.util.HashMap<>(more);
+        labels.put(ContainerFactory.INSTANCE, settings.instance());
+        return docker.listContainersCmd().withShowAll(true).withLabelFilter(labels).exec();
+    }
+
+    private void remove(String id) {
+        try {
+            docker.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
+        } catch (NotFoundException e) {
+            // already gone
+        } catch (RuntimeException e) {
+            LOG.warnf("could not remove container %s: %s", id, e.getMessage());
+        }
+    }
+
+    /**
+     * A container that dies is seen at once (Docker's event stream), not at the next pass: its
+     * processor is replaced within a second. The stream is opened again when it ends.
+     */
+    @Override
+    public void onChange(Runnable changed) {
+        this.changed = changed;
+        watch();
+    }
+
+    private void watch() {
+        docker.eventsCmd().withEventFilter("die").withLabelFilter(Map.of(ContainerFactory.INSTANCE, settings.instance()))
+                .exec(new ResultCallback.Adapter<Event>() {
+                    @Override
+                    public void onNext(Event event) {
+                        changed.run();
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        again();
+                    }
+
+                    @Override
+                    public void onComplete() {
+                        again();
+                    }
+                });
+    }
+
+    private void again() {
+        java.util.concurrent.CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS).execute(() -> {
+            try {
+                watch();
+            } catch (RuntimeException e) {
+                again();
+            }
+        });
+    }
+}
