@@ -29,6 +29,25 @@ class OptunaTests(unittest.TestCase):
     def tearDownClass(cls):
         cls.wp.close()
 
+    def test_progress_shows_the_trials_told_and_the_best_value_as_they_come(self):
+        import contextlib
+        import io
+        from warmpool.optuna import optimize
+        study = optuna.create_study(direction="minimize", sampler=optuna.samplers.RandomSampler(seed=3))
+        space = {"x": optuna.distributions.FloatDistribution(-5, 5), "y": optuna.distributions.FloatDistribution(-5, 5)}
+        shown = io.StringIO()
+        with contextlib.redirect_stderr(shown):
+            optimize(study, self.wp, "py-optuna", space, objective="loss", n_trials=4, parallelism=2,
+                     config={"steps": 1, "step_seconds": 0.01}, progress=True)
+        text = shown.getvalue()
+        self.assertIn("4/4", text)
+        self.assertIn("best", text)
+        quiet = io.StringIO()
+        with contextlib.redirect_stderr(quiet):
+            optimize(study, self.wp, "py-optuna", space, objective="loss", n_trials=1, parallelism=1,
+                     config={"steps": 1, "step_seconds": 0.01})
+        self.assertNotIn("1/1", quiet.getvalue(), "no bar unless asked")
+
     def test_a_tpe_study_runs_on_warm_workers_and_its_pruner_stops_trials(self):
         from warmpool.optuna import optimize
         study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=7),

@@ -19,7 +19,7 @@ import time
 import urllib.parse
 
 from . import errors
-from .objects import numbers
+from .objects import _Bar, numbers
 
 __all__ = ["optimize"]
 
@@ -38,13 +38,14 @@ def _follow(job, inbox):
 
 
 def optimize(study, client, type, space, objective, n_trials, parallelism=4, config=None, args=None,
-             timeout=None, **job_options):
+             timeout=None, progress=False, **job_options):
     """Runs ``n_trials`` trials of ``study`` as jobs of the pool ``type``, ``parallelism`` at once.
 
     ``space`` maps parameter names to Optuna distributions; ``objective`` names the metric the
     study's direction optimizes. ``config`` is merged under each trial's parameters; ``args`` and
     other keywords (``timeout_seconds``, ``priority``...) go to every job. After ``timeout``
-    seconds, trials still running are cancelled and told failed. Returns the study.
+    seconds, trials still running are cancelled and told failed. ``progress=True`` shows a live
+    bar of the trials told and the best value, as ``Sweep.wait(progress=True)`` does. Returns the study.
     """
     import optuna  # only here: the client itself needs nothing beyond the standard library
 
@@ -58,6 +59,7 @@ def optimize(study, client, type, space, objective, n_trials, parallelism=4, con
     asked = told = 0
     deadline = None if timeout is None else time.monotonic() + timeout
     followers = concurrent.futures.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="warmpool-optuna")
+    bar = _Bar(n_trials) if progress else None
     try:
         while told < n_trials:
             while asked < n_trials and len(running) < parallelism and (deadline is None or time.monotonic() < deadline):
@@ -108,9 +110,21 @@ def optimize(study, client, type, space, objective, n_trials, parallelism=4, con
                 trial.set_user_attr("warmpool_error", (data.get("error") if isinstance(data, dict) else str(data))
                                     or "the job's metrics have no '%s'" % objective)
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            if bar is not None:
+                bar.update(told, _best(study))
     finally:
         followers.shutdown(wait=False)
+        if bar is not None:
+            bar.close()
     return study
+
+
+def _best(study):
+    """The best value so far, as the sweep's bar shows it; None before a trial completed."""
+    try:
+        return {"value": study.best_value}
+    except ValueError:
+        return None
 
 
 def _prune(client, job, step):
