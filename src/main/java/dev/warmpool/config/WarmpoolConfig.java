@@ -66,8 +66,8 @@ public interface WarmpoolConfig {
         boolean enabled();
 
         /**
-         * Static API tokens: lines of {@code <name> <roles> <sha256-hex>} (see the README,
-         * "Security"); re-read when it changes. With neither this nor a JWT issuer set, the manager
+         * Static API tokens: lines of {@code <name> <roles> <sha256-hex>} (see
+         * docs/security.md); re-read when it changes. With neither this nor a JWT issuer set, the manager
          * makes one admin token at first start in the state dir ({@code .warmpool/token}).
          */
         Optional<Path> tokensFile();

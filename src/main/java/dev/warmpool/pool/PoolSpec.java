@@ -15,7 +15,7 @@ import java.util.Map;
  * {@code args} appended; {@code template} says how a processor runs on Kubernetes.
  *
  * <p>{@code worker: "persistent"} starts the command once per processor instead, and sends it
- * each job as a JSON line on its stdin (see the README, "Persistent workers"), so the
+ * each job as a JSON line on its stdin (see docs/sweeps.md, "Persistent workers"), so the
  * interpreter and whatever it loaded stay warm across jobs. {@code maxJobsPerProcessor} gives a
  * processor back after that many jobs (1: a fresh processor per job, as Katib runs trials).
  *

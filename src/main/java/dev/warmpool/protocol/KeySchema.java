@@ -5,10 +5,10 @@ import java.util.List;
 /**
  * The one place that names Redis keys, for the manager, the agent and the tests alike. The Lua
  * scripts build a pool's keys from {@link #prefix} with the same names ({@code key('job', id)});
- * KeySchemaTests holds the scripts, this class and the README's key table to one another.
+ * KeySchemaTests holds the scripts, this class and the key table of docs/redis-keys.md to one another.
  *
  * <p>Every key of a pool carries the hash tag {@code {<type>}}, so each script touches one hash
- * slot and runs unchanged on Redis Cluster. What each key holds is in the README, "Redis keys".
+ * slot and runs unchanged on Redis Cluster. What each key holds is in docs/redis-keys.md.
  */
 public final class KeySchema {
     /** SET: the job types that have a pool. */
@@ -178,7 +178,7 @@ public final class KeySchema {
         return sweep(type, sweepId) + ":steps";
     }
 
-    /** Every key, as the README's key table writes it ({@code wp:{type}:proc:{id}}). */
+    /** Every key, as docs/redis-keys.md writes it ({@code wp:{type}:proc:{id}}). */
     public static List<String> patterns() {
         String t = "type";
         return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t), warmth(t),

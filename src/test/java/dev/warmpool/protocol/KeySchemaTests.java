@@ -13,12 +13,11 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The key builders, the README's key table and the names the Lua scripts give keys say the same. */
+/** The key builders, the key table of docs/redis-keys.md and the names the Lua scripts give keys say the same. */
 class KeySchemaTests {
     @Test
     void theReadmesKeyTableListsExactlyTheKeysTheBuildersName() throws IOException {
-        String readme = Files.readString(Path.of("README.md"));
-        String table = readme.substring(readme.indexOf("## Redis keys"), readme.indexOf("## Configuration"));
+        String table = Files.readString(Path.of("docs", "redis-keys.md"));
         Set<String> rows = new TreeSet<>();
         Matcher m = Pattern.compile("(?m)^\\| `(wp:[^`]+)` \\|").matcher(table);
         while (m.find()) {
