@@ -3,7 +3,7 @@ package dev.warmpool;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +42,7 @@ class AgentClassDataIT {
         manager.send("PUT", "/pools/cds", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
         await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/cds").at("/status/idle").asInt() == 1);
         String processor = manager.get("/pools/cds").at("/processors/0/id").asText();
-        long pid = LocalRuntime.pidOf(redis.url(), processor).orElseThrow();
+        long pid = LocalAgents.pidOf(redis.url(), processor).orElseThrow();
         String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
         assertTrue(cmdline.contains("-XX:SharedArchiveFile="), cmdline.replace('\0', ' '));
         String maps = Files.readString(Path.of("/proc", Long.toString(pid), "maps"));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +32,7 @@ class AotCacheIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        LocalRuntime.killAll(training.url());
+        LocalAgents.killAll(training.url());
         training.stop();
         ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
     }
@@ -68,7 +68,7 @@ class AotCacheIT {
         assertTrue(train.waitFor(240, TimeUnit.SECONDS), "the training run took over 4 minutes");
         assertEquals(0, train.exitValue(), Files.readString(Path.of("target", "aot-train-it.log")));
         assertTrue(Files.size(cache) > 0);
-        assertTrue(LocalRuntime.agentPids(training.url()).isEmpty(), "the script stops the agents its manager started");
+        assertTrue(LocalAgents.agentPids(training.url()).isEmpty(), "the script stops the agents its manager started");
 
         List<String> options = new ArrayList<>(List.of(LEAN.split(" ")));
         options.addAll(List.of("-XX:AOTMode=on", "-XX:AOTCache=" + cache));

@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
@@ -53,7 +53,7 @@ class ChaosIT {
         if (manager.get() != null) {
             manager.get().kill();
         }
-        LocalRuntime.killAll(url);
+        LocalAgents.killAll(url);
         redis.stop();
     }
 
@@ -139,7 +139,7 @@ class ChaosIT {
 
     private void round(int round) throws Exception {
         {
-            List<Long> agents = LocalRuntime.agentPids(url);
+            List<Long> agents = LocalAgents.agentPids(url);
             if (!agents.isEmpty() && !redisDown) {
                 ProcessHandle.of(agents.get(random.nextInt(agents.size()))).ifPresent(ProcessHandle::destroyForcibly);
                 long killedAt = System.nanoTime();
@@ -167,7 +167,7 @@ class ChaosIT {
                     j.smembers(KeySchema.processors(POOL)).stream()
                             .map(id -> j.hget(KeySchema.processor(POOL, id), "state"))
                             .filter(s -> "IDLE".equals(s) || "BUSY".equals(s)).count() >= 4
-                            && LocalRuntime.agentPids(url).size() >= 4);
+                            && LocalAgents.agentPids(url).size() >= 4);
         }
     }
 

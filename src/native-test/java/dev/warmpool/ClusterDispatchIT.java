@@ -2,7 +2,7 @@ package dev.warmpool;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
 import io.restassured.RestAssured;
 import java.util.Set;
@@ -35,7 +35,7 @@ class ClusterDispatchIT extends DispatchScenarios {
             manager.kill();
         }
         if (cluster != null) {
-            LocalRuntime.killAll(cluster.hosts());
+            LocalAgents.killAll(cluster.hosts());
             cluster.close();
         }
     }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -107,7 +107,7 @@ class IsolationIT {
             assertEquals("65534", out.replaceAll("(?s).*uid: (\\d+).*", "$1"), "a root manager's jobs run as nobody:\n" + out);
         }
         // the agent itself holds none of the manager's environment either
-        for (long pid : LocalRuntime.agentPids("redis://127.0.0.1:" + redisPort)) {
+        for (long pid : LocalAgents.agentPids("redis://127.0.0.1:" + redisPort)) {
             String environ = Files.readString(Path.of("/proc", Long.toString(pid), "environ"), StandardCharsets.ISO_8859_1);
             assertFalse(environ.contains(MARKER) || environ.contains("QUARKUS"), "agent " + pid + ": " + environ);
         }

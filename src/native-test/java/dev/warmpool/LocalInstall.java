@@ -2,7 +2,7 @@ package dev.warmpool;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -66,7 +66,7 @@ final class LocalInstall implements AutoCloseable {
         if (process != null) {
             process.destroyForcibly().waitFor();
         }
-        LocalRuntime.killAll(redisUrl());
+        LocalAgents.killAll(redisUrl());
         redis().ifPresent(ProcessHandle::destroyForcibly);
     }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.net.URI;
@@ -142,7 +142,7 @@ public final class ManagerProcess implements AutoCloseable {
                 m.kill();
             }
         }
-        LocalRuntime.killAll(redis.url());
+        LocalAgents.killAll(redis.url());
         redis.stop();
     }
 }

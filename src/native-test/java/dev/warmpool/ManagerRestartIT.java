@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.pool.Names;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import dev.warmpool.protocol.Script;
@@ -50,7 +50,7 @@ class ManagerRestartIT {
         String processor = manager.get("/pools/restart").at("/processors/0/id").asText();
 
         manager.kill();
-        assertEquals(1, LocalRuntime.agentPids(redis.url()).size(), "the agent outlives its manager");
+        assertEquals(1, LocalAgents.agentPids(redis.url()).size(), "the agent outlives its manager");
         String jobId = submitStraightToRedis("restart");
         try (Jedis j = new Jedis(URI.create(redis.url()))) {
             String key = KeySchema.job("restart", jobId);
@@ -74,7 +74,7 @@ class ManagerRestartIT {
         assertEquals("SUCCEEDED", ended.get("state").asText());
         assertEquals(processor, ended.get("processor").asText());
         assertEquals("served\n", ended.at("/result/logTail").asText());
-        assertEquals(1, LocalRuntime.agentPids(redis.url()).size(), "the one agent, adopted, still runs and no other");
+        assertEquals(1, LocalAgents.agentPids(redis.url()).size(), "the one agent, adopted, still runs and no other");
         assertEquals(processor, manager.get("/pools/restart").at("/processors/0/id").asText());
     }
 

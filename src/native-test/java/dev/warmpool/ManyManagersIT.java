@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
@@ -40,7 +40,7 @@ class ManyManagersIT {
         }
         AtomicInteger most = new AtomicInteger();
         await().atMost(Duration.ofSeconds(120)).until(() -> {
-            most.accumulateAndGet(LocalRuntime.agentPids(redis.url()).size(), Math::max);
+            most.accumulateAndGet(LocalAgents.agentPids(redis.url()).size(), Math::max);
             return a.get("/jobs?type=shared&state=SUCCEEDED&limit=1000").size() == ids.size();
         });
         assertTrue(most.get() <= 3, "the pool ran " + most.get() + " processors, above maxSize 3");

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
@@ -32,7 +32,7 @@ class RedisOutageIT {
             manager.kill();
         }
         if (url != null) {
-            LocalRuntime.killAll(url);
+            LocalAgents.killAll(url);
         }
         if (redis != null) {
             redis.stop();

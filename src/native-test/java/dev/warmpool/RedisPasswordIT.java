@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.AgentUsers;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
@@ -89,7 +89,7 @@ class RedisPasswordIT {
         String own = seen.substring(0, seen.indexOf("---agent---"));
         assertFalse(own.contains("WARMPOOL_REDIS") || own.contains("redis://"), "the job's env has the agent's Redis variables:\n" + own);
         checkTheAgentUser(m, url, seen);
-        List<Long> agents = LocalRuntime.agentPids(url);
+        List<Long> agents = LocalAgents.agentPids(url);
         assertEquals(1, agents.size(), "one agent, found by its command line without the password");
         for (long pid : agents) {
             for (String file : List.of("cmdline", "environ")) {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +42,7 @@ class StopIT {
         ManagerProcess mb = b.start(List.of(), Map.of());
         awaitDemoIdle(ma);
         awaitDemoIdle(mb);
-        List<Long> agentsOfB = LocalRuntime.agentPids(b.redisUrl());
+        List<Long> agentsOfB = LocalAgents.agentPids(b.redisUrl());
         ProcessHandle redisOfA = a.redis().orElseThrow();
         assertFalse(agentsOfB.isEmpty());
 
@@ -56,10 +56,10 @@ class StopIT {
         assertTrue(said.contains("stopped 1 manager(s) and 1 agent(s)"), said);
 
         assertFalse(a.process.isAlive(), "A's manager");
-        assertTrue(LocalRuntime.agentPids(a.redisUrl()).isEmpty(), "A's agents");
+        assertTrue(LocalAgents.agentPids(a.redisUrl()).isEmpty(), "A's agents");
         await().atMost(Duration.ofSeconds(10)).until(() -> ended(redisOfA.pid()));
         assertTrue(b.process.isAlive(), "B's manager runs on");
-        assertEquals(agentsOfB, LocalRuntime.agentPids(b.redisUrl()), "B's agents run on");
+        assertEquals(agentsOfB, LocalAgents.agentPids(b.redisUrl()), "B's agents run on");
         assertTrue(b.redis().orElseThrow().isAlive(), "B's Redis runs on");
     }
 
@@ -85,7 +85,7 @@ class StopIT {
         ProcessHandle redis = a.redis().orElseThrow();
         redis.destroyForcibly();
         redis.onExit().get(10, TimeUnit.SECONDS);
-        ProcessHandle agent = ProcessHandle.of(LocalRuntime.agentPids(a.redisUrl()).get(0)).orElseThrow();
+        ProcessHandle agent = ProcessHandle.of(LocalAgents.agentPids(a.redisUrl()).get(0)).orElseThrow();
         long t0 = System.nanoTime();
         agent.destroy();
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> ended(agent.pid()));

@@ -2,7 +2,7 @@ package dev.warmpool;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.time.Duration;
@@ -30,7 +30,7 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
             // first, then the agents, until none has appeared for half a second.
             redis.stop();
             await().atMost(Duration.ofSeconds(30)).during(Duration.ofMillis(500)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> LocalRuntime.killAll(redis.url()) == 0);
+                    .until(() -> LocalAgents.killAll(redis.url()) == 0);
         }
     }
 }

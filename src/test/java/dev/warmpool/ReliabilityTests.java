@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -53,7 +53,7 @@ class ReliabilityTests {
     }
 
     long agentPid(String processor) {
-        return LocalRuntime.pidOf(redisUrl, processor).orElseThrow();
+        return LocalAgents.pidOf(redisUrl, processor).orElseThrow();
     }
 
     void signal(String sig, long pid) throws Exception {

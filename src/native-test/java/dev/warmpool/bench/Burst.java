@@ -7,7 +7,7 @@ import static dev.warmpool.bench.Harness.*;
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.Script;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.nio.file.Files;
@@ -37,7 +37,7 @@ final class Burst {
         long memBefore = usedMemory(j);
         j.configResetStat();
         long redisPid = Long.parseLong(j.info("server").replaceAll("(?s).*process_id:(\\d+).*", "$1"));
-        List<Long> agents = LocalRuntime.agentPids(redisUrl(j));
+        List<Long> agents = LocalAgents.agentPids(redisUrl(j));
         long[] cpu0 = {cpuMs(m.process.pid(), false), agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
                 agents.stream().mapToLong(a -> cpuMs(a, true)).sum(), cpuMs(redisPid, false), cpuMs(ProcessHandle.current().pid(), false)};
         List<String> ids;

@@ -8,7 +8,7 @@ import dev.warmpool.ManagerProcess;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Script;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.nio.file.Files;
@@ -78,7 +78,7 @@ final class Footprint {
     }
 
     static void agentFootprint(Jedis j, String redisUrl) {
-        List<Long> pids = LocalRuntime.agentPids(redisUrl);
+        List<Long> pids = LocalAgents.agentPids(redisUrl);
         put("agent.rssMb", pids.stream().mapToLong(Harness::rssKb).max().orElse(0) / 1024);
         put("agent.rssMb.p50", p(pids.stream().map(pid -> rssKb(pid) / 1024.0).toList(), 50));
         List<Double> starts = new ArrayList<>();

@@ -3,7 +3,7 @@ package dev.warmpool.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.auth.TokenFile;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.net.URI;
@@ -52,7 +52,7 @@ final class Harness {
         try (Jedis j = new Jedis(URI.create(redis.url()))) {
             part.run(redis.url(), j);
         } finally {
-            LocalRuntime.killAll(redis.url());
+            LocalAgents.killAll(redis.url());
             redis.stop();
         }
         Report.print();

@@ -7,7 +7,7 @@ import static dev.warmpool.bench.Harness.*;
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.Script;
-import dev.warmpool.runtime.local.LocalRuntime;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -62,7 +62,7 @@ final class Soak {
                     usedMemory(j) / 1024, j.dbSize());
         } finally {
             m.stop();
-            LocalRuntime.killAll(redis.url());
+            LocalAgents.killAll(redis.url());
             redis.stop();
         }
     }

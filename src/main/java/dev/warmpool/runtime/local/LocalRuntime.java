@@ -235,24 +235,7 @@ public class LocalRuntime implements ProcessorRuntime {
                 h.info().startInstant().map(Instant::toEpochMilli).orElse(0L))).toList();
     }
 
-    /** Kills every agent that serves the Redis at {@code redisUrl} (tests clean up with it). */
-    public static int killAll(String redisUrl) {
-        List<ProcessHandle> all = agents(redisUrl).toList();
-        all.forEach(ProcessHandle::destroyForcibly);
-        return all.size();
-    }
-
-    /** The process id of processor {@code processorId}'s agent, if it runs. */
-    public static Optional<Long> pidOf(String redisUrl, String processorId) {
-        return agents(redisUrl).filter(h -> arg(h, PROCESSOR).filter(processorId::equals).isPresent())
-                .map(ProcessHandle::pid).findFirst();
-    }
-
-    /** The process ids of the agents that serve the Redis at {@code redisUrl}. */
-    public static List<Long> agentPids(String redisUrl) {
-        return agents(redisUrl).map(ProcessHandle::pid).toList();
-    }
-
+    /** The live agents that serve the Redis at {@code redisUrl}, by their command line. */
     static Stream<ProcessHandle> agents(String redisUrl) {
         String marker = REDIS + withoutCredentials(redisUrl);
         return ProcessHandle.allProcesses().filter(h -> h.isAlive() && arguments(h).contains(marker));
