@@ -3,6 +3,38 @@
 -- member that leaves takes its gang with it.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, reason, retention seconds
 -- Returns the requeued job's new state, or ''.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot; "trial:" marks what only
+-- the end of a sweep's trial touches (its sweep counts it, stops or finishes, releases its next trials)):
+--   wp:{type}:pool                       R   trial: state: a deleted pool's sweep is stopped
+--   wp:{type}:procs                      RW  the processor leaves it; read: whether a gang has members left
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2] (job, gang, token; deleted); its gang's members
+--                                            (stopped, retired); trial: one a released trial takes
+--   wp:{type}:inbox:{id}                 W   the processor's, deleted; its gang's members: 'cancel ...' or 'retire';
+--                                            trial: 'job ...', 'cancel ...'
+--   wp:{type}:idle                       RW  the processor (or its gang) leaves it; trial: a released trial takes the
+--                                            warmest
+--   wp:{type}:queue                      W   the job goes back to it; trial: stopped trials leave it, released ones
+--                                            join it
+--   wp:{type}:warmth                     RW  idle time; a failed job's demand, run time, end; trial: a released trial's
+--                                            arrival
+--   wp:{type}:job:{jobId}                RW  the processor's job: state, attempts (given back), requeued or failed;
+--                                            trial: the other trials
+--   wp:{type}:job:{jobId}:events         W   expires with a failed job (a trial's: when its sweep ends)
+--   wp:{type}:gangs                      W   a gang whose last member is gone leaves it
+--   wp:{type}:gang:{id}                  RW  the processor's gang: retired, deleted with its last member; trial: one a
+--                                            released trial takes
+--   wp:{type}:demand                     W   trial: a finished sweep's demand is taken off it
+--   wp:{type}:sweeps                     RW  trial: a finished sweep trims ended sweeps past retention from it
+--   wp:{type}:sweep:{id}                 RW  trial: the sweep's counts, best, warnings, state (and older sweeps' state,
+--                                            to trim)
+--   wp:{type}:sweep:{id}:trials          RW  trial: read to stop or expire every trial; expires with the sweep
+--   wp:{type}:sweep:{id}:pending         RW  trial: the next trials are released from it; deleted when the sweep stops
+--                                            or ends
+--   wp:{type}:sweep:{id}:trial:{jobId}   RW  trial: the ended trial's curve: read into the median sets, then deleted
+--   wp:{type}:sweep:{id}:at:{step}       W   trial: a succeeded trial's value at each step; deleted when the sweep ends
+--   wp:{type}:sweep:{id}:steps           RW  trial: the steps that have an at set; read and deleted when the sweep ends
+-- Publishes: wp:{type}:changed (the requeued job's id; trial: the sweep's id, once, when its trials lack the
+--   objective), wp:{type}:ended (each job that ends).
 --- @include "ends"
 local pid = ARGV[2]
 local pkey = key('proc', pid)

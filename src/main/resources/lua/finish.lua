@@ -10,6 +10,38 @@
 --   take ('1': a plain processor's agent takes its next job from this reply, not its inbox)
 -- Returns {'OK', next job id or ''} or {'STALE', reason}; with take, a next job comes already
 -- running: {'OK', job id, token, 'RUN', ...what start returns}, one round trip instead of three.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot; "trial:" marks what only
+-- the end of a sweep's trial touches (its sweep counts it, stops or finishes, releases its next trials)):
+--   wp:{type}:pool                       R   state (a draining pool retires the processor), command, env, spec for the
+--                                            next job's reply; trial: state
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token, gang, role, rank; next job, idle or
+--                                            retired; hb; its gang's members; trial: one a released trial takes
+--   wp:{type}:inbox:{id}                 W   the processor's next job or 'retire'; gang members' 'job ...', 'cancel
+--                                            ...', 'retire'; trial: 'job ...', 'cancel ...'
+--   wp:{type}:idle                       RW  the processor or gang joins or leaves it; trial: a released trial takes
+--                                            the warmest
+--   wp:{type}:queue                      RW  the best queued job is popped for the processor or gang; trial: trials
+--                                            leave or join it
+--   wp:{type}:warmth                     RW  demand, run time, ends by state, idle time, the next job's queue wait;
+--                                            trial: a released trial's arrival
+--   wp:{type}:jobs                       W   entries submitted more than the retention ago are trimmed
+--   wp:{type}:job:{jobId}                RW  the job ARGV[3]: exitCode, metrics, logTail, member:<role>-<rank>, its
+--                                            end; the next job it takes; trial: the other trials
+--   wp:{type}:job:{jobId}:events         W   expires with the ended job (a trial's: when its sweep ends)
+--   wp:{type}:gang:{id}                  RW  the processor's gang: lead, workersLeft, state; idle, retired or its next
+--                                            job; trial: one a released trial takes
+--   wp:{type}:demand                     W   trial: a finished sweep's demand is taken off it
+--   wp:{type}:sweeps                     RW  trial: a finished sweep trims ended sweeps past retention from it
+--   wp:{type}:sweep:{id}                 RW  trial: the sweep's counts, best, warnings, state (and older sweeps' state,
+--                                            to trim)
+--   wp:{type}:sweep:{id}:trials          RW  trial: read to stop or expire every trial; expires with the sweep
+--   wp:{type}:sweep:{id}:pending         RW  trial: the next trials are released from it; deleted when the sweep stops
+--                                            or ends
+--   wp:{type}:sweep:{id}:trial:{jobId}   RW  trial: the ended trial's curve: read into the median sets, then deleted
+--   wp:{type}:sweep:{id}:at:{step}       W   trial: a succeeded trial's value at each step; deleted when the sweep ends
+--   wp:{type}:sweep:{id}:steps           RW  trial: the steps that have an at set; read and deleted when the sweep ends
+-- Publishes: wp:{type}:ended (each job that ends), wp:{type}:changed (the next job's id, when it comes running in the
+--   reply; trial: the sweep's id, once, when its trials lack the objective).
 --- @include "ends"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 -- metrics that are not a JSON object this script can read are not stored: the job fails with why,

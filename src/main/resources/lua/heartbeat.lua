@@ -3,6 +3,9 @@
 -- Returns the processor's state; 'UNKNOWN' when Redis does not know the processor (the agent
 -- registers again); 'FENCED' when the job the agent runs is no longer its own (it was requeued
 -- after this processor was given up for lost): the agent stops it, and its report would be refused.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: state, job, token read; hb written
+-- Publishes: nothing.
 local pkey = key('proc', ARGV[2])
 local s = redis.call('HMGET', pkey, 'state', 'job', 'token')
 if not s[1] then return 'UNKNOWN' end

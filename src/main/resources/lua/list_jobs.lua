@@ -2,6 +2,11 @@
 -- sweep id, the sweep's trials in trial order.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, state or '', limit, most index entries to scan, sweep id or ''
 -- Returns a list of job hashes, each a flat list.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:jobs                       R   the listing index, newest first (without a sweep id)
+--   wp:{type}:job:{jobId}                R   each job listed
+--   wp:{type}:sweep:{id}:trials          R   the sweep ARGV[5]'s trials (with a sweep id)
+-- Publishes: nothing.
 local want, limit, budget, sid = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] or ''
 local out = {}
 local function take(jid)

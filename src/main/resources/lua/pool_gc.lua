@@ -2,6 +2,17 @@
 -- kept until its newest job would have expired, so GET /jobs still finds them.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, retention seconds
 -- Returns 1 when the pool was removed, 0 otherwise.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       RW  state read; deleted
+--   wp:{type}:procs                      RW  must be empty; deleted
+--   wp:{type}:idle                       W   deleted
+--   wp:{type}:queue                      W   deleted
+--   wp:{type}:warmth                     W   deleted
+--   wp:{type}:jobs                       W   expires a retention period (ARGV[2]) from now
+--   wp:{type}:seq                        W   deleted
+--   wp:{type}:demand                     W   deleted
+--   wp:{type}:gangs                      W   deleted
+-- Publishes: nothing.
 if redis.call('HGET', POOL, 'state') ~= 'DRAINING' then return 0 end
 if redis.call('SCARD', PROCS) > 0 then return 0 end
 redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'), key('warmth'), key('demand'))

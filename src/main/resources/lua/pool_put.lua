@@ -3,6 +3,10 @@
 --   gang ('1' for a gang pool, else '')
 -- Returns 'created', 'updated', or 'GANGCHANGE' when the update would turn a pool into a gang
 -- pool or back (its processors could not follow: delete it first).
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       RW  gang read; spec, minIdle, maxSize, idleTimeoutMs, command, env, maxQueued,
+--                                            gang, state, updatedAt (createdAt) written
+-- Publishes: nothing.
 local now = now_ms()
 local created = redis.call('EXISTS', POOL) == 0
 if not created and (redis.call('HGET', POOL, 'gang') or '') ~= (ARGV[9] or '') then return 'GANGCHANGE' end

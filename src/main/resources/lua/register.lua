@@ -5,6 +5,20 @@
 -- Returns {'OK', state, job id or '', pool spec JSON}, 'NOPOOL' (the agent then exits), or
 -- 'NOGANG' (a gang member Redis has forgotten, after it lost its data: the agent exits, and
 -- the reconciler starts a whole new gang).
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   state (NOPOOL; a draining pool retires the processor), gang, spec
+--   wp:{type}:procs                      W   the processor ARGV[2] joins it
+--   wp:{type}:proc:{id}                  RW  the processor: state, gang read; id, pid, host, hb, registeredAt, addr,
+--                                            startedAt, then its job or IDLE or DRAINING; its gang's members
+--   wp:{type}:inbox:{id}                 W   'job <id> <token>' to the processor or every member of its gang, or
+--                                            'retire'
+--   wp:{type}:idle                       RW  the processor or its gang joins it (or leaves it, taking a job or retired)
+--   wp:{type}:queue                      RW  the best queued job is popped
+--   wp:{type}:warmth                     W   idle time of a processor that stops idling
+--   wp:{type}:job:{jobId}                RW  queued entries' state; the job taken: attempts, state ASSIGNED, processor,
+--                                            assignedAt
+--   wp:{type}:gang:{id}                  RW  the member's gang: state, members; idle, its job, or retired
+-- Publishes: nothing.
 --- @include "dispatch"
 if not redis.call('HGET', POOL, 'state') then return 'NOPOOL' end
 local pid = ARGV[2]

@@ -5,6 +5,36 @@
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id, token, step, metrics JSON, retention seconds,
 --   the job's event stream cap (entries, about)
 -- Returns 'OK', {'STOP', reason} (the job ended EARLY_STOPPED: the agent kills it) or {'STALE', reason}.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot; "trial:" marks what only
+-- the end of a sweep's trial touches (its sweep counts it, stops or finishes, releases its next trials)):
+--   wp:{type}:pool                       R   trial: state: a deleted pool's sweep is stopped
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token; an early-stopped gang job's members:
+--                                            job, token; trial: one a released trial takes
+--   wp:{type}:inbox:{id}                 W   an early-stopped job's processor (every member of a gang): 'cancel ...';
+--                                            trial: 'job ...'
+--   wp:{type}:idle                       RW  trial: a released trial takes the warmest idle processor or gang
+--   wp:{type}:queue                      W   trial: the sweep's queued trials leave it, released ones join it
+--   wp:{type}:warmth                     RW  an early-stopped job's demand, run time, end; trial: a released trial's
+--                                            arrival
+--   wp:{type}:job:{jobId}                RW  the job ARGV[3]: state, sweep read; progress written; ended EARLY_STOPPED;
+--                                            trial: the other trials
+--   wp:{type}:job:{jobId}:events         W   the report appended (XADD, capped); expires with an ended job (a trial's:
+--                                            with its sweep)
+--   wp:{type}:gang:{id}                  RW  an early-stopped job's gang: members; trial: one a released trial takes
+--   wp:{type}:demand                     W   trial: a finished sweep's demand is taken off it
+--   wp:{type}:sweeps                     RW  trial: a finished sweep trims ended sweeps past retention from it
+--   wp:{type}:sweep:{id}                 RW  the job's sweep: metric, goal, earlyStopping, minSteps, minTrials, state;
+--                                            trial: counts, best, state (older sweeps' state, to trim)
+--   wp:{type}:sweep:{id}:trials          RW  trial: read to stop or expire every trial; expires with the sweep
+--   wp:{type}:sweep:{id}:pending         RW  trial: the next trials are released from it; deleted when the sweep stops
+--                                            or ends
+--   wp:{type}:sweep:{id}:trial:{jobId}   RW  the job's curve: the objective at ARGV[5] written; trial: read into the
+--                                            median sets, then deleted
+--   wp:{type}:sweep:{id}:at:{step}       RW  the completed trials' values at ARGV[5], read for the median; trial:
+--                                            written; deleted when the sweep ends
+--   wp:{type}:sweep:{id}:steps           RW  trial: the steps that have an at set; read and deleted when the sweep ends
+-- Publishes: wp:{type}:changed (the job's id; trial: the sweep's id, once, when its trials lack the objective),
+--   wp:{type}:ended (each job that ends).
 --- @include "ends"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local p = redis.call('HMGET', key('proc', pid), 'job', 'token')

@@ -6,6 +6,17 @@
 -- pool, gang 1, ...}, or 'NOPOOL'. Each processor and gang is the values of those fields, in
 -- their order (no field names: the reply of a pass over 10,000 processors is a third of the
 -- size, and parsing it was most of the pass).
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   the whole hash
+--   wp:{type}:procs                      R   every processor id
+--   wp:{type}:proc:{id}                  R   each processor's FIELDS
+--   wp:{type}:idle                       R   idle-since of each idle processor or gang
+--   wp:{type}:queue                      R   its length
+--   wp:{type}:warmth                     R   the whole hash
+--   wp:{type}:demand                     R   the running sweeps' demand (as sweepDemand)
+--   wp:{type}:gangs                      R   every gang id
+--   wp:{type}:gang:{id}                  R   each gang's FIELDS
+-- Publishes: nothing.
 local FIELDS = {unpack(ARGV, 2)}
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
 local now = now_ms()

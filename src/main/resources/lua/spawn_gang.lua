@@ -2,6 +2,14 @@
 -- pool is draining or already has maxSize gangs.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, gang id, then per member: member id, role, index in the role
 -- Returns 1 when recorded, 0 when refused.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   state, maxSize
+--   wp:{type}:procs                      W   every member joins it
+--   wp:{type}:proc:{id}                  W   each member: id, state STARTING, job, since, startedAt, hb, gang, role,
+--                                            rank
+--   wp:{type}:gangs                      RW  counted; the gang ARGV[2] joins it
+--   wp:{type}:gang:{id}                  W   the gang: id, state STARTING, members, lead, since, startedAt, job
+-- Publishes: nothing.
 if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then return 0 end
 if redis.call('SCARD', GANGS) >= tonumber(redis.call('HGET', POOL, 'maxSize')) then return 0 end
 local now = now_ms()

@@ -4,6 +4,19 @@
 -- Returns {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang},
 -- where gang is '' or, for a gang member, {"role", "index", "members": [{"id", "role", "index",
 -- "addr"}, ...]} as JSON; or {'STALE', reason} when the job is no longer this processor's to run.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   command, env, spec for the reply; state (a draining pool retires a freed
+--                                            processor)
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token, gang, role, rank; hb; freed (next job,
+--                                            IDLE, DRAINING); its gang's members: role, rank, addr
+--   wp:{type}:inbox:{id}                 W   a freed processor's next job or 'retire' (every member's, for a gang)
+--   wp:{type}:idle                       RW  a freed processor or gang joins it or leaves it
+--   wp:{type}:queue                      RW  a freed processor or gang pops the best queued job
+--   wp:{type}:warmth                     W   the job's queue wait; idle time
+--   wp:{type}:job:{jobId}                RW  the job ARGV[3]: state, attempts, queuedAt, submittedAt; state RUNNING,
+--                                            startedAt; args, config, env, timeoutSeconds; a next job taken
+--   wp:{type}:gang:{id}                  RW  the processor's gang: members; state when a member is freed
+-- Publishes: wp:{type}:changed (the job's id).
 --- @include "dispatch"
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local pkey = key('proc', pid)

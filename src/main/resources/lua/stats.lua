@@ -3,6 +3,14 @@
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, then the warmth hash's fields to read (StatsReply.FIELDS)
 -- Returns {starting, idle, busy, draining, queue length, idle time so far of the processors idle
 -- now (ms), the values of those fields in their order}, or 'NOPOOL'.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   whether it exists
+--   wp:{type}:procs                      R   every processor id
+--   wp:{type}:proc:{id}                  R   each processor's state
+--   wp:{type}:idle                       R   idle-since of each idle processor
+--   wp:{type}:queue                      R   its length
+--   wp:{type}:warmth                     R   the fields ARGV[2..]
+-- Publishes: nothing.
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
 local now = now_ms()
 local counts = {STARTING = 0, IDLE = 0, BUSY = 0, DRAINING = 0}

@@ -8,6 +8,22 @@
 -- Returns {'ASSIGNED', processor id, now}, {'QUEUED', queue length, now},
 -- {'DUPLICATE', first job id, its fingerprint}, {'FULL', queue length}, 'NOPOOL' or 'DRAINING'.
 -- Nothing is stored unless the job is ASSIGNED or QUEUED.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   state, maxQueued
+--   wp:{type}:proc:{id}                  RW  the claimed processor (or every member of the claimed gang): state, role;
+--                                            state BUSY, job, token, since
+--   wp:{type}:inbox:{id}                 W   'job <id> <token>' to the claimed processor or each member
+--   wp:{type}:idle                       RW  the warmest entry is popped (stale ones dropped)
+--   wp:{type}:queue                      RW  its length; an unclaimed job joins it
+--   wp:{type}:warmth                     RW  demand, warm or cold arrival, idle time
+--   wp:{type}:jobs                       W   the job joins the listing index
+--   wp:{type}:job:{jobId}                RW  the job ARGV[2] stored QUEUED, then ASSIGNED: attempts, processor,
+--                                            assignedAt
+--   wp:{type}:seq                        RW  the submission counter
+--   wp:{type}:idem:{sha256}              RW  the Idempotency-Key: read (DUPLICATE), written with its TTL
+--   wp:{type}:gang:{id}                  RW  the claimed gang: state, members; state BUSY, job, token, since, left,
+--                                            workersLeft
+-- Publishes: nothing.
 --- @include "idempotency"
 --- @include "dispatch"
 local refused = refusal(ARGV[4])

@@ -8,6 +8,21 @@
 -- Returns {'OK', now, then per job (in the batch's order) its processor id, or '' when queued},
 -- {'DUPLICATE', the batch's job ids comma-separated, its fingerprint}, {'FULL', queue length},
 -- 'NOPOOL' or 'DRAINING'. Nothing is stored unless the reply is OK.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   state, maxQueued
+--   wp:{type}:proc:{id}                  RW  the claimed processor (or every member of the claimed gang): state, role;
+--                                            state BUSY, job, token, since
+--   wp:{type}:inbox:{id}                 W   'job <id> <token>' to the claimed processor or each member
+--   wp:{type}:idle                       RW  the warmest entry is popped (stale ones dropped)
+--   wp:{type}:queue                      RW  its length; each unclaimed job joins it
+--   wp:{type}:warmth                     RW  demand, warm or cold arrival, idle time
+--   wp:{type}:jobs                       W   each job joins the listing index
+--   wp:{type}:job:{jobId}                RW  each job stored QUEUED, then ASSIGNED: attempts, processor, assignedAt
+--   wp:{type}:seq                        RW  the submission counter (by the batch size)
+--   wp:{type}:idem:{sha256}              RW  the Idempotency-Key: read (DUPLICATE), written with its TTL
+--   wp:{type}:gang:{id}                  RW  the claimed gang: state, members; state BUSY, job, token, since, left,
+--                                            workersLeft
+-- Publishes: nothing.
 --- @include "idempotency"
 --- @include "dispatch"
 local refused = refusal(ARGV[2])

@@ -9,6 +9,26 @@
 -- Trials take their place in the queue order (priority, then submission) now, when the sweep is
 -- submitted, not when they are released.
 -- Returns {'CREATED', total, now}, {'DUPLICATE', first sweep id, its fingerprint}, 'NOPOOL' or 'DRAINING'.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   state
+--   wp:{type}:proc:{id}                  RW  the processor (or each member of the gang) a released trial takes
+--   wp:{type}:inbox:{id}                 W   'job <id> <token>' to it
+--   wp:{type}:idle                       RW  a released trial takes the warmest entry (stale ones dropped)
+--   wp:{type}:queue                      W   a released trial no processor takes joins it
+--   wp:{type}:warmth                     RW  each released trial's arrival (demand, warm or cold), idle time
+--   wp:{type}:jobs                       W   every trial joins the listing index
+--   wp:{type}:job:{jobId}                RW  every trial stored PENDING; the released ones: state QUEUED, queuedAt,
+--                                            then ASSIGNED or queued
+--   wp:{type}:seq                        RW  the submission counter, once per trial
+--   wp:{type}:demand                     W   the sweep's demand added
+--   wp:{type}:idem:{sha256}              RW  the Idempotency-Key: read (DUPLICATE), written with its TTL
+--   wp:{type}:gang:{id}                  RW  the gang a released trial takes: state, members; BUSY, job, token
+--   wp:{type}:sweeps                     W   the sweep ARGV[2] joins it
+--   wp:{type}:sweep:{id}                 RW  the sweep: stored RUNNING; parallelism read; total, demand; active counted
+--                                            up as trials are released
+--   wp:{type}:sweep:{id}:trials          W   every trial, in order
+--   wp:{type}:sweep:{id}:pending         RW  every trial; the first parallelism popped and released
+-- Publishes: nothing.
 --- @include "idempotency"
 --- @include "ends"
 local refused = refusal(ARGV[3])

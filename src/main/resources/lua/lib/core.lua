@@ -7,6 +7,7 @@
 -- and build every key of that pool from the prefix, so they share one slot.
 
 local P = ARGV[1]
+-- Keys: none (names a key of the pool: the prefix, then the parts joined by ':').
 local function key(...) return P .. table.concat({...}, ':') end
 local POOL = key('pool')
 local IDLE = key('idle')
@@ -15,11 +16,13 @@ local JOBS = key('jobs')
 local PROCS = key('procs')
 local GANGS = key('gangs')
 
+-- Keys: none (the server clock, TIME).
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Keys: none.
 local function ended(state)
   return state == 'SUCCEEDED' or state == 'FAILED' or state == 'CANCELLED' or state == 'TIMED_OUT'
     or state == 'EARLY_STOPPED'
@@ -27,6 +30,7 @@ end
 
 -- Wakes whoever follows a job (GET /jobs/{id}/events, /logs?follow=true): the job's id on its
 -- pool's KeySchema.changed channel, after it started, went back to its queue, logged or reported.
+-- Keys: none; publishes the id on wp:{type}:changed.
 local function changed(jid)
   redis.call('PUBLISH', P .. 'changed', jid)
 end

@@ -4,6 +4,7 @@
 
 -- The warmest idle processor (or gang) that can take a job now, taken off the idle set, and
 -- whether it is a gang; or nil. A plain processor costs one read, as before gangs.
+-- Keys: wp:{type}:idle RW (popped), wp:{type}:proc:{id} R, wp:{type}:gang:{id} R, wp:{type}:warmth W (idleMs).
 local function claim(now)
   while true do
     local top = redis.call('ZPOPMAX', IDLE)
@@ -17,12 +18,15 @@ local function claim(now)
 end
 
 -- Hands a job to what claim() returned.
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:proc:{id} RW, wp:{type}:gang:{id} RW, wp:{type}:inbox:{id} W,
+--   wp:{type}:idle RW, wp:{type}:warmth W.
 local function hand(jid, id, gang, now)
   if gang then return assign_gang(jid, id, now) end
   return assign(jid, id, now)
 end
 
 -- The best queued job, taken off the queue (entries whose job has left the queue are dropped); or nil.
+-- Keys: wp:{type}:queue RW (popped), wp:{type}:job:{jobId} R.
 local function pop_queued()
   while true do
     local top = redis.call('ZPOPMIN', QUEUE)
@@ -33,6 +37,8 @@ end
 
 -- A gang whose members are all free takes the best queued job, or turns idle; a gang of a
 -- draining pool (or a draining gang) is retired. Returns the job id taken, or ''.
+-- Keys: wp:{type}:pool R, wp:{type}:gang:{id} RW, wp:{type}:queue RW, wp:{type}:job:{jobId} RW, wp:{type}:proc:{id} RW,
+--   wp:{type}:inbox:{id} W, wp:{type}:idle RW, wp:{type}:warmth W.
 local function gang_next_or_idle(gid, now)
   local gkey = key('gang', gid)
   if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' or redis.call('HGET', gkey, 'state') == 'DRAINING' then
@@ -51,6 +57,8 @@ end
 
 -- A member is done with its part of a job (or has started): it is free, and once every member
 -- is free the gang moves on. Returns the job the gang took next, or ''.
+-- Keys: wp:{type}:pool R, wp:{type}:gang:{id} RW, wp:{type}:proc:{id} RW, wp:{type}:queue RW, wp:{type}:job:{jobId} RW,
+--   wp:{type}:inbox:{id} W, wp:{type}:idle RW, wp:{type}:warmth W.
 local function member_free(pid, gid, now)
   local gkey = key('gang', gid)
   if redis.call('HGET', gkey, 'state') == 'DRAINING' then
@@ -66,6 +74,8 @@ end
 
 -- A processor that has just become free takes the best queued job, or turns idle.
 -- A processor of a draining pool is retired instead. Returns the job id taken, or ''.
+-- Keys: wp:{type}:pool R, wp:{type}:proc:{id} W, wp:{type}:queue RW, wp:{type}:job:{jobId} RW, wp:{type}:idle RW,
+--   wp:{type}:warmth W, wp:{type}:inbox:{id} W.
 local function next_or_idle(pid, now, quiet)
   if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
     retire(pid, now)
@@ -82,6 +92,8 @@ end
 
 -- Hands a stored job to the warmest idle processor (the one idle the shortest time), or queues
 -- it by its score. Returns the processor id, or nil when the job was queued.
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:queue W, wp:{type}:idle RW, wp:{type}:proc:{id} RW, wp:{type}:gang:{id} RW,
+--   wp:{type}:inbox:{id} W, wp:{type}:warmth RW.
 local function dispatch(jid, now)
   local id, gang = claim(now)
   demand_up(now, id ~= nil)

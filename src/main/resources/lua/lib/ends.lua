@@ -8,6 +8,8 @@ local end_job -- defined below: a trial's end moves its sweep, and a sweep's end
 
 -- Puts a job back in its queue at its original place, or fails it when no attempt is left.
 -- charge = false gives the attempt back (the processor stopped, the job did not fail).
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:queue W; publishes the id on wp:{type}:changed; with no attempt left,
+--   end_job's.
 local function requeue(jid, reason, charge, now, retention_s)
   local jkey = key('job', jid)
   local attempts = tonumber(redis.call('HGET', jkey, 'attempts') or '0')
@@ -29,6 +31,8 @@ end
 -- Ends a job that has not ended, wherever it is: a queued one leaves the queue, an assigned or
 -- running one's agent is told to kill its process (the processor stays busy until it reports),
 -- a pending sweep trial is skipped when its sweep releases trials. Returns the previous state.
+-- Keys: wp:{type}:job:{jobId} R, wp:{type}:queue W, wp:{type}:gang:{id} R, wp:{type}:proc:{id} R,
+--   wp:{type}:inbox:{id} W; then end_job's.
 local function stop_job(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
   local prev = redis.call('HGET', jkey, 'state')
@@ -50,6 +54,8 @@ end
 -- Sweeps. A sweep's trials are stored PENDING and released into the pool's queue (or straight
 -- to an idle processor) while fewer than 'parallelism' of them are out, here in the scripts that
 -- end jobs, so the bound holds whether or not a manager is running.
+-- Keys: wp:{type}:sweep:{id} RW, wp:{type}:sweep:{id}:pending RW, wp:{type}:job:{jobId} RW; then dispatch's for each
+--   trial released.
 local function sweep_release(sid, now)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'active', 'parallelism', 'state')
@@ -68,6 +74,8 @@ local function sweep_release(sid, now)
 end
 
 -- Ends every trial of a sweep that has not ended and gives the sweep its end state.
+-- Keys: wp:{type}:sweep:{id} W, wp:{type}:sweep:{id}:pending W, wp:{type}:sweep:{id}:trials R; then stop_job's for each
+--   trial.
 local function sweep_stop(sid, state, reason, now, retention_s)
   local skey = key('sweep', sid)
   redis.call('HSET', skey, 'state', state, 'error', reason)
@@ -79,6 +87,9 @@ end
 
 -- The sweep has no trial left to run: its end state, and its keys (trials included) expire
 -- a retention period from now.
+-- Keys: wp:{type}:sweep:{id} RW (older sweeps' R), wp:{type}:demand W, wp:{type}:sweep:{id}:trials RW,
+--   wp:{type}:job:{jobId} W, wp:{type}:job:{jobId}:events W, wp:{type}:sweep:{id}:steps RW,
+--   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:pending W, wp:{type}:sweeps RW.
 local function sweep_finish(sid, now, retention_s)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'state', 'succeeded', 'demand')
@@ -110,6 +121,7 @@ end
 
 -- A finite number: NaN, +-Infinity (or a number too large for a double) is never a trial's
 -- value, so it is never best, never in a median, and never reaches ZADD (which refuses NaN).
+-- Keys: none.
 local function finite(v)
   return type(v) == 'number' and v == v and v > -math.huge and v < math.huge
 end
@@ -117,6 +129,7 @@ end
 -- The objective's finite value in a metrics JSON object, or nil. Agents store NaN and
 -- Infinity as the strings "NaN", "Infinity", "-Infinity"; tonumber would read them (and an older
 -- build's 'nan', 'inf') as non-finite numbers, which finite() turns away.
+-- Keys: none.
 local function objective(metrics_json, metric)
   if not metrics_json or metrics_json == '' or not metric or metric == '' then return nil end
   local ok, m = pcall(cjson.decode, metrics_json)
@@ -131,6 +144,7 @@ end
 -- its pool's changed channel: a mistyped metric name would otherwise end SUCCEEDED with no best
 -- and no word. found: this succeeded trial had the objective; metrics_json: what it left.
 local WARN_AFTER = 3
+-- Keys: wp:{type}:sweep:{id} RW; publishes the sweep's id on wp:{type}:changed.
 local function watch_objective(sid, found, metrics_json, metric, total)
   local skey = key('sweep', sid)
   local n = redis.call('HINCRBY', skey, found and 'objectiveSeen' or 'objectiveMissing', 1)
@@ -155,6 +169,7 @@ local function watch_objective(sid, found, metrics_json, metric, total)
   changed(sid)
 end
 
+-- Keys: none.
 local function better(goal, a, b)
   if goal == 'maximize' then return a > b end
   return a < b
@@ -162,6 +177,9 @@ end
 
 -- A trial ended: count it, keep the best, keep its curve for the median rule, fail the sweep
 -- past maxFailedTrials, release the next pending trial, and finish the sweep after its last.
+-- Keys: wp:{type}:sweep:{id} RW, wp:{type}:job:{jobId} R, wp:{type}:sweep:{id}:trial:{jobId} RW,
+--   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:steps W, wp:{type}:pool R; then watch_objective's,
+--   sweep_stop's, sweep_release's, sweep_finish's.
 local function sweep_trial_ended(sid, jid, prev, state, now, retention_s)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'state', 'metric', 'goal', 'bestValue', 'maxFailedTrials', 'total')
@@ -210,6 +228,8 @@ end
 
 -- Ends a job: end state, finish time, reason; it expires a retention period later (a sweep's
 -- trial expires with its sweep, so the sweep can show every trial while it runs).
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:job:{jobId}:events W, wp:{type}:warmth RW; a trial: sweep_trial_ended's;
+--   publishes the id on wp:{type}:ended.
 end_job = function(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
   local j = redis.call('HMGET', jkey, 'state', 'sweep', 'startedAt')

@@ -2,6 +2,7 @@
 
 -- Why a submit (of a job or a sweep) is not taken: 'NOPOOL', 'DRAINING', or a repeated
 -- Idempotency-Key's {'DUPLICATE', what it created, its request's fingerprint}; nil to go on.
+-- Keys: wp:{type}:pool R, wp:{type}:idem:{sha256} R.
 local function refusal(idem)
   local state = redis.call('HGET', POOL, 'state')
   if not state then return 'NOPOOL' end
@@ -14,6 +15,7 @@ local function refusal(idem)
 end
 
 -- Remembers what an Idempotency-Key created, for ttl seconds.
+-- Keys: wp:{type}:idem:{sha256} W.
 local function remember(idem, id, fingerprint, ttl)
   if idem ~= '' then
     redis.call('HSET', key('idem', idem), 'job', id, 'fingerprint', fingerprint)

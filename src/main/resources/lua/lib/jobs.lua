@@ -3,6 +3,7 @@
 
 -- Stores a new job (fields: {field, value, ...}) as QUEUED and in the listing index; its queue
 -- score orders by priority first (higher runs sooner), then by seq, the submission order.
+-- Keys: wp:{type}:job:{jobId} W, wp:{type}:jobs W.
 local function store_job(jid, priority, seq, fields, now)
   local score = (1000 - priority) * 1e12 + seq
   redis.call('HSET', key('job', jid), 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'submittedAt', now,
@@ -12,6 +13,7 @@ local function store_job(jid, priority, seq, fields, now)
 end
 
 -- The job starts running: its wait in the queue (since it was stored, released or requeued: 'queuedAt') counts.
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:warmth W (qw:).
 local function job_running(jid, now)
   local jkey = key('job', jid)
   local t = redis.call('HMGET', jkey, 'queuedAt', 'submittedAt')
@@ -23,6 +25,8 @@ end
 -- Hands job jid to processor pid; the attempt number is the assignment's fencing token. The
 -- agent hears of it through its inbox, unless it is told in the reply of the calling script
 -- (quiet: the agent that just finished a job takes the next one from finish's reply).
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:proc:{id} W, wp:{type}:idle RW, wp:{type}:warmth W, wp:{type}:inbox:{id} W
+--   (unless quiet).
 local function assign(jid, pid, now, quiet)
   local jkey = key('job', jid)
   local token = redis.call('HINCRBY', jkey, 'attempts', 1)
@@ -35,6 +39,7 @@ end
 
 -- What the agent of processor pid needs to run job jid (whose state the caller has set):
 -- {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang}.
+-- Keys: wp:{type}:proc:{id} W (hb: the reply counts as a heartbeat), wp:{type}:job:{jobId} R, wp:{type}:pool R.
 local function run_reply(pid, jid, now, gang)
   redis.call('HSET', key('proc', pid), 'hb', now)
   local j = redis.call('HMGET', key('job', jid), 'args', 'config', 'env', 'timeoutSeconds')
@@ -43,6 +48,7 @@ local function run_reply(pid, jid, now, gang)
 end
 
 -- Retires processor pid: no more work; its agent deregisters when it reads 'retire'.
+-- Keys: wp:{type}:proc:{id} W, wp:{type}:idle RW, wp:{type}:warmth W, wp:{type}:inbox:{id} W.
 local function retire(pid, now)
   redis.call('HSET', key('proc', pid), 'state', 'DRAINING', 'job', '', 'since', now)
   unidle(pid, now)

@@ -11,11 +11,13 @@ local WARMTH_LEVELS = 64
 local WARMTH_BINS = 698
 local WARMTH_HALVE = 4000 -- a level's counts are halved there: recent demand weighs more
 
+-- Keys: none.
 local function gap_bin(ms)
   if ms < 100 then return 0 end
   return math.min(WARMTH_BINS, math.floor(math.log(ms / 100) / math.log(1.02)) + 1)
 end
 
+-- Keys: wp:{type}:warmth RW (the level's h:<level>:<bin>, n:<level>).
 local function halve(level)
   local total = 0
   for b = 0, WARMTH_BINS do
@@ -31,6 +33,7 @@ local function halve(level)
 end
 
 -- A job joins the pool's demand (stored, or a sweep's trial released); warm: a processor took it at once.
+-- Keys: wp:{type}:warmth RW (warm or cold, d, b:<level>, h:<level>:<bin>, n:<level>).
 local function demand_up(now, warm)
   redis.call('HINCRBY', WARMTH, warm and 'warm' or 'cold', 1)
   local d = redis.call('HINCRBY', WARMTH, 'd', 1)
@@ -43,6 +46,7 @@ local function demand_up(now, warm)
 end
 
 -- A job left the pool's demand (it ended).
+-- Keys: wp:{type}:warmth RW (d, b:<level>).
 local function demand_down(now)
   local d = redis.call('HINCRBY', WARMTH, 'd', -1)
   if d < 0 then
@@ -53,11 +57,13 @@ local function demand_down(now)
 end
 
 -- Processor pid stops idling (taken, retired, lost, gone): its idle time counts. since: its idle-since, or nil.
+-- Keys: wp:{type}:warmth W (idleMs).
 local function idle_end(since, now)
   if since then redis.call('HINCRBY', WARMTH, 'idleMs', math.max(0, now - tonumber(since))) end
 end
 
 -- Takes pid off the idle set, counting its idle time.
+-- Keys: wp:{type}:idle RW, wp:{type}:warmth W (idleMs).
 local function unidle(pid, now)
   idle_end(redis.call('ZSCORE', IDLE, pid), now)
   redis.call('ZREM', IDLE, pid)
@@ -69,6 +75,7 @@ end
 -- for warmpool_job_queue_wait_seconds and warmpool_job_run_seconds (PoolStats.BOUNDS_MS: the same bounds).
 local TIMING_BOUNDS = {5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000}
 
+-- Keys: wp:{type}:warmth W (<prefix><i>, <prefix>n, <prefix>ms).
 local function observe(prefix, ms)
   ms = math.max(0, ms)
   local i = #TIMING_BOUNDS + 1
