@@ -165,9 +165,12 @@ class DeploymentManifestsTests {
 
     @Test
     void theAgentImageHoldsWhatTheInitContainerCopiesAndThePodStarts() throws IOException {
+        // the image is the agent bundle (its build context) under AGENT_IMAGE_DIR; the bundle holds the launcher
         String dockerfile = Files.readString(Path.of("src", "main", "docker", "Dockerfile.agent"));
-        assertTrue(dockerfile.contains(PodFactory.AGENT_IMAGE_DIR + "/bin/warmpool-agent"));
+        assertTrue(dockerfile.contains("COPY . " + PodFactory.AGENT_IMAGE_DIR + "\n"), dockerfile);
+        String bundle = Files.readString(Path.of("src", "main", "docker", "agent-bundle.sh"));
+        assertTrue(bundle.contains("\"$out/bin/warmpool-agent\""), "the bundle makes bin/warmpool-agent");
+        assertTrue(bundle.contains("\"$out/lib/warmpool-agent.jar\""), "and holds the agent jar");
         assertTrue(PodFactory.AGENT_LAUNCHER.endsWith("/bin/warmpool-agent"));
-        assertTrue(dockerfile.contains("COPY target/warmpool-agent.jar " + PodFactory.AGENT_IMAGE_DIR + "/lib/"));
     }
 }
