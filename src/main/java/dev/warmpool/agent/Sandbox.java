@@ -120,6 +120,7 @@ final class Sandbox {
             out.addAll(List.of("bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
                     "--unshare-uts", "--unshare-cgroup-try", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                     "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"));
+            out.addAll(sharedTmp());
             for (String h : hide) {
                 Path p = Path.of(h);
                 if (Files.isDirectory(p)) {
@@ -145,6 +146,28 @@ final class Sandbox {
         return out;
     }
 
+    /** At most this many of the host's /tmp entries are shown in a job's sandbox. */
+    static final int TMP_ENTRIES_SHOWN = 256;
+
+    /**
+     * A sandboxed job writes to a /tmp of its own, and nothing it leaves there reaches the next
+     * job; but what the host's /tmp held when the job started (a project checked out there, a
+     * script a pool names) stays readable, read-only, as the rest of the file system is. The
+     * agents' own dirs ({@code warmpool-*}: other processors' jobs) are left out.
+     */
+    static List<String> sharedTmp() {
+        List<String> binds = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(Path.of("/tmp"))) {
+            entries.filter(p -> !p.getFileName().toString().startsWith("warmpool-"))
+                    .filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+                    .limit(TMP_ENTRIES_SHOWN)
+                    .forEach(p -> binds.addAll(List.of("--ro-bind-try", p.toString(), p.toString())));
+        } catch (IOException e) {
+            Agent.log("the host's /tmp is not shown to jobs: %s", e.getMessage());
+        }
+        return binds;
+    }
+
     /** The job's working directory as the process builder sets it (bwrap sets its own). */
     File directory(Path dir, String workingDir) {
         return bwrap ? null : new File(workingDir != null ? workingDir : dir.toString());
@@ -159,14 +182,21 @@ final class Sandbox {
         if (bwrap) {
             return;
         }
+        List<Long> members;
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .filter(p -> session(p) == sid)
-                    .forEach(p -> ProcessHandle.of(Long.parseLong(p.getFileName().toString()))
-                            .ifPresent(ProcessHandle::destroyForcibly));
+            members = procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .filter(p -> session(p) == sid).map(p -> Long.parseLong(p.getFileName().toString())).toList();
         } catch (IOException | RuntimeException e) {
             Agent.log("could not end what is left of session %d: %s", sid, e.getMessage());
+            return;
         }
+        // The job (the session's leader) has been reaped. While anything of its session lives the
+        // kernel does not hand its pid out again; once nothing does, a new job elsewhere may get
+        // that pid and lead a session of the same id: a live leader means the session is not ours.
+        if (members.contains(sid)) {
+            return;
+        }
+        members.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
     }
 
     /** The session id of the process {@code /proc/<pid>}, or -1. */

@@ -71,4 +71,38 @@ class SandboxTests {
         Sandbox.remove(dir);
         assertFalse(Files.exists(dir));
     }
+
+    @Test
+    void aSandboxedJobReadsTheHostsTmpButWritesOnlyItsOwn() throws Exception {
+        Path shared = Files.createTempDirectory(Path.of("/tmp"), "wp-shared");
+        Files.writeString(shared.resolve("script"), "hello");
+        String mine = "wp-mine-" + System.nanoTime();
+        try {
+            Sandbox s = sandbox("bwrap", Files.createDirectory(tmp.resolve("state")));
+            Path dir = s.newDir("job-3");
+            Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", "cat " + shared + "/script; echo; echo x > /tmp/" + mine
+                    + " && cat /tmp/" + mine + "; { echo y > " + shared + "/z; } 2>/dev/null || echo read-only"), dir, null))
+                    .directory(s.directory(dir, null)).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), out);
+            assertEquals(List.of("hello", "x", "read-only"), out.lines().toList());
+            assertFalse(Files.exists(Path.of("/tmp", mine)), "what it wrote to /tmp stayed in its own");
+        } finally {
+            Sandbox.remove(shared);
+        }
+    }
+
+    @Test
+    void aSessionWhoseLeaderLivesIsAnotherJobsAndIsLeftAlone() throws Exception {
+        // the pid of a reaped job may lead a new session elsewhere: its clean-up must not kill that
+        Sandbox s = sandbox("none", Files.createDirectory(tmp.resolve("state")));
+        Process other = new ProcessBuilder("setsid", "sleep", "30").start();
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> Sandbox.session(Path.of("/proc", Long.toString(other.pid()))) == other.pid());
+            s.killSession(other.pid());
+            assertTrue(other.isAlive());
+        } finally {
+            other.destroyForcibly();
+        }
+    }
 }
