@@ -87,7 +87,7 @@ class IsolationIT {
         ManagerProcess m = start("bwrap");
         Path state = home.resolve(".warmpool").toRealPath();
         m.send("PUT", "/pools/peek", pool("echo env:; env; echo parent:; tr '\\000' ' ' < /proc/$PPID/environ; echo;"
-                + " tr '\\000' ' ' < /proc/$PPID/cmdline; echo; echo jvms: $(cat /proc/[0-9]*/cmdline | tr '\\000' ' ' | grep -c '[j]ava'); echo pwd: $(pwd);"
+                + " tr '\\000' ' ' < /proc/$PPID/cmdline; echo; echo jvms: $(cat /proc/[0-9]*/comm | grep -c '^java$'); echo pwd: $(pwd);"
                 + " echo uid: $(id -u); ls -A; echo token:; cat " + state + "/token 2>/dev/null; echo password:; cat " + state
                 + "/redis/password 2>/dev/null; echo state:; ls -A " + state + " 2>/dev/null; echo end"));
         JsonNode job = runJob(m, "peek");

@@ -75,7 +75,7 @@ public final class Agent {
         this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
         this.sandbox = Sandbox.fromEnv(System.getenv(), Files.createTempDirectory("warmpool-" + config.processorId()));
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
-        this.baseEnv = ChildEnv.base(System.getenv());
+        this.baseEnv = sandbox.forJobUser(ChildEnv.base(System.getenv()));
         this.reporter = new Reporter(redis, config);
         this.workers = new WorkerSlot(baseEnv, config.processorId(), config.pool(), sandbox);
     }

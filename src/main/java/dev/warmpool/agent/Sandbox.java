@@ -83,6 +83,36 @@ final class Sandbox {
         return dir;
     }
 
+    /**
+     * The base environment for jobs as the jobs' user sees it: a PATH entry that user cannot reach
+     * (the manager's root-only {@code /root/.pyenv/shims}) is left out, or the first command found
+     * there would fail with "Permission denied" instead of the one a later entry holds.
+     */
+    Map<String, String> forJobUser(Map<String, String> base) {
+        String path = base.get("PATH");
+        if (uid == null || path == null) {
+            return base;
+        }
+        Map<String, String> out = new java.util.HashMap<>(base);
+        out.put("PATH", String.join(File.pathSeparator, Stream.of(path.split(File.pathSeparator))
+                .filter(d -> !d.isEmpty() && reachableByOthers(Path.of(d))).toList()));
+        return out;
+    }
+
+    /** True when every dir from / down to {@code dir} lets others pass (o+x). */
+    static boolean reachableByOthers(Path dir) {
+        try {
+            for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
+                if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
     /** Gives a file the agent wrote into a job's dir to the job's user (when another user runs jobs). */
     void handOver(Path file) {
         if (uid == null || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {

@@ -105,4 +105,18 @@ class SandboxTests {
             other.destroyForcibly();
         }
     }
+
+    @Test
+    void jobsOfAnotherUserGetOnlyThePathEntriesThatUserCanReach() throws Exception {
+        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path open = Files.createDirectory(tmp.resolve("open"));
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path closed = Files.createDirectory(tmp.resolve("closed"));
+        Files.setPosixFilePermissions(closed, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Map<String, String> base = Map.of("PATH", closed + ":" + open, "LANG", "C.UTF-8");
+        Sandbox asNobody = Sandbox.fromEnv(Map.of("WARMPOOL_RUN_AS", "65534:65534"), Files.createDirectory(tmp.resolve("agent")));
+        assertEquals(Map.of("PATH", open.toString(), "LANG", "C.UTF-8"), asNobody.forJobUser(base));
+        Sandbox asItself = Sandbox.fromEnv(Map.of(), Files.createDirectory(tmp.resolve("agent2")));
+        assertEquals(base, asItself.forJobUser(base), "the agent's own user reaches all it does");
+    }
 }
