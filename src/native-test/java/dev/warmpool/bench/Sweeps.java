@@ -29,7 +29,7 @@ final class Sweeps {
         Files.createDirectories(script.getParent());
         Files.writeString(script, "import os, time\nimport warmpool_worker\n"
                 + "time.sleep(float(os.environ['SETUP_SECONDS']))  # the framework import and data loading\n"
-                + "open(os.path.join(os.environ['READY_DIR'], str(os.getpid())), 'w').close()  # imported: the bench waits on these\n"
+                + "open(os.path.join(os.environ['READY_DIR'], os.environ.get('WARMPOOL_PROCESSOR_ID') or os.environ['WARMPOOL_JOB_ID']), 'w').close()  # imported: the bench waits on these (a sandboxed pid is 2 in each)\n"
                 + "def train(config):\n    time.sleep(float(os.environ['WORK_SECONDS']))\n"
                 + "    return {'loss': (config['x'] - 3) ** 2}\n"
                 + "warmpool_worker.serve(train)\n");
