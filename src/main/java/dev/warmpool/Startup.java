@@ -17,8 +17,13 @@ import org.jboss.logging.Logger;
 public class Startup {
     private static final Logger LOG = Logger.getLogger(Startup.class);
 
-    void onStart(@Observes StartupEvent ev, WarmpoolConfig config, PoolService pools, Reconciler reconciler,
-            dev.warmpool.runtime.ProcessorRuntime runtime, dev.warmpool.auth.StaticTokens tokens,
+    void onStart(
+            @Observes StartupEvent ev,
+            WarmpoolConfig config,
+            PoolService pools,
+            Reconciler reconciler,
+            dev.warmpool.runtime.ProcessorRuntime runtime,
+            dev.warmpool.auth.StaticTokens tokens,
             @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.host") String host) {
         List<String> problems = ConfigCheck.check(config);
         if (!config.auth().enabled() && !ConfigCheck.loopback(host)) {
@@ -39,12 +44,16 @@ public class Startup {
             LOG.warn("AUTHENTICATION IS OFF (warmpool.auth.enabled=false): every caller on this machine is an admin "
                     + "and may run any program as this user. Listening on " + host + " only.");
         }
-        ConfigPools.leftOut(config).forEach(type -> LOG.warnf("pool %s from config is left out: processors on the docker "
-                + "runtime are containers, and it names no image (set warmpool.pools.%s.image)", type, type));
+        ConfigPools.leftOut(config)
+                .forEach(type -> LOG.warnf(
+                        "pool %s from config is left out: processors on the docker "
+                                + "runtime are containers, and it names no image (set warmpool.pools.%s.image)",
+                        type, type));
         ConfigPools.specs(config).forEach((type, spec) -> {
             pools.put(type, spec).await().atMost(Duration.ofSeconds(30));
-            LOG.infof("pool %s from config: %s (minIdle %d, maxSize %d)", type, spec.command(), spec.minIdle(),
-                    spec.maxSize());
+            LOG.infof(
+                    "pool %s from config: %s (minIdle %d, maxSize %d)",
+                    type, spec.command(), spec.minIdle(), spec.maxSize());
         });
         reconciler.nudge();
         runtime.prepare();

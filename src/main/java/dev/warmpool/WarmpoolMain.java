@@ -24,8 +24,11 @@ public class WarmpoolMain {
 
     public static void main(String... args) {
         if (args.length > 0 && "stop".equals(args[0])) {
-            System.exit(StopCommand.run(stateDir(), configuredRedis().orElse(embeddedUrl()),
-                    configuredRedis().isPresent() ? Optional.empty() : Optional.of(embeddedDir()), System.out));
+            System.exit(StopCommand.run(
+                    stateDir(),
+                    configuredRedis().orElse(embeddedUrl()),
+                    configuredRedis().isPresent() ? Optional.empty() : Optional.of(embeddedDir()),
+                    System.out));
         }
         // an AppCDS build runs main only to record the classes it loads: no Redis for that
         boolean recordingClasses = Boolean.getBoolean("quarkus.appcds.generate");
@@ -36,20 +39,29 @@ public class WarmpoolMain {
             PrivateFiles.secureDir(dir);
             String password = password(dir, port);
             // docker processors reach this Redis at the default bridge's gateway, so it listens there too
-            java.util.List<String> alsoBind = "docker".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))
-                    ? dockerBridge() : java.util.List.of();
+            java.util.List<String> alsoBind =
+                    "docker".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))
+                            ? dockerBridge()
+                            : java.util.List.of();
             RedisServer redis = RedisServer.persistent(port, dir, password, alsoBind);
-            System.setProperty("quarkus.redis.hosts", password == null ? redis.url()
-                    : "redis://:" + password + "@127.0.0.1:" + port);
-            LOG.infof("No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s%s",
-                    redis.url(), dir.toAbsolutePath(), redis.process().isPresent() ? " (started now)" : " (already running)",
-                    password == null ? "" : ", password in " + dir.resolve("password").toAbsolutePath());
+            System.setProperty(
+                    "quarkus.redis.hosts",
+                    password == null ? redis.url() : "redis://:" + password + "@127.0.0.1:" + port);
+            LOG.infof(
+                    "No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s%s",
+                    redis.url(),
+                    dir.toAbsolutePath(),
+                    redis.process().isPresent() ? " (started now)" : " (already running)",
+                    password == null
+                            ? ""
+                            : ", password in " + dir.resolve("password").toAbsolutePath());
         }
         if (!recordingClasses && "local".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))) {
             StopCommand.register(stateDir()); // `stop` finds this manager by it
         }
         if ("false".equalsIgnoreCase(setting("warmpool.auth.enabled", "WARMPOOL_AUTH_ENABLED", "true"))
-                && System.getProperty("quarkus.http.host") == null && System.getenv("QUARKUS_HTTP_HOST") == null) {
+                && System.getProperty("quarkus.http.host") == null
+                && System.getenv("QUARKUS_HTTP_HOST") == null) {
             // no authentication: reachable from this machine only (Startup refuses any other address)
             System.setProperty("quarkus.http.host", "127.0.0.1");
         }
@@ -102,8 +114,13 @@ public class WarmpoolMain {
     private static java.util.List<String> dockerBridge() {
         try {
             java.net.NetworkInterface nic = java.net.NetworkInterface.getByName("docker0");
-            return nic == null ? java.util.List.of() : nic.inetAddresses().filter(a -> a instanceof java.net.Inet4Address)
-                    .map(java.net.InetAddress::getHostAddress).limit(1).toList();
+            return nic == null
+                    ? java.util.List.of()
+                    : nic.inetAddresses()
+                            .filter(a -> a instanceof java.net.Inet4Address)
+                            .map(java.net.InetAddress::getHostAddress)
+                            .limit(1)
+                            .toList();
         } catch (java.net.SocketException e) {
             return java.util.List.of();
         }

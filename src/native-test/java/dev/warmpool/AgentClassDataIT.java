@@ -40,14 +40,20 @@ class AgentClassDataIT {
         manager = ManagerProcess.start(redis.url(), "agent-class-data-it");
         await().atMost(Duration.ofSeconds(60)).until(() -> archiveExists(dir));
         manager.send("PUT", "/pools/cds", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/cds").at("/status/idle").asInt() == 1);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> manager.get("/pools/cds").at("/status/idle").asInt() == 1);
         String processor = manager.get("/pools/cds").at("/processors/0/id").asText();
         long pid = LocalAgents.pidOf(redis.url(), processor).orElseThrow();
         String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
         assertTrue(cmdline.contains("-XX:SharedArchiveFile="), cmdline.replace('\0', ' '));
         String maps = Files.readString(Path.of("/proc", Long.toString(pid), "maps"));
-        assertTrue(maps.lines().anyMatch(l -> l.contains("/cds/agent-") && l.endsWith(".jsa")), "the agent maps the archive");
-        String id = manager.send("POST", "/jobs", "{\"type\": \"cds\"}").get("id").asText();
-        await().atMost(Duration.ofSeconds(30)).until(() -> "SUCCEEDED".equals(manager.get("/jobs/" + id).get("state").asText()));
+        assertTrue(
+                maps.lines().anyMatch(l -> l.contains("/cds/agent-") && l.endsWith(".jsa")),
+                "the agent maps the archive");
+        String id =
+                manager.send("POST", "/jobs", "{\"type\": \"cds\"}").get("id").asText();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> "SUCCEEDED"
+                        .equals(manager.get("/jobs/" + id).get("state").asText()));
     }
 }

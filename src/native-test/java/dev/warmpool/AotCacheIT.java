@@ -46,11 +46,17 @@ class AotCacheIT {
             homes.add(Path.of(System.getProperty("java.home")));
         }
         try (Stream<Path> dirs = Files.list(Path.of("/usr/lib/jvm"))) {
-            dirs.filter(d -> d.getFileName().toString().matches(".*-(2[5-9]|[3-9][0-9])(-.*|\\..*|)")).sorted().forEach(homes::add);
+            dirs.filter(d -> d.getFileName().toString().matches(".*-(2[5-9]|[3-9][0-9])(-.*|\\..*|)"))
+                    .sorted()
+                    .forEach(homes::add);
         } catch (Exception e) {
             // no JDKs there
         }
-        return homes.stream().map(h -> h.resolve("bin").resolve("java")).filter(Files::isExecutable).findFirst().orElse(null);
+        return homes.stream()
+                .map(h -> h.resolve("bin").resolve("java"))
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElse(null);
     }
 
     @Test
@@ -60,10 +66,20 @@ class AotCacheIT {
         Path cache = Path.of("target", "warmpool-test", "aot", "app.aot").toAbsolutePath();
         Files.deleteIfExists(cache);
         Files.createDirectories(cache.getParent());
-        ProcessBuilder pb = new ProcessBuilder("bash", "src/main/docker/aot-train.sh", "target/quarkus-app", cache.toString())
-                .redirectErrorStream(true).redirectOutput(Path.of("target", "aot-train-it.log").toFile());
-        pb.environment().putAll(Map.of("JAVA", java.toString(), "JAVA_OPTS", LEAN,
-                "REDIS_URL", training.url(), "TRAIN_PORT", Integer.toString(RedisServer.freePort())));
+        ProcessBuilder pb = new ProcessBuilder(
+                        "bash", "src/main/docker/aot-train.sh", "target/quarkus-app", cache.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(Path.of("target", "aot-train-it.log").toFile());
+        pb.environment()
+                .putAll(Map.of(
+                        "JAVA",
+                        java.toString(),
+                        "JAVA_OPTS",
+                        LEAN,
+                        "REDIS_URL",
+                        training.url(),
+                        "TRAIN_PORT",
+                        Integer.toString(RedisServer.freePort())));
         Process train = pb.start();
         assertTrue(train.waitFor(240, TimeUnit.SECONDS), "the training run took over 4 minutes");
         assertEquals(0, train.exitValue(), Files.readString(Path.of("target", "aot-train-it.log")));
@@ -76,7 +92,10 @@ class AotCacheIT {
         String maps = Files.readString(Path.of("/proc", Long.toString(manager.process.pid()), "maps"));
         assertTrue(maps.lines().anyMatch(l -> l.endsWith(cache.toString())), "the manager maps the cache");
         manager.send("PUT", "/pools/aot", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
-        String id = manager.send("POST", "/jobs", "{\"type\": \"aot\"}").get("id").asText();
-        await().atMost(Duration.ofSeconds(60)).until(() -> "SUCCEEDED".equals(manager.get("/jobs/" + id).get("state").asText()));
+        String id =
+                manager.send("POST", "/jobs", "{\"type\": \"aot\"}").get("id").asText();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> "SUCCEEDED"
+                        .equals(manager.get("/jobs/" + id).get("state").asText()));
     }
 }

@@ -5,5 +5,4 @@ import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /** Every bad input again, against the packaged application. */
 @QuarkusIntegrationTest
-class BadInputIT extends BadInputTests {
-}
+class BadInputIT extends BadInputTests {}

@@ -4,19 +4,19 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -64,8 +64,11 @@ class ChaosIT {
         redis = RedisServer.persistent(port, dir);
         url = redis.url();
         manager.set(ManagerProcess.start(url, "chaos-manager"));
-        manager.get().send("PUT", "/pools/" + POOL, "{\"command\": [\"sleep\"], \"minIdle\": 4, \"maxSize\": 4, "
-                + "\"maxQueued\": 100000}");
+        manager.get()
+                .send(
+                        "PUT",
+                        "/pools/" + POOL,
+                        "{\"command\": [\"sleep\"], \"minIdle\": 4, \"maxSize\": 4, " + "\"maxQueued\": 100000}");
         long t0 = System.nanoTime();
         Thread submitter = new Thread(this::submitAll, "chaos-submitter");
         submitter.start();
@@ -74,22 +77,32 @@ class ChaosIT {
         String report = report(jobs, (System.nanoTime() - t0) / 1_000_000_000.0);
         System.out.println(report);
         Files.writeString(Path.of("target", "chaos-report.txt"), report);
-        long lost = jobs.values().stream().filter(j -> j.isEmpty() || !ended(j.get("state"))).count();
-        long twice = jobs.values().stream().filter(j -> Integer.parseInt(j.getOrDefault("completions", "0")) > 1).count();
+        long lost = jobs.values().stream()
+                .filter(j -> j.isEmpty() || !ended(j.get("state")))
+                .count();
+        long twice = jobs.values().stream()
+                .filter(j -> Integer.parseInt(j.getOrDefault("completions", "0")) > 1)
+                .count();
         assertEquals(JOBS, accepted.size());
         assertEquals(0, lost, report);
         assertEquals(0, twice, report);
-        assertTrue(jobs.values().stream().allMatch(j -> "SUCCEEDED".equals(j.get("state"))
-                || j.getOrDefault("error", "").contains("lost")), report);
+        assertTrue(
+                jobs.values().stream()
+                        .allMatch(j -> "SUCCEEDED".equals(j.get("state"))
+                                || j.getOrDefault("error", "").contains("lost")),
+                report);
     }
 
     /** Submits every job once, retrying the same request (same Idempotency-Key) through outages. */
     private void submitAll() {
         for (int i = 0; i < JOBS; i++) {
-            String body = String.format("{\"type\": \"%s\", \"args\": [\"%.3f\"], \"maxAttempts\": 5}", POOL,
-                    0.010 + random.nextInt(190) / 1000.0);
+            String body = String.format(
+                    "{\"type\": \"%s\", \"args\": [\"%.3f\"], \"maxAttempts\": 5}",
+                    POOL, 0.010 + random.nextInt(190) / 1000.0);
             String key = "chaos-" + i;
-            await().atMost(Duration.ofSeconds(120)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+            await().atMost(Duration.ofSeconds(120))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> trySubmit(body, key));
         }
     }
@@ -98,11 +111,14 @@ class ChaosIT {
     private boolean trySubmit(String body, String key) {
         try {
             ManagerProcess m = manager.get();
-            HttpResponse<String> r = ManagerProcess.HTTP.send(java.net.http.HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + m.port + "/jobs")).timeout(Duration.ofSeconds(10))
-                    .header("Content-Type", "application/json").header("Idempotency-Key", key)
-                    .header("Authorization", Tokens.bearer(Tokens.ADMIN))
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+            HttpResponse<String> r = ManagerProcess.HTTP.send(
+                    java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port + "/jobs"))
+                            .timeout(Duration.ofSeconds(10))
+                            .header("Content-Type", "application/json")
+                            .header("Idempotency-Key", key)
+                            .header("Authorization", Tokens.bearer(Tokens.ADMIN))
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 202) {
                 accepted.add(ManagerProcess.JSON.readTree(r.body()).get("id").asText());
@@ -118,14 +134,19 @@ class ChaosIT {
     private void chaos(Thread submitter) {
         AtomicInteger rounds = new AtomicInteger();
         ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
-        clock.scheduleWithFixedDelay(() -> {
-            try {
-                round(rounds.incrementAndGet());
-            } catch (Exception | AssertionError e) {
-                failure.set(e);
-            }
-        }, 2, 2, TimeUnit.SECONDS);
-        await().atMost(Duration.ofMinutes(30)).until(() -> failure.get() != null || !submitter.isAlive() && rounds.get() >= 6);
+        clock.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        round(rounds.incrementAndGet());
+                    } catch (Exception | AssertionError e) {
+                        failure.set(e);
+                    }
+                },
+                2,
+                2,
+                TimeUnit.SECONDS);
+        await().atMost(Duration.ofMinutes(30))
+                .until(() -> failure.get() != null || !submitter.isAlive() && rounds.get() >= 6);
         clock.shutdown();
         await().atMost(Duration.ofMinutes(2)).until(clock::isTerminated);
         if (failure.get() != null) {
@@ -163,10 +184,14 @@ class ChaosIT {
     /** Waits until the pool has 4 live processors again. */
     private void awaitFullPool() {
         try (Jedis j = new Jedis(URI.create(url))) {
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() ->
-                    j.smembers(KeySchema.processors(POOL)).stream()
-                            .map(id -> j.hget(KeySchema.processor(POOL, id), "state"))
-                            .filter(s -> "IDLE".equals(s) || "BUSY".equals(s)).count() >= 4
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions()
+                    .until(() -> j.smembers(KeySchema.processors(POOL)).stream()
+                                            .map(id -> j.hget(KeySchema.processor(POOL, id), "state"))
+                                            .filter(s -> "IDLE".equals(s) || "BUSY".equals(s))
+                                            .count()
+                                    >= 4
                             && LocalAgents.agentPids(url).size() >= 4);
         }
     }
@@ -176,12 +201,14 @@ class ChaosIT {
         Map<String, Map<String, String>> jobs = new TreeMap<>();
         try (Jedis j = new Jedis(URI.create(url))) {
             try {
-                await().atMost(Duration.ofSeconds(seconds)).pollInterval(Duration.ofMillis(500)).until(() -> {
-                    for (String id : accepted) {
-                        jobs.put(id, j.hgetAll(KeySchema.job(POOL, id)));
-                    }
-                    return jobs.values().stream().allMatch(h -> ended(h.get("state")));
-                });
+                await().atMost(Duration.ofSeconds(seconds))
+                        .pollInterval(Duration.ofMillis(500))
+                        .until(() -> {
+                            for (String id : accepted) {
+                                jobs.put(id, j.hgetAll(KeySchema.job(POOL, id)));
+                            }
+                            return jobs.values().stream().allMatch(h -> ended(h.get("state")));
+                        });
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 // reported and asserted below
             }
@@ -208,9 +235,12 @@ class ChaosIT {
                 + String.format("  jobs lost                    %d%n", lost)
                 + String.format("  jobs completed twice         %d%n", twice)
                 + String.format("  attempts histogram           %s%n", attempts)
-                + String.format("  longest kill-to-replaced     %d ms (median %d ms)%n",
+                + String.format(
+                        "  longest kill-to-replaced     %d ms (median %d ms)%n",
                         replaceTimes.stream().mapToLong(Long::longValue).max().orElse(0),
-                        replaceTimes.isEmpty() ? 0 : replaceTimes.stream().sorted().toList().get(replaceTimes.size() / 2));
+                        replaceTimes.isEmpty()
+                                ? 0
+                                : replaceTimes.stream().sorted().toList().get(replaceTimes.size() / 2));
     }
 
     private static boolean ended(String state) {

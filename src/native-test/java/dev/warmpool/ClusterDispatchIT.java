@@ -2,8 +2,8 @@ package dev.warmpool;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.runtime.local.LocalAgents;
 import io.restassured.RestAssured;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -42,8 +42,10 @@ class ClusterDispatchIT extends DispatchScenarios {
 
     @Test
     public void poolsOfTheScenariosLiveOnDifferentMasters() {
-        Set<Integer> owners = Stream.of("reuse", "sep-a", "sep-b", "io", "fails", "prio", "cq", "cr", "slow", "burst", "gone")
-                .map(t -> cluster.ownerOf(KeySchema.pool(t))).collect(Collectors.toSet());
+        Set<Integer> owners = Stream.of(
+                        "reuse", "sep-a", "sep-b", "io", "fails", "prio", "cq", "cr", "slow", "burst", "gone")
+                .map(t -> cluster.ownerOf(KeySchema.pool(t)))
+                .collect(Collectors.toSet());
         assertTrue(owners.size() == 3, "the scenario pools use " + owners.size() + " of 3 masters");
     }
 }

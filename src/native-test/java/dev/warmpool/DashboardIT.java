@@ -55,18 +55,36 @@ class DashboardIT {
 
     @BeforeAll
     static void start() throws Exception {
-        assertTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
+        assertTrue(
+                Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
                 "the browser tests need Debian's chromium and chromium-driver (.ci/run installs them)");
         redis = RedisServer.ephemeral();
         manager = ManagerProcess.start(redis.url(), "dashboard-it", "-Dwarmpool.reconcile.interval=1s");
-        manager.send("PUT", "/pools/web", "{\"command\": [\"sh\", \"-c\", \"eval \\\"$0\\\"\"], \"minIdle\": 2, \"maxSize\": 3}");
+        manager.send(
+                "PUT",
+                "/pools/web",
+                "{\"command\": [\"sh\", \"-c\", \"eval \\\"$0\\\"\"], \"minIdle\": 2, \"maxSize\": 3}");
         manager.send("PUT", "/pools/batch", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/web").path("status").path("idle").asInt() == 2
-                && manager.get("/pools/batch").path("status").path("idle").asInt() == 1);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() ->
+                        manager.get("/pools/web").path("status").path("idle").asInt() == 2
+                                && manager.get("/pools/batch")
+                                                .path("status")
+                                                .path("idle")
+                                                .asInt()
+                                        == 1);
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,1000");
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile()).usingAnyFreePort().build();
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--disable-gpu",
+                "--window-size=1280,1000");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(DRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         browser = new ChromeDriver(service, options);
     }
 
@@ -104,11 +122,14 @@ class DashboardIT {
     @Order(1)
     void withoutATokenThePageIsALoginFormAndNoData() throws Exception {
         browser.get(manager.base() + "/");
-        assertTrue(browser.getCurrentUrl().endsWith("/ui"), "a browser at / is sent to /ui: " + browser.getCurrentUrl());
+        assertTrue(
+                browser.getCurrentUrl().endsWith("/ui"), "a browser at / is sent to /ui: " + browser.getCurrentUrl());
         assertEquals(1, count("form#login"));
         assertEquals(0, count("#pools"));
         assertFalse(browser.getPageSource().contains("web"), "no pool name on the login page");
-        var feed = ManagerProcess.HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(manager.base() + "/ui/events")).build(),
+        var feed = ManagerProcess.HTTP.send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(manager.base() + "/ui/events"))
+                        .build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
         assertEquals(401, feed.statusCode(), "the live feed needs a token too");
 
@@ -130,16 +151,22 @@ class DashboardIT {
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> sameAsApi("web") && sameAsApi("batch"));
 
         // live: a job that runs a while turns a processor busy on the page without a reload
-        String job = manager.send("POST", "/jobs", "{\"type\": \"web\", \"args\": [\"sleep 30\"]}").path("id").asText();
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> "1".equals(text("[data-pool='web'] [data-count='busy']"))
-                && text("[data-pool='web'] tr[data-processor] a").equals(job));
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> text("#jobs tr[data-job='" + job + "'] .job-state").equals("RUNNING"));
+        String job = manager.send("POST", "/jobs", "{\"type\": \"web\", \"args\": [\"sleep 30\"]}")
+                .path("id")
+                .asText();
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> "1".equals(text("[data-pool='web'] [data-count='busy']"))
+                        && text("[data-pool='web'] tr[data-processor] a").equals(job));
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> text("#jobs tr[data-job='" + job + "'] .job-state").equals("RUNNING"));
         // the reconciler starts a processor for the one taken: page and API agree once it has
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> sameAsApi("web"));
         assertEquals(0, count("button.cancel") + count("button.drain"), "a viewer gets no buttons");
         // the chart draws the same counts
-        Object busy = ((JavascriptExecutor) browser).executeScript(
-                "const c = Chart.getChart('pool-chart'); const i = c.data.labels.indexOf('web');"
+        Object busy = ((JavascriptExecutor) browser)
+                .executeScript("const c = Chart.getChart('pool-chart'); const i = c.data.labels.indexOf('web');"
                         + " return c.data.datasets.find(d => d.label === 'busy').data[i];");
         assertEquals(1L, ((Number) busy).longValue());
         manager.send("DELETE", "/jobs/" + job, null);
@@ -149,15 +176,19 @@ class DashboardIT {
     boolean sameAsApi(String type) throws Exception {
         JsonNode pool = manager.get("/pools/" + type);
         for (String state : List.of("starting", "idle", "busy", "draining", "queued")) {
-            if (!text("[data-pool='" + type + "'] [data-count='" + state + "']").equals(pool.path("status").path(state).asText())) {
+            if (!text("[data-pool='" + type + "'] [data-count='" + state + "']")
+                    .equals(pool.path("status").path(state).asText())) {
                 return false;
             }
         }
         Set<String> api = new TreeSet<>();
-        pool.path("processors").forEach(p -> api.add(p.path("id").asText() + " " + p.path("state").asText()));
+        pool.path("processors")
+                .forEach(p ->
+                        api.add(p.path("id").asText() + " " + p.path("state").asText()));
         Set<String> page = new TreeSet<>();
         for (WebElement row : browser.findElements(By.cssSelector("[data-pool='" + type + "'] tr[data-processor]"))) {
-            page.add(row.getAttribute("data-processor") + " " + row.findElement(By.cssSelector(".state")).getText());
+            page.add(row.getAttribute("data-processor") + " "
+                    + row.findElement(By.cssSelector(".state")).getText());
         }
         return api.equals(page);
     }
@@ -169,12 +200,17 @@ class DashboardIT {
         browser.findElement(By.id("token")).sendKeys(Tokens.ADMIN);
         browser.findElement(By.cssSelector("form#login button")).click();
         awaitPage("[data-pool='web'] button.drain");
-        String job = manager.send("POST", "/jobs", "{\"type\": \"web\", \"args\": [\"sleep 60\"]}").path("id").asText();
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+        String job = manager.send("POST", "/jobs", "{\"type\": \"web\", \"args\": [\"sleep 60\"]}")
+                .path("id")
+                .asText();
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
                 .until(() -> text("#jobs tr[data-job='" + job + "'] .job-state").equals("RUNNING"));
         browser.findElement(By.cssSelector("button[data-cancel='" + job + "']")).click();
-        await().atMost(Duration.ofSeconds(30)).until(() -> manager.get("/jobs/" + job).path("state").asText().equals("CANCELLED"));
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> manager.get("/jobs/" + job).path("state").asText().equals("CANCELLED"));
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
                 .until(() -> text("#jobs tr[data-job='" + job + "'] .job-state").equals("CANCELLED"));
         assertEquals("admin", manager.get("/jobs/" + job).path("submittedBy").asText());
         assertEquals(0, count("#problem.problem"), "no error shown");
@@ -184,19 +220,32 @@ class DashboardIT {
     @Order(4)
     void aJobsPageShowsItsLogLineWhileItRunsAndItsReportsAsAChart() throws Exception {
         browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
-        String script = "echo first-line; for s in 1 2 3; do echo \"WARMPOOL_REPORT {\\\"step\\\": $s, \\\"loss\\\": 0.$((9 - s))}\"; done;"
-                + " sleep 20; echo last-line";
-        String job = manager.send("POST", "/jobs", json(java.util.Map.of("type", "web", "args", List.of(script)))).path("id").asText();
+        String script =
+                "echo first-line; for s in 1 2 3; do echo \"WARMPOOL_REPORT {\\\"step\\\": $s, \\\"loss\\\": 0.$((9 - s))}\"; done;"
+                        + " sleep 20; echo last-line";
+        String job = manager.send("POST", "/jobs", json(java.util.Map.of("type", "web", "args", List.of(script))))
+                .path("id")
+                .asText();
         browser.get(manager.base() + "/ui/jobs/" + job);
-        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> text("#log").contains("first-line"));
+        await().atMost(Duration.ofSeconds(20))
+                .ignoreExceptions()
+                .until(() -> text("#log").contains("first-line"));
         assertEquals("RUNNING", manager.get("/jobs/" + job).path("state").asText(), "the line came while the job ran");
         assertFalse(text("#log").contains("last-line"));
-        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> ((Number) ((JavascriptExecutor) browser).executeScript(
-                "return Chart.getChart('reports-chart').data.datasets.find(d => d.label === 'loss').data.length")).intValue() == 3);
+        await().atMost(Duration.ofSeconds(20))
+                .ignoreExceptions()
+                .until(() -> ((Number)
+                                        ((JavascriptExecutor) browser)
+                                                .executeScript(
+                                                        "return Chart.getChart('reports-chart').data.datasets.find(d => d.label === 'loss').data.length"))
+                                .intValue()
+                        == 3);
         assertTrue(browser.findElement(By.id("reports")).isDisplayed());
         assertEquals("RUNNING", text("#job-state"));
         manager.send("DELETE", "/jobs/" + job, null);
-        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> text("#job-state").equals("CANCELLED"));
+        await().atMost(Duration.ofSeconds(20))
+                .ignoreExceptions()
+                .until(() -> text("#job-state").equals("CANCELLED"));
     }
 
     @Test
@@ -204,24 +253,42 @@ class DashboardIT {
     void aSweepsPageShowsEveryTrialAndTheObjectiveByTrial() throws Exception {
         browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
         String trial = "printf '{\"loss\": %s}' \"$(echo \"$WARMPOOL_CONFIG\" | tr -cd 0-9)\" > \"$WARMPOOL_RESULT\"";
-        JsonNode sweep = manager.send("POST", "/sweeps", json(java.util.Map.of("type", "web", "parallelism", 2, "args", List.of(trial),
-                "space", java.util.Map.of("x", java.util.Map.of("grid", List.of(3, 1, 2, 5))),
-                "objective", java.util.Map.of("metric", "loss", "goal", "minimize"))));
+        JsonNode sweep = manager.send(
+                "POST",
+                "/sweeps",
+                json(java.util.Map.of(
+                        "type",
+                        "web",
+                        "parallelism",
+                        2,
+                        "args",
+                        List.of(trial),
+                        "space",
+                        java.util.Map.of("x", java.util.Map.of("grid", List.of(3, 1, 2, 5))),
+                        "objective",
+                        java.util.Map.of("metric", "loss", "goal", "minimize"))));
         String id = sweep.path("id").asText();
         browser.get(manager.base() + "/ui/sweeps/" + id);
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> text("#sweep-state").equals("SUCCEEDED"));
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .until(() -> text("#sweep-state").equals("SUCCEEDED"));
         JsonNode api = manager.get("/sweeps/" + id);
         assertEquals(4, count("#trials tr[data-trial]"));
         Set<String> states = new HashSet<>();
         browser.findElements(By.cssSelector("#trials tr[data-trial] .state")).forEach(e -> states.add(e.getText()));
         assertEquals(Set.of("SUCCEEDED"), states, api.toString());
         @SuppressWarnings("unchecked")
-        List<Number> best = (List<Number>) ((JavascriptExecutor) browser).executeScript(
-                "return Chart.getChart('objective-chart').data.datasets[1].data.map(p => p.y)");
+        List<Number> best = (List<Number>) ((JavascriptExecutor) browser)
+                .executeScript("return Chart.getChart('objective-chart').data.datasets[1].data.map(p => p.y)");
         assertEquals(4, best.size(), api.toString());
-        assertEquals(api.path("best").path("value").asDouble(), best.get(3).doubleValue(), "the best-so-far line ends at the best trial");
+        assertEquals(
+                api.path("best").path("value").asDouble(),
+                best.get(3).doubleValue(),
+                "the best-so-far line ends at the best trial");
         for (int i = 1; i < best.size(); i++) {
-            assertTrue(best.get(i).doubleValue() <= best.get(i - 1).doubleValue(), "best so far never rises when minimizing: " + best);
+            assertTrue(
+                    best.get(i).doubleValue() <= best.get(i - 1).doubleValue(),
+                    "best so far never rises when minimizing: " + best);
         }
     }
 
@@ -234,8 +301,10 @@ class DashboardIT {
         }
         browser.get(manager.base() + "/ui?token=" + Tokens.ADMIN);
         long t0 = System.nanoTime();
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> "1".equals(text("[data-pool='web'] [data-count='busy']"))
-                && count("#jobs tr[data-job]") >= 4);
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() ->
+                        "1".equals(text("[data-pool='web'] [data-count='busy']")) && count("#jobs tr[data-job]") >= 4);
         System.out.printf("screenshot page ready in %.1f s%n", (System.nanoTime() - t0) / 1e9);
         byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
         Files.write(Path.of("target", "dashboard.png"), png);
@@ -252,7 +321,8 @@ class DashboardIT {
         }
         assertTrue(image.getWidth() >= 1000 && colours.size() > 50, "a screenshot with " + colours.size() + " colours");
         // the bars are drawn: a pixel of the idle colour (#3f9d5a) inside the chart
-        org.openqa.selenium.Rectangle chart = browser.findElement(By.id("pool-chart")).getRect();
+        org.openqa.selenium.Rectangle chart =
+                browser.findElement(By.id("pool-chart")).getRect();
         boolean idleDrawn = false;
         int bottom = Math.min(image.getHeight(), chart.getY() + chart.getHeight());
         int right = Math.min(image.getWidth(), chart.getX() + chart.getWidth());
@@ -270,11 +340,20 @@ class DashboardIT {
     @Test
     @Order(7)
     void aWidePoolsCardListsTwelveProcessorsBusyFirstAndCountsTheRest() throws Exception {
-        manager.send("PUT", "/pools/wide", "{\"command\": [\"sh\", \"-c\", \"eval \\\"$0\\\"\"], \"minIdle\": 14, \"maxSize\": 14}");
-        await().atMost(Duration.ofSeconds(120)).until(() -> manager.get("/pools/wide").path("status").path("idle").asInt() == 14);
-        String job = manager.send("POST", "/jobs", "{\"type\": \"wide\", \"args\": [\"sleep 30\"]}").path("id").asText();
+        manager.send(
+                "PUT",
+                "/pools/wide",
+                "{\"command\": [\"sh\", \"-c\", \"eval \\\"$0\\\"\"], \"minIdle\": 14, \"maxSize\": 14}");
+        await().atMost(Duration.ofSeconds(120))
+                .until(() ->
+                        manager.get("/pools/wide").path("status").path("idle").asInt() == 14);
+        String job = manager.send("POST", "/jobs", "{\"type\": \"wide\", \"args\": [\"sleep 30\"]}")
+                .path("id")
+                .asText();
         browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> "1".equals(text("[data-pool='wide'] [data-count='busy']")));
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> "1".equals(text("[data-pool='wide'] [data-count='busy']")));
         assertEquals(12, count("[data-pool='wide'] tr[data-processor]"));
         assertEquals("and 2 more (GET /pools/wide)", text("[data-pool='wide'] .rest"));
         WebElement first = browser.findElement(By.cssSelector("[data-pool='wide'] tr[data-processor]"));
@@ -293,9 +372,13 @@ class DashboardIT {
         visible(false);
         assertEquals("paused", text("#live"));
         await().atMost(Duration.ofSeconds(30)).until(() -> activeRequests() == 1);
-        String job = manager.send("POST", "/jobs", "{\"type\": \"batch\"}").path("id").asText();
+        String job = manager.send("POST", "/jobs", "{\"type\": \"batch\"}")
+                .path("id")
+                .asText();
         visible(true);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> count("#jobs tr[data-job='" + job + "']") == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> count("#jobs tr[data-job='" + job + "']") == 1);
         assertEquals("live", text("#live"));
         assertEquals(2, activeRequests());
     }
@@ -304,34 +387,51 @@ class DashboardIT {
     @Order(9)
     void aJobsPageHiddenAndShownAgainGoesOnAfterTheLastLineItHad() throws Exception {
         browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
-        String job = manager.send("POST", "/jobs", json(Map.of("type", "web", "args", List.of("echo one; sleep 1; echo two; sleep 30"))))
-                .path("id").asText();
+        String job = manager.send(
+                        "POST",
+                        "/jobs",
+                        json(Map.of("type", "web", "args", List.of("echo one; sleep 1; echo two; sleep 30"))))
+                .path("id")
+                .asText();
         browser.get(manager.base() + "/ui/jobs/" + job);
-        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> text("#log").contains("one"));
+        await().atMost(Duration.ofSeconds(20))
+                .ignoreExceptions()
+                .until(() -> text("#log").contains("one"));
         visible(false);
         await().atMost(Duration.ofSeconds(20)).until(() -> logs(job).contains("two"));
         assertFalse(text("#log").contains("two"), "a hidden page reads nothing");
         visible(true);
-        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> text("#log").contains("two"));
+        await().atMost(Duration.ofSeconds(20))
+                .ignoreExceptions()
+                .until(() -> text("#log").contains("two"));
         assertEquals("one\ntwo", text("#log").strip(), "each line once");
         manager.send("DELETE", "/jobs/" + job, null);
     }
 
     String logs(String job) throws Exception {
-        return ManagerProcess.HTTP.send(manager.request("GET", "/jobs/" + job + "/logs", null, Map.of()), HttpResponse.BodyHandlers.ofString()).body();
+        return ManagerProcess.HTTP
+                .send(
+                        manager.request("GET", "/jobs/" + job + "/logs", null, Map.of()),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     /** What the Page Visibility API tells the page when its tab is hidden or shown. */
     void visible(boolean shown) {
-        ((JavascriptExecutor) browser).executeScript("Object.defineProperty(document, 'hidden', {value: arguments[0], configurable: true});"
-                + " document.dispatchEvent(new Event('visibilitychange'));", !shown);
+        ((JavascriptExecutor) browser)
+                .executeScript(
+                        "Object.defineProperty(document, 'hidden', {value: arguments[0], configurable: true});"
+                                + " document.dispatchEvent(new Event('visibilitychange'));",
+                        !shown);
     }
 
     /** Requests the manager is serving now, this scrape among them (a live feed is one until it closes). */
     double activeRequests() throws Exception {
-        String metrics = ManagerProcess.HTTP.send(manager.request("GET", "/q/metrics", null, Map.of()),
-                HttpResponse.BodyHandlers.ofString()).body();
-        Matcher m = Pattern.compile("(?m)^http_server_active_requests\\{[^}]*\\} (\\S+)$").matcher(metrics);
+        String metrics = ManagerProcess.HTTP
+                .send(manager.request("GET", "/q/metrics", null, Map.of()), HttpResponse.BodyHandlers.ofString())
+                .body();
+        Matcher m = Pattern.compile("(?m)^http_server_active_requests\\{[^}]*\\} (\\S+)$")
+                .matcher(metrics);
         double n = 0;
         while (m.find()) {
             n += Double.parseDouble(m.group(1));

@@ -33,6 +33,7 @@ class DockerRuntimeIT {
     static final String IMAGE = "warmpool-base:bookworm";
     /** The same base with python3 (still no Java), for the persistent-worker test. */
     static final String PYTHON_IMAGE = "warmpool-python:bookworm";
+
     static final String PASSWORD = "docker-it-" + Long.toHexString(System.nanoTime());
     RedisServer redis;
     ManagerProcess manager;
@@ -47,8 +48,10 @@ class DockerRuntimeIT {
         assertTrue(docker, "no dockerd answers: .ci/run starts one");
         Result base = run("bash", "src/main/docker/base-image.sh", IMAGE);
         assertEquals(0, base.exit, base.out);
-        String gateway = dev.warmpool.runtime.docker.DockerRuntime.gateway(dev.warmpool.runtime.docker.DockerRuntime.client(
-                System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")), "bridge");
+        String gateway = dev.warmpool.runtime.docker.DockerRuntime.gateway(
+                dev.warmpool.runtime.docker.DockerRuntime.client(
+                        System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
+                "bridge");
         // the manager reaches Redis on loopback, its containers at the bridge's gateway
         redis = RedisServer.ephemeral("--requirepass", PASSWORD, "--bind", "127.0.0.1", gateway);
         instance = "127.0.0.1:" + redis.port();
@@ -56,7 +59,9 @@ class DockerRuntimeIT {
     }
 
     void startManager() throws IOException {
-        manager = ManagerProcess.start("redis://:" + PASSWORD + "@127.0.0.1:" + redis.port(), "docker-runtime-it",
+        manager = ManagerProcess.start(
+                "redis://:" + PASSWORD + "@127.0.0.1:" + redis.port(),
+                "docker-runtime-it",
                 "-Dwarmpool.runtime.type=docker");
     }
 
@@ -77,7 +82,8 @@ class DockerRuntimeIT {
 
     @Test
     void aPoolOnAnImageWithoutJavaRunsItsJobsInsideItsContainer() throws Exception {
-        assertNotEquals(0, run("docker", "run", "--rm", IMAGE, "sh", "-c", "command -v java").exit, "the image has no Java");
+        assertNotEquals(
+                0, run("docker", "run", "--rm", IMAGE, "sh", "-c", "command -v java").exit, "the image has no Java");
         pool("os", "[\"sh\", \"-c\", \"cat /etc/os-release; echo host=$(hostname)\"]", 1, 1, "");
         JsonNode ended = runJob("os", 60);
         assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
@@ -85,7 +91,9 @@ class DockerRuntimeIT {
         assertTrue(log.contains("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\""), log);
         List<String> ids = containers(poolLabel("os"));
         assertEquals(1, ids.size());
-        assertTrue(log.contains("host=" + ids.get(0).substring(0, 12)), "the job ran in container " + ids.get(0) + ": " + log);
+        assertTrue(
+                log.contains("host=" + ids.get(0).substring(0, 12)),
+                "the job ran in container " + ids.get(0) + ": " + log);
     }
 
     @Test
@@ -107,10 +115,15 @@ class DockerRuntimeIT {
     @Test
     void aKilledBusyContainerLosesItsProcessorAndItsJobFinishesOnAReplacement() throws Exception {
         pool("killed", "[\"sh\", \"-c\", \"sleep 4; echo done on $(hostname)\"]", 1, 1, "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/killed").at("/status/idle").asInt() == 1);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> manager.get("/pools/killed").at("/status/idle").asInt() == 1);
         String first = containers(poolLabel("killed")).get(0);
-        String id = manager.send("POST", "/jobs", "{\"type\": \"killed\", \"maxAttempts\": 3}").get("id").asText();
-        await().atMost(Duration.ofSeconds(30)).until(() -> "RUNNING".equals(manager.get("/jobs/" + id).get("state").asText()));
+        String id = manager.send("POST", "/jobs", "{\"type\": \"killed\", \"maxAttempts\": 3}")
+                .get("id")
+                .asText();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        "RUNNING".equals(manager.get("/jobs/" + id).get("state").asText()));
         assertEquals(0, run("docker", "kill", first).exit);
 
         JsonNode ended = manager.get("/jobs/" + id + "?wait=90");
@@ -125,7 +138,8 @@ class DockerRuntimeIT {
     @Test
     void containersOutliveAKilledManagerAndAreAdoptedNotDuplicated() throws Exception {
         pool("adopted", "[\"sh\", \"-c\", \"hostname\"]", 1, 1, "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/adopted").at("/status/idle").asInt() == 1);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> manager.get("/pools/adopted").at("/status/idle").asInt() == 1);
         List<String> before = containers(poolLabel("adopted"));
         String processor = manager.get("/pools/adopted").at("/processors/0/id").asText();
         manager.kill();
@@ -133,31 +147,41 @@ class DockerRuntimeIT {
 
         startManager();
         // several reconcile passes (1 s each) and well past the orphan grace: the same one container throughout
-        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(10))
+        await().during(Duration.ofSeconds(6))
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> containers(poolLabel("adopted")).equals(before));
         JsonNode ended = runJob("adopted", 60);
         assertEquals(processor, ended.get("processor").asText());
-        assertEquals(before.get(0).substring(0, 12), ended.at("/result/logTail").asText().trim());
+        assertEquals(
+                before.get(0).substring(0, 12),
+                ended.at("/result/logTail").asText().trim());
     }
 
     @Test
     void deletingAPoolRemovesItsContainers() throws Exception {
         pool("deleted", "[\"sh\", \"-c\", \"true\"]", 2, 2, "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> containers(poolLabel("deleted")).size() == 2);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> containers(poolLabel("deleted")).size() == 2);
         assertTrue(manager.call("DELETE", "/pools/deleted", null).statusCode() < 300);
-        await().atMost(Duration.ofSeconds(60)).until(() -> containers(poolLabel("deleted")).isEmpty());
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> containers(poolLabel("deleted")).isEmpty());
     }
 
     @Test
     void limitsAndTheRestrictedProfileShowInDockerInspectAndTheRedisPasswordDoesNot() throws Exception {
-        pool("inspected", "[\"sh\", \"-c\", \"id -u; ls -A /run/warmpool/secret\"]", 1, 1,
+        pool(
+                "inspected",
+                "[\"sh\", \"-c\", \"id -u; ls -A /run/warmpool/secret\"]",
+                1,
+                1,
                 ", \"resources\": {\"limits\": {\"cpu\": \"500m\", \"memory\": \"256Mi\"}}, "
                         + "\"securityContext\": {\"runAsUser\": 1000, \"readOnlyRootFilesystem\": true}");
         JsonNode ended = runJob("inspected", 60);
         assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
         assertEquals("1000", ended.at("/result/logTail").asText().trim(), "runs as 1000; the URL file is deleted");
         String id = containers(poolLabel("inspected")).get(0);
-        JsonNode c = ManagerProcess.JSON.readTree(run("docker", "inspect", id).out).get(0);
+        JsonNode c =
+                ManagerProcess.JSON.readTree(run("docker", "inspect", id).out).get(0);
         JsonNode host = c.get("HostConfig");
         assertEquals(500_000_000L, host.get("NanoCpus").asLong());
         assertEquals(256L * 1024 * 1024, host.get("Memory").asLong());
@@ -166,10 +190,16 @@ class DockerRuntimeIT {
         assertFalse(host.get("Privileged").asBoolean());
         assertTrue(host.get("ReadonlyRootfs").asBoolean());
         assertEquals("bridge", host.get("NetworkMode").asText());
-        assertEquals("default", host.get("PidMode").asText().isEmpty() ? "default" : host.get("PidMode").asText());
+        assertEquals(
+                "default",
+                host.get("PidMode").asText().isEmpty()
+                        ? "default"
+                        : host.get("PidMode").asText());
         String everything = c.toString();
         assertFalse(everything.contains(PASSWORD), "the manager's Redis password is nowhere in docker inspect");
-        assertFalse(c.get("Config").get("Env").toString().contains("redis://"), c.get("Config").get("Env").toString());
+        assertFalse(
+                c.get("Config").get("Env").toString().contains("redis://"),
+                c.get("Config").get("Env").toString());
         assertFalse(everything.contains("wp-agent-inspected:"), "nor the agent's Redis user and password");
         assertFalse(everything.contains("docker.sock"), "no Docker socket inside");
     }
@@ -177,15 +207,28 @@ class DockerRuntimeIT {
     @Test
     void aPoolWithoutAnImageOrWithAHostVolumeIsRefusedWithAProblem() throws Exception {
         var noImage = manager.call("PUT", "/pools/no-image", "{\"command\": [\"true\"]}");
-        assertTrue(noImage.statusCode() == 400 || noImage.statusCode() == 422, noImage.statusCode() + " " + noImage.body());
+        assertTrue(
+                noImage.statusCode() == 400 || noImage.statusCode() == 422,
+                noImage.statusCode() + " " + noImage.body());
         assertTrue(noImage.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"));
-        assertTrue(noImage.body().contains("\"field\":\"template\"") && noImage.body().contains("image"), noImage.body());
-        var hostPath = manager.call("PUT", "/pools/host-path", "{\"command\": [\"true\"], \"template\": {\"image\": \"" + IMAGE
-                + "\", \"volumes\": [{\"name\": \"etc\", \"hostPath\": {\"path\": \"/etc\"}}]}}");
-        assertTrue(hostPath.statusCode() >= 400 && hostPath.statusCode() < 500, hostPath.statusCode() + " " + hostPath.body());
+        assertTrue(
+                noImage.body().contains("\"field\":\"template\"")
+                        && noImage.body().contains("image"),
+                noImage.body());
+        var hostPath = manager.call(
+                "PUT",
+                "/pools/host-path",
+                "{\"command\": [\"true\"], \"template\": {\"image\": \"" + IMAGE
+                        + "\", \"volumes\": [{\"name\": \"etc\", \"hostPath\": {\"path\": \"/etc\"}}]}}");
+        assertTrue(
+                hostPath.statusCode() >= 400 && hostPath.statusCode() < 500,
+                hostPath.statusCode() + " " + hostPath.body());
         assertTrue(containers(poolLabel("host-path")).isEmpty());
-        var gang = manager.call("PUT", "/pools/gang", "{\"command\": [\"true\"], \"template\": {\"image\": \"" + IMAGE
-                + "\"}, \"gang\": {\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}}");
+        var gang = manager.call(
+                "PUT",
+                "/pools/gang",
+                "{\"command\": [\"true\"], \"template\": {\"image\": \"" + IMAGE
+                        + "\"}, \"gang\": {\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}}");
         assertEquals(400, gang.statusCode(), gang.body());
         assertTrue(gang.body().contains("\"field\":\"gang\""), gang.body());
     }
@@ -195,21 +238,34 @@ class DockerRuntimeIT {
         // a JVM option the agent's JVM refuses: it exits 1 at once, in every container of the pool
         java.nio.file.Path log = java.nio.file.Path.of("target", "docker-runtime-it.log");
         long from = java.nio.file.Files.size(log); // the log file is appended to, run after run: only what comes now
-        java.util.concurrent.Callable<String> since = () -> java.nio.file.Files.readString(log).substring((int) from);
+        java.util.concurrent.Callable<String> since =
+                () -> java.nio.file.Files.readString(log).substring((int) from);
         pool("crashing", "[\"true\"]", 1, 1, ", \"env\": {\"JAVA_TOOL_OPTIONS\": \"-XX:+NoSuchOptionForTheIT\"}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> since.call()
-                .matches("(?s).*pool crashing: its container \\w+ is exited \\(Exited \\(1\\).*its last output:.*NoSuchOptionForTheIT.*"));
+        await().atMost(Duration.ofSeconds(60))
+                .until(
+                        () -> since.call()
+                                .matches(
+                                        "(?s).*pool crashing: its container \\w+ is exited \\(Exited \\(1\\).*its last output:.*NoSuchOptionForTheIT.*"));
         // each exited container is removed and another started in its place
-        await().atMost(Duration.ofSeconds(60)).until(() -> since.call()
-                .split("processor \\w+ of pool crashing: its container", -1).length > 2);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> since.call().split("processor \\w+ of pool crashing: its container", -1).length > 2);
         assertTrue(manager.call("DELETE", "/pools/crashing", null).statusCode() < 300);
     }
 
     @Test
     void theAgentImageBuildsFromTheBaseWithoutARegistryAndItsAgentRuns() throws Exception {
         String tag = "warmpool-agent:it-" + Long.toHexString(System.nanoTime());
-        Result build = run("docker", "build", "-q", "-f", "src/main/docker/Dockerfile.agent", "--build-arg", "BASE=" + IMAGE,
-                "-t", tag, "target/warmpool-agent-bundle");
+        Result build = run(
+                "docker",
+                "build",
+                "-q",
+                "-f",
+                "src/main/docker/Dockerfile.agent",
+                "--build-arg",
+                "BASE=" + IMAGE,
+                "-t",
+                tag,
+                "target/warmpool-agent-bundle");
         try {
             assertEquals(0, build.exit, build.out);
             // no pool to serve: the agent's JVM starts (as the image's user) and says what it lacks
@@ -222,7 +278,10 @@ class DockerRuntimeIT {
     }
 
     /** A worker that answers each job with its own pid: the same pid for every job means one warm process. */
-    static final String WORKER = String.join("\n", "import sys, json, os", "for line in sys.stdin:",
+    static final String WORKER = String.join(
+            "\n",
+            "import sys, json, os",
+            "for line in sys.stdin:",
             "    job = json.loads(line)",
             "    print(json.dumps({'status': 'SUCCEEDED', 'metrics': {'pid': os.getpid(), 'x': job['config'].get('x', 0)}}), flush=True)");
 
@@ -237,7 +296,9 @@ class DockerRuntimeIT {
         manager.send("PUT", "/pools/py", spec.toString());
         Set<String> pids = new HashSet<>();
         for (int i = 0; i < 5; i++) {
-            String id = manager.send("POST", "/jobs", "{\"type\": \"py\", \"config\": {\"x\": " + i + "}}").get("id").asText();
+            String id = manager.send("POST", "/jobs", "{\"type\": \"py\", \"config\": {\"x\": " + i + "}}")
+                    .get("id")
+                    .asText();
             JsonNode ended = manager.get("/jobs/" + id + "?wait=60");
             assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
             assertEquals(i, ended.at("/result/metrics/x").asInt(), ended.toString());
@@ -248,12 +309,17 @@ class DockerRuntimeIT {
     }
 
     private void pool(String type, String command, int minIdle, int maxSize, String template) throws Exception {
-        manager.send("PUT", "/pools/" + type, "{\"command\": " + command + ", \"minIdle\": " + minIdle + ", \"maxSize\": "
-                + maxSize + ", \"template\": {\"image\": \"" + IMAGE + "\"" + template + "}}");
+        manager.send(
+                "PUT",
+                "/pools/" + type,
+                "{\"command\": " + command + ", \"minIdle\": " + minIdle + ", \"maxSize\": " + maxSize
+                        + ", \"template\": {\"image\": \"" + IMAGE + "\"" + template + "}}");
     }
 
     private JsonNode runJob(String type, int waitSeconds) throws Exception {
-        String id = manager.send("POST", "/jobs", "{\"type\": \"" + type + "\"}").get("id").asText();
+        String id = manager.send("POST", "/jobs", "{\"type\": \"" + type + "\"}")
+                .get("id")
+                .asText();
         return manager.get("/jobs/" + id + "?wait=" + waitSeconds);
     }
 
@@ -263,8 +329,15 @@ class DockerRuntimeIT {
 
     /** Ids of this test's running containers that carry {@code label}. */
     private List<String> containers(String label) throws IOException, InterruptedException {
-        Result r = run("docker", "ps", "-q", "--no-trunc", "--filter", "label=warmpool.dev/instance=" + instance,
-                "--filter", "label=" + label);
+        Result r = run(
+                "docker",
+                "ps",
+                "-q",
+                "--no-trunc",
+                "--filter",
+                "label=warmpool.dev/instance=" + instance,
+                "--filter",
+                "label=" + label);
         List<String> out = new ArrayList<>();
         for (String line : r.out.split("\n")) {
             if (!line.isBlank()) {
@@ -274,8 +347,7 @@ class DockerRuntimeIT {
         return out;
     }
 
-    record Result(int exit, String out) {
-    }
+    record Result(int exit, String out) {}
 
     static Result run(String... cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

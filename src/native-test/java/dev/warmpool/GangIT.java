@@ -4,5 +4,4 @@ import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /** The gang scenarios again, against the packaged application and the packaged agent jar. */
 @QuarkusIntegrationTest
-class GangIT extends GangScenarios {
-}
+class GangIT extends GangScenarios {}

@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class IsolationIT {
     /** A variable of the manager's own that no job may see. */
     static final String MARKER = "WARMPOOL_TEST_MANAGER_SECRET";
+
     static final String MARKER_VALUE = "manager-only-" + Long.toHexString(System.nanoTime());
     static final String OTHER_USER = "wp-other";
 
@@ -72,43 +73,64 @@ class IsolationIT {
     }
 
     JsonNode runJob(ManagerProcess m, String type) throws Exception {
-        String id = m.send("POST", "/jobs", "{\"type\": \"" + type + "\"}").get("id").asText();
-        await().atMost(Duration.ofSeconds(60)).until(() -> !List.of("QUEUED", "ASSIGNED", "RUNNING")
-                .contains(m.get("/jobs/" + id + "?wait=5").get("state").asText()));
+        String id = m.send("POST", "/jobs", "{\"type\": \"" + type + "\"}")
+                .get("id")
+                .asText();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> !List.of("QUEUED", "ASSIGNED", "RUNNING")
+                        .contains(m.get("/jobs/" + id + "?wait=5").get("state").asText()));
         return m.get("/jobs/" + id);
     }
 
     static String pool(String script) {
-        return "{\"command\": [\"sh\", \"-c\", " + ManagerProcess.JSON.valueToTree(script) + "], \"minIdle\": 1, \"maxSize\": 1}";
+        return "{\"command\": [\"sh\", \"-c\", " + ManagerProcess.JSON.valueToTree(script)
+                + "], \"minIdle\": 1, \"maxSize\": 1}";
     }
 
     @Test
     void aJobSeesNoSecretNoOtherProcessAndNothingOfTheStateDir() throws Exception {
         ManagerProcess m = start("bwrap");
         Path state = home.resolve(".warmpool").toRealPath();
-        m.send("PUT", "/pools/peek", pool("echo env:; env; echo parent:; tr '\\000' ' ' < /proc/$PPID/environ; echo;"
-                + " tr '\\000' ' ' < /proc/$PPID/cmdline; echo; echo jvms: $(cat /proc/[0-9]*/comm | grep -c '^java$'); echo pwd: $(pwd);"
-                + " echo uid: $(id -u); ls -A; echo token:; cat " + state + "/token 2>/dev/null; echo password:; cat " + state
-                + "/redis/password 2>/dev/null; echo state:; ls -A " + state + " 2>/dev/null; echo end"));
+        m.send(
+                "PUT",
+                "/pools/peek",
+                pool("echo env:; env; echo parent:; tr '\\000' ' ' < /proc/$PPID/environ; echo;"
+                        + " tr '\\000' ' ' < /proc/$PPID/cmdline; echo; echo jvms: $(cat /proc/[0-9]*/comm | grep -c '^java$'); echo pwd: $(pwd);"
+                        + " echo uid: $(id -u); ls -A; echo token:; cat " + state
+                        + "/token 2>/dev/null; echo password:; cat " + state
+                        + "/redis/password 2>/dev/null; echo state:; ls -A " + state + " 2>/dev/null; echo end"));
         JsonNode job = runJob(m, "peek");
         String out = job.at("/result/logTail").asText();
         assertEquals("SUCCEEDED", job.get("state").asText(), out);
         String token = Files.readString(state.resolve("token")).trim();
         String password = Files.readString(state.resolve("redis/password")).trim();
-        for (String secret : List.of(token, password, MARKER_VALUE, MARKER, "QUARKUS_", "WARMPOOL_REDIS", "redis://",
+        for (String secret : List.of(
+                token,
+                password,
+                MARKER_VALUE,
+                MARKER,
+                "QUARKUS_",
+                "WARMPOOL_REDIS",
+                "redis://",
                 "127.0.0.1:" + redisPort)) {
             assertFalse(out.contains(secret), "the job saw " + secret + ":\n" + out);
         }
         assertTrue(out.contains("token:\npassword:\nstate:\nend"), "the state dir is empty for the job:\n" + out);
-        assertTrue(out.contains("jvms: 0\n"), "its own PID namespace: neither the agent nor the manager is there:\n" + out);
+        assertTrue(
+                out.contains("jvms: 0\n"),
+                "its own PID namespace: neither the agent nor the manager is there:\n" + out);
         String pwd = out.replaceAll("(?s).*pwd: (\\S+).*", "$1");
         assertFalse(pwd.startsWith(home.toString()), "not the manager's folder: " + pwd);
         if (root()) {
-            assertEquals("65534", out.replaceAll("(?s).*uid: (\\d+).*", "$1"), "a root manager's jobs run as nobody:\n" + out);
+            assertEquals(
+                    "65534",
+                    out.replaceAll("(?s).*uid: (\\d+).*", "$1"),
+                    "a root manager's jobs run as nobody:\n" + out);
         }
         // the agent itself holds none of the manager's environment either
         for (long pid : LocalAgents.agentPids("redis://127.0.0.1:" + redisPort)) {
-            String environ = Files.readString(Path.of("/proc", Long.toString(pid), "environ"), StandardCharsets.ISO_8859_1);
+            String environ =
+                    Files.readString(Path.of("/proc", Long.toString(pid), "environ"), StandardCharsets.ISO_8859_1);
             assertFalse(environ.contains(MARKER) || environ.contains("QUARKUS"), "agent " + pid + ": " + environ);
         }
     }
@@ -119,28 +141,42 @@ class IsolationIT {
         ManagerProcess m = start(sandbox);
         String tag = "3" + (System.nanoTime() % 1000) + "." + sandbox.length();
         // the first job leaves a sleeper and a delayed write to the result path it had; the second writes its own
-        m.send("PUT", "/pools/leftover", pool("case \"$WARMPOOL_CONFIG\" in *first*) (sleep " + tag + " &) ; (sleep 1; echo '{\"forged\": 1}' > \"$WARMPOOL_RESULT\") &"
-                + " echo '{\"first\": 1}' > \"$WARMPOOL_RESULT\";; *) sleep 2; echo '{\"mine\": 1}' > \"$WARMPOOL_RESULT\";; esac"));
-        String a = m.send("POST", "/jobs", "{\"type\": \"leftover\", \"config\": {\"first\": true}}").get("id").asText();
-        await().atMost(Duration.ofSeconds(60)).until(() -> "SUCCEEDED".equals(m.get("/jobs/" + a + "?wait=5").get("state").asText()));
+        m.send(
+                "PUT",
+                "/pools/leftover",
+                pool(
+                        "case \"$WARMPOOL_CONFIG\" in *first*) (sleep " + tag
+                                + " &) ; (sleep 1; echo '{\"forged\": 1}' > \"$WARMPOOL_RESULT\") &"
+                                + " echo '{\"first\": 1}' > \"$WARMPOOL_RESULT\";; *) sleep 2; echo '{\"mine\": 1}' > \"$WARMPOOL_RESULT\";; esac"));
+        String a = m.send("POST", "/jobs", "{\"type\": \"leftover\", \"config\": {\"first\": true}}")
+                .get("id")
+                .asText();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> "SUCCEEDED"
+                        .equals(m.get("/jobs/" + a + "?wait=5").get("state").asText()));
         await().atMost(Duration.ofSeconds(5)).until(() -> sleepers(tag).isEmpty());
         JsonNode b = runJob(m, "leftover");
         assertEquals("SUCCEEDED", b.get("state").asText(), b.toString());
         assertEquals(m.get("/jobs/" + a).get("processor"), b.get("processor"), "the same warm processor ran both");
-        assertEquals(Map.of("mine", 1), ManagerProcess.JSON.convertValue(b.at("/result/metrics"), Map.class), b.toString());
+        assertEquals(
+                Map.of("mine", 1), ManagerProcess.JSON.convertValue(b.at("/result/metrics"), Map.class), b.toString());
         assertNotEquals(m.get("/jobs/" + a).at("/result/metrics").toString(), "{\"forged\":1}");
     }
 
     /** Processes whose command line is {@code sleep <tag>}. */
     static List<Long> sleepers(String tag) {
-        return ProcessHandle.allProcesses().filter(h -> {
-            try {
-                String cmdline = Files.readString(Path.of("/proc", Long.toString(h.pid()), "cmdline"), StandardCharsets.ISO_8859_1);
-                return cmdline.equals("sleep\0" + tag + "\0");
-            } catch (IOException e) {
-                return false;
-            }
-        }).map(ProcessHandle::pid).toList();
+        return ProcessHandle.allProcesses()
+                .filter(h -> {
+                    try {
+                        String cmdline = Files.readString(
+                                Path.of("/proc", Long.toString(h.pid()), "cmdline"), StandardCharsets.ISO_8859_1);
+                        return cmdline.equals("sleep\0" + tag + "\0");
+                    } catch (IOException e) {
+                        return false;
+                    }
+                })
+                .map(ProcessHandle::pid)
+                .toList();
     }
 
     @Test
@@ -151,7 +187,8 @@ class IsolationIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(state.resolve("redis/redis.pid")));
         try (Stream<Path> all = Files.walk(state)) {
             for (Path p : all.toList()) {
-                String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
+                String mode =
+                        PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
                 if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
                     assertEquals("rwx------", mode, p.toString());
                 } else if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
@@ -161,11 +198,23 @@ class IsolationIT {
         }
         if (root()) {
             // another Unix user of the host: reading the token or the Redis data is refused
-            new ProcessBuilder("sh", "-c", "id " + OTHER_USER + " >/dev/null 2>&1 || useradd --no-create-home " + OTHER_USER)
-                    .inheritIO().start().waitFor();
+            new ProcessBuilder(
+                            "sh",
+                            "-c",
+                            "id " + OTHER_USER + " >/dev/null 2>&1 || useradd --no-create-home " + OTHER_USER)
+                    .inheritIO()
+                    .start()
+                    .waitFor();
             for (String file : List.of("token", "redis/password", "redis/redis.conf")) {
-                Process cat = new ProcessBuilder("runuser", "-u", OTHER_USER, "--", "cat", state.resolve(file).toString())
-                        .redirectErrorStream(true).start();
+                Process cat = new ProcessBuilder(
+                                "runuser",
+                                "-u",
+                                OTHER_USER,
+                                "--",
+                                "cat",
+                                state.resolve(file).toString())
+                        .redirectErrorStream(true)
+                        .start();
                 String said = new String(cat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertTrue(cat.waitFor(10, TimeUnit.SECONDS));
                 assertNotEquals(0, cat.exitValue(), said);

@@ -27,12 +27,19 @@ final class LocalInstall implements AutoCloseable {
 
     /** Starts the manager with {@code options} (system properties) and {@code env} added. */
     Process launch(List<String> options, java.util.Map<String, String> env) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=" + httpPort, "-Dwarmpool.redis.embedded-port=" + redisPort));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dquarkus.http.port=" + httpPort,
+                "-Dwarmpool.redis.embedded-port=" + redisPort));
         cmd.addAll(options);
-        cmd.addAll(List.of("-jar", Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(home.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("manager.log").toFile()));
+        cmd.addAll(List.of(
+                "-jar",
+                Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(home.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        home.resolve("manager.log").toFile()));
         pb.environment().putAll(env);
         process = pb.start();
         return process;
@@ -57,7 +64,9 @@ final class LocalInstall implements AutoCloseable {
     /** The run command's Redis, by its pid file. */
     java.util.Optional<ProcessHandle> redis() throws IOException {
         Path pid = home.resolve(".warmpool/redis/" + RedisServer.PID_FILE);
-        return Files.exists(pid) ? ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())) : java.util.Optional.empty();
+        return Files.exists(pid)
+                ? ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
+                : java.util.Optional.empty();
     }
 
     /** Kills the manager, the agents it left and its Redis. */

@@ -31,6 +31,7 @@ public final class ManagerProcess implements AutoCloseable {
     public final int port;
     /** Launch to ready (/q/health/ready answers 200), in milliseconds. */
     public final double readyMs;
+
     private final String token;
 
     private ManagerProcess(Process process, int port, double readyMs, String token) {
@@ -62,21 +63,31 @@ public final class ManagerProcess implements AutoCloseable {
      * class-data archive recorded there wants), else target/quarkus-app's, started from {@code dir}.
      * Its output goes to target/{@code name}.log; {@code token} is the bearer its calls send.
      */
-    public static ManagerProcess launch(Path java, String redisUrl, String name, Path dir, String token, List<String> options)
-            throws IOException {
+    public static ManagerProcess launch(
+            Path java, String redisUrl, String name, Path dir, String token, List<String> options) throws IOException {
         int port = RedisServer.freePort();
-        Path app = Files.exists(dir.resolve("quarkus-run.jar")) ? dir.toAbsolutePath()
+        Path app = Files.exists(dir.resolve("quarkus-run.jar"))
+                ? dir.toAbsolutePath()
                 : RUNNER.getParent().toAbsolutePath();
-        List<String> cmd = new java.util.ArrayList<>(List.of(java.toString(),
-                "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port));
+        List<String> cmd = new java.util.ArrayList<>(
+                List.of(java.toString(), "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port));
         cmd.addAll(options);
-        cmd.addAll(List.of("-jar", dir.toAbsolutePath().normalize().equals(app.normalize()) ? "quarkus-run.jar"
-                : app.resolve("quarkus-run.jar").toString()));
+        cmd.addAll(List.of(
+                "-jar",
+                dir.toAbsolutePath().normalize().equals(app.normalize())
+                        ? "quarkus-run.jar"
+                        : app.resolve("quarkus-run.jar").toString()));
         long t0 = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of("target", name + ".log").toAbsolutePath().toFile())).start();
+        Process p = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        Path.of("target", name + ".log").toAbsolutePath().toFile()))
+                .start();
         ManagerProcess starting = new ManagerProcess(p, port, 0, token);
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(2)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(2))
+                .ignoreExceptions()
                 .until(() -> starting.status("GET", "/q/health/ready", null) == 200);
         return new ManagerProcess(p, port, (System.nanoTime() - t0) / 1e6, token);
     }
@@ -85,7 +96,9 @@ public final class ManagerProcess implements AutoCloseable {
     static ManagerProcess attach(Process p, int port, String token) {
         long t0 = System.nanoTime();
         ManagerProcess starting = new ManagerProcess(p, port, 0, token);
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
                 .until(() -> starting.status("GET", "/q/health/ready", null) == 200);
         return new ManagerProcess(p, port, (System.nanoTime() - t0) / 1e6, token);
     }
@@ -97,9 +110,12 @@ public final class ManagerProcess implements AutoCloseable {
     /** A request to this manager as its token's holder, JSON in, with {@code headers} added. */
     public HttpRequest request(String method, String path, String body, java.util.Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path))
-                .timeout(Duration.ofSeconds(120)).header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/json")
                 .header("Authorization", Tokens.bearer(token))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         headers.forEach(b::header);
         return b.build();
     }

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.pool.Names;
-import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.store.RedisServer;
 import dev.warmpool.protocol.Script;
+import dev.warmpool.runtime.local.LocalAgents;
+import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -45,8 +45,12 @@ class ManagerRestartIT {
         // maxSize 1: with room for two, a pass that sees the one processor busy with the test's job
         // rightly starts a second for minIdle; one that adopted nothing would replace it, and then
         // the job below would run on another processor
-        manager.send("PUT", "/pools/restart", "{\"command\": [\"sh\", \"-c\", \"echo served\"], \"minIdle\": 1, \"maxSize\": 1}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/restart").at("/status/idle").asInt() == 1);
+        manager.send(
+                "PUT",
+                "/pools/restart",
+                "{\"command\": [\"sh\", \"-c\", \"echo served\"], \"minIdle\": 1, \"maxSize\": 1}");
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> manager.get("/pools/restart").at("/status/idle").asInt() == 1);
         String processor = manager.get("/pools/restart").at("/processors/0/id").asText();
 
         manager.kill();
@@ -60,10 +64,14 @@ class ManagerRestartIT {
 
         manager = ManagerProcess.start(redis.url(), "manager-restart-it");
         // the series are read from Redis: the job that ran while no manager did is counted
-        String metrics = ManagerProcess.HTTP.send(manager.request("GET", "/q/metrics", null, Map.of()), HttpResponse.BodyHandlers.ofString()).body();
-        for (String series : List.of("warmpool_jobs_submitted_total{pool=\"restart\"} 1.0",
+        String metrics = ManagerProcess.HTTP
+                .send(manager.request("GET", "/q/metrics", null, Map.of()), HttpResponse.BodyHandlers.ofString())
+                .body();
+        for (String series : List.of(
+                "warmpool_jobs_submitted_total{pool=\"restart\"} 1.0",
                 "warmpool_jobs_finished_total{pool=\"restart\",state=\"SUCCEEDED\"} 1.0",
-                "warmpool_job_run_seconds_count{pool=\"restart\"} 1.0", "warmpool_pool_processors{pool=\"restart\",state=\"idle\"} 1.0")) {
+                "warmpool_job_run_seconds_count{pool=\"restart\"} 1.0",
+                "warmpool_pool_processors{pool=\"restart\",state=\"idle\"} 1.0")) {
             assertTrue(metrics.contains("\n" + series + "\n"), series + " in\n" + metrics);
         }
         JsonNode pool = manager.get("/pools/restart");
@@ -75,17 +83,27 @@ class ManagerRestartIT {
         assertEquals(processor, ended.get("processor").asText());
         assertEquals("served\n", ended.at("/result/logTail").asText());
         assertEquals(1, LocalAgents.agentPids(redis.url()).size(), "the one agent, adopted, still runs and no other");
-        assertEquals(processor, manager.get("/pools/restart").at("/processors/0/id").asText());
+        assertEquals(
+                processor, manager.get("/pools/restart").at("/processors/0/id").asText());
     }
 
     @Test
     void aSweepGoesOnAtItsParallelismWhileTheManagerIsDown() throws Exception {
         manager = ManagerProcess.start(redis.url(), "manager-restart-it");
-        manager.send("PUT", "/pools/sweep-down", "{\"command\": [\"sh\", \"-c\", \"sleep 0.3; echo $WARMPOOL_CONFIG\"], "
-                + "\"minIdle\": 2, \"maxSize\": 2}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> manager.get("/pools/sweep-down").at("/status/idle").asInt() == 2);
-        String id = manager.send("POST", "/sweeps", "{\"type\": \"sweep-down\", \"parallelism\": 2, "
-                + "\"space\": {\"x\": {\"grid\": [0, 1, 2, 3, 4, 5, 6, 7]}}}").get("id").asText();
+        manager.send(
+                "PUT",
+                "/pools/sweep-down",
+                "{\"command\": [\"sh\", \"-c\", \"sleep 0.3; echo $WARMPOOL_CONFIG\"], "
+                        + "\"minIdle\": 2, \"maxSize\": 2}");
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> manager.get("/pools/sweep-down").at("/status/idle").asInt() == 2);
+        String id = manager.send(
+                        "POST",
+                        "/sweeps",
+                        "{\"type\": \"sweep-down\", \"parallelism\": 2, "
+                                + "\"space\": {\"x\": {\"grid\": [0, 1, 2, 3, 4, 5, 6, 7]}}}")
+                .get("id")
+                .asText();
         manager.kill();
 
         // the agents release the trials as they end theirs: the sweep ends with no manager at all
@@ -95,13 +113,15 @@ class ManagerRestartIT {
             assertEquals("8", j.hget(key, "succeeded"));
             List<long[]> spans = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                List<String> t = j.hmget(KeySchema.job("sweep-down", Names.trialId(id, i)), "startedAt", "finishedAt", "logTail");
+                List<String> t = j.hmget(
+                        KeySchema.job("sweep-down", Names.trialId(id, i)), "startedAt", "finishedAt", "logTail");
                 spans.add(new long[] {Long.parseLong(t.get(0)), Long.parseLong(t.get(1))});
                 assertTrue(t.get(2).contains("\"x\":" + i), t.get(2));
             }
             int most = 0;
             for (long[] a : spans) {
-                most = Math.max(most, (int) spans.stream().filter(b -> b[0] <= a[0] && a[0] < b[1]).count());
+                most = Math.max(most, (int)
+                        spans.stream().filter(b -> b[0] <= a[0] && a[0] < b[1]).count());
             }
             assertEquals(2, most, "two trials at a time, never more, on the two warm processors");
         }
@@ -110,8 +130,29 @@ class ManagerRestartIT {
     /** What POST /jobs does, without the manager: the submit script, run by hand. */
     private String submitStraightToRedis(String type) {
         String id = Names.newJobId(type, System.currentTimeMillis());
-        List<String> argv = new ArrayList<>(List.of(KeySchema.prefix(type), id, "0", "", "", "0", "id", id, "type", type,
-                "args", "[]", "config", "{}", "env", "{}", "timeoutSeconds", "60", "maxAttempts", "1", "priority", "0"));
+        List<String> argv = new ArrayList<>(List.of(
+                KeySchema.prefix(type),
+                id,
+                "0",
+                "",
+                "",
+                "0",
+                "id",
+                id,
+                "type",
+                type,
+                "args",
+                "[]",
+                "config",
+                "{}",
+                "env",
+                "{}",
+                "timeoutSeconds",
+                "60",
+                "maxAttempts",
+                "1",
+                "priority",
+                "0"));
         try (Jedis j = new Jedis(URI.create(redis.url()))) {
             Object reply = j.eval(Script.SUBMIT.source(), List.of(KeySchema.pool(type)), argv);
             assertEquals("ASSIGNED", String.valueOf(((List<?>) reply).get(0)));

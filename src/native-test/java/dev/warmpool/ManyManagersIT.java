@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.time.Duration;
@@ -32,11 +32,20 @@ class ManyManagersIT {
         managers.add(ManagerProcess.start(redis.url(), "many-managers-a"));
         managers.add(ManagerProcess.start(redis.url(), "many-managers-b"));
         ManagerProcess a = managers.get(0), b = managers.get(1);
-        a.send("PUT", "/pools/shared", "{\"command\": [\"sleep\", \"0.3\"], \"minIdle\": 0, \"maxSize\": 3, \"idleTimeoutSeconds\": 60}");
-        b.send("PUT", "/pools/shared", "{\"command\": [\"sleep\", \"0.3\"], \"minIdle\": 0, \"maxSize\": 3, \"idleTimeoutSeconds\": 60}");
+        a.send(
+                "PUT",
+                "/pools/shared",
+                "{\"command\": [\"sleep\", \"0.3\"], \"minIdle\": 0, \"maxSize\": 3, \"idleTimeoutSeconds\": 60}");
+        b.send(
+                "PUT",
+                "/pools/shared",
+                "{\"command\": [\"sleep\", \"0.3\"], \"minIdle\": 0, \"maxSize\": 3, \"idleTimeoutSeconds\": 60}");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            ids.add((i % 2 == 0 ? a : b).send("POST", "/jobs", "{\"type\": \"shared\"}").get("id").asText());
+            ids.add((i % 2 == 0 ? a : b)
+                    .send("POST", "/jobs", "{\"type\": \"shared\"}")
+                    .get("id")
+                    .asText());
         }
         AtomicInteger most = new AtomicInteger();
         await().atMost(Duration.ofSeconds(120)).until(() -> {

@@ -26,7 +26,9 @@ class PythonClientIT {
             manager = ManagerProcess.start(redis.url(), "python-client-it");
             Path out = Path.of("target", "python-client-tests.txt");
             ProcessBuilder pb = new ProcessBuilder(python(), "-m", "unittest", "discover", "-v", "-s", "tests")
-                    .directory(Path.of("clients", "python").toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+                    .directory(Path.of("clients", "python").toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile());
             pb.environment().put("WARMPOOL_URL", manager.base());
             pb.environment().put("WARMPOOL_TOKEN", Tokens.ADMIN);
             pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");

@@ -24,10 +24,27 @@ final class RedisCluster implements AutoCloseable {
         for (int i = 0; i < masters; i++) {
             int port = RedisServer.freePort();
             Path nodeDir = Files.createDirectories(dir.resolve(Integer.toString(port)));
-            c.nodes.add(new ProcessBuilder(RedisServer.binary().toString(), "--port", Integer.toString(port),
-                    "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", "5000", "--dir", nodeDir.toString(), "--save", "", "--appendonly", "no")
-                    .redirectErrorStream(true).redirectOutput(nodeDir.resolve("redis.log").toFile()).start());
+            c.nodes.add(new ProcessBuilder(
+                            RedisServer.binary().toString(),
+                            "--port",
+                            Integer.toString(port),
+                            "--bind",
+                            "127.0.0.1",
+                            "--cluster-enabled",
+                            "yes",
+                            "--cluster-config-file",
+                            "nodes.conf",
+                            "--cluster-node-timeout",
+                            "5000",
+                            "--dir",
+                            nodeDir.toString(),
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no")
+                    .redirectErrorStream(true)
+                    .redirectOutput(nodeDir.resolve("redis.log").toFile())
+                    .start());
             c.ports.add(port);
         }
         c.ports.forEach(p -> await().atMost(Duration.ofSeconds(20)).until(() -> RedisServer.ping(p)));
@@ -44,7 +61,8 @@ final class RedisCluster implements AutoCloseable {
         for (int p : c.ports) {
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 try (Jedis j = new Jedis("127.0.0.1", p)) {
-                    return j.clusterInfo().contains("cluster_state:ok") && j.clusterInfo().contains("cluster_known_nodes:" + masters);
+                    return j.clusterInfo().contains("cluster_state:ok")
+                            && j.clusterInfo().contains("cluster_known_nodes:" + masters);
                 }
             });
         }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -46,10 +46,20 @@ class RedisOutageIT {
         redis = RedisServer.persistent(port, dir);
         url = redis.url();
         manager = ManagerProcess.start(url, "redis-outage-it");
-        manager.send("PUT", "/pools/outage", "{\"command\": [\"sh\", \"-c\", \"sleep 3; echo survived\"], \"minIdle\": 1, \"maxSize\": 1}");
-        String id = manager.send("POST", "/jobs", "{\"type\": \"outage\"}").get("id").asText();
-        await().atMost(Duration.ofSeconds(60)).until(() -> "RUNNING".equals(manager.get("/jobs/" + id).get("state").asText()));
-        Path agentLog = Path.of("target", "warmpool-test", "logs",
+        manager.send(
+                "PUT",
+                "/pools/outage",
+                "{\"command\": [\"sh\", \"-c\", \"sleep 3; echo survived\"], \"minIdle\": 1, \"maxSize\": 1}");
+        String id = manager.send("POST", "/jobs", "{\"type\": \"outage\"}")
+                .get("id")
+                .asText();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() ->
+                        "RUNNING".equals(manager.get("/jobs/" + id).get("state").asText()));
+        Path agentLog = Path.of(
+                "target",
+                "warmpool-test",
+                "logs",
                 "outage-" + manager.get("/jobs/" + id).get("processor").asText() + ".log");
 
         redis.stop(); // SIGTERM: Redis writes its AOF and exits
@@ -57,12 +67,15 @@ class RedisOutageIT {
         HttpResponse<String> refused = manager.call("POST", "/jobs", "{\"type\": \"outage\"}");
         assertEquals(503, refused.statusCode(), refused.body());
         assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "a submit during an outage answers at once");
-        assertEquals("application/problem+json", refused.headers().firstValue("Content-Type").orElse(""));
+        assertEquals(
+                "application/problem+json",
+                refused.headers().firstValue("Content-Type").orElse(""));
         assertTrue(refused.headers().firstValue("Retry-After").isPresent());
         assertEquals(503, manager.status("GET", "/jobs/" + id, null));
 
         // the job (3 s) ends while Redis is down; its agent holds the result until Redis returns
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(agentLog).contains("redis unreachable"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Files.readString(agentLog).contains("redis unreachable"));
         redis = RedisServer.persistent(port, dir);
         JsonNode job = manager.get("/jobs/" + id + "?wait=30");
         assertEquals("SUCCEEDED", job.get("state").asText());
@@ -71,7 +84,11 @@ class RedisOutageIT {
             assertEquals("1", j.hget(KeySchema.job("outage", id), "completions"));
         }
         // and the pool serves again
-        String next = manager.send("POST", "/jobs", "{\"type\": \"outage\"}").get("id").asText();
-        assertEquals("SUCCEEDED", manager.get("/jobs/" + next + "?wait=30").get("state").asText());
+        String next = manager.send("POST", "/jobs", "{\"type\": \"outage\"}")
+                .get("id")
+                .asText();
+        assertEquals(
+                "SUCCEEDED",
+                manager.get("/jobs/" + next + "?wait=30").get("state").asText());
     }
 }

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.AgentUsers;
-import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -49,24 +49,36 @@ class RedisPasswordIT {
             assertFalse(seen.contains(agentPassword), "the job saw its agent's password");
             assertTrue(admin.clientList().contains("user=" + AgentUsers.user("pw")), admin.clientList());
             try (Jedis agent = new Jedis(URI.create("redis://" + AgentUsers.user("pw") + ":"
-                    + java.net.URLEncoder.encode(agentPassword, java.nio.charset.StandardCharsets.UTF_8) + "@127.0.0.1:" + redis.port()))) {
+                    + java.net.URLEncoder.encode(agentPassword, java.nio.charset.StandardCharsets.UTF_8) + "@127.0.0.1:"
+                    + redis.port()))) {
                 assertNotNull(agent.hget(KeySchema.pool("pw"), "spec"), "its own pool's keys");
                 List<Runnable> forbidden = List.of(
                         () -> agent.hget(KeySchema.pool("other"), "spec"),
                         () -> agent.hset(KeySchema.pool("other"), "state", "DRAINING"),
                         // its own pool's spec it may read, never write: the next job would run that command
                         () -> agent.hset(KeySchema.pool("pw"), "command", "[\"sh\", \"-c\", \"id\"]"),
-                        () -> agent.eval("return redis.call('HSET', KEYS[1], 'command', '[]')", List.of(KeySchema.pool("pw")), List.of()),
+                        () -> agent.eval(
+                                "return redis.call('HSET', KEYS[1], 'command', '[]')",
+                                List.of(KeySchema.pool("pw")),
+                                List.of()),
                         () -> agent.hget(KeySchema.idempotency("pw", "x"), "job"),
                         () -> agent.hget(KeySchema.AGENTS, "other"),
                         () -> agent.smembers(KeySchema.POOLS),
                         () -> agent.keys("*"),
                         () -> agent.flushAll(),
-                        () -> agent.eval("return redis.call('HGET', KEYS[1], 'spec')", List.of(KeySchema.pool("other")), List.of()),
-                        () -> agent.eval("return redis.call('DEL', ARGV[1])", List.of(KeySchema.pool("pw")), List.of(KeySchema.pool("other"))));
+                        () -> agent.eval(
+                                "return redis.call('HGET', KEYS[1], 'spec')",
+                                List.of(KeySchema.pool("other")),
+                                List.of()),
+                        () -> agent.eval(
+                                "return redis.call('DEL', ARGV[1])",
+                                List.of(KeySchema.pool("pw")),
+                                List.of(KeySchema.pool("other"))));
                 for (Runnable call : forbidden) {
                     JedisDataException e = assertThrows(JedisDataException.class, call::run);
-                    assertTrue(e.getMessage().contains("NOPERM") || e.getMessage().contains("can't access"), e.getMessage());
+                    assertTrue(
+                            e.getMessage().contains("NOPERM") || e.getMessage().contains("can't access"),
+                            e.getMessage());
                 }
                 assertNotNull(admin.hget(KeySchema.pool("other"), "spec"), "the other pool is untouched");
             }
@@ -78,22 +90,30 @@ class RedisPasswordIT {
         String url = "redis://:" + PASSWORD + "@127.0.0.1:" + redis.port();
         ManagerProcess m = ManagerProcess.start(url, "redis-password");
         managers.add(m);
-        m.send("PUT", "/pools/pw", "{\"command\": [\"sh\", \"-c\", \"env; echo ---agent---; cat /proc/$PPID/environ | tr '\\\\000' '\\\\n'\"],"
-                + " \"minIdle\": 1, \"maxSize\": 1}");
+        m.send(
+                "PUT",
+                "/pools/pw",
+                "{\"command\": [\"sh\", \"-c\", \"env; echo ---agent---; cat /proc/$PPID/environ | tr '\\\\000' '\\\\n'\"],"
+                        + " \"minIdle\": 1, \"maxSize\": 1}");
         String id = m.send("POST", "/jobs", "{\"type\": \"pw\"}").get("id").asText();
-        await().atMost(Duration.ofSeconds(60)).until(() -> m.get("/jobs/" + id + "?wait=5").get("state").asText().equals("SUCCEEDED"));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() ->
+                        m.get("/jobs/" + id + "?wait=5").get("state").asText().equals("SUCCEEDED"));
         JsonNode job = m.get("/jobs/" + id);
         String seen = job.at("/result/logTail").asText();
         assertTrue(seen.contains("WARMPOOL_JOB_ID=" + id), seen);
         assertFalse(seen.contains(PASSWORD), "the job saw the Redis password:\n" + seen);
         String own = seen.substring(0, seen.indexOf("---agent---"));
-        assertFalse(own.contains("WARMPOOL_REDIS") || own.contains("redis://"), "the job's env has the agent's Redis variables:\n" + own);
+        assertFalse(
+                own.contains("WARMPOOL_REDIS") || own.contains("redis://"),
+                "the job's env has the agent's Redis variables:\n" + own);
         checkTheAgentUser(m, url, seen);
         List<Long> agents = LocalAgents.agentPids(url);
         assertEquals(1, agents.size(), "one agent, found by its command line without the password");
         for (long pid : agents) {
             for (String file : List.of("cmdline", "environ")) {
-                String text = new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), file)), StandardCharsets.UTF_8);
+                String text = new String(
+                        Files.readAllBytes(Path.of("/proc", Long.toString(pid), file)), StandardCharsets.UTF_8);
                 assertFalse(text.contains(PASSWORD), "agent " + pid + "'s " + file + " holds the password");
             }
         }

@@ -3,5 +3,4 @@ package dev.warmpool;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 @QuarkusIntegrationTest
-class SecurityIT extends SecurityScenarios {
-}
+class SecurityIT extends SecurityScenarios {}

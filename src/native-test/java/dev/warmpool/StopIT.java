@@ -30,7 +30,8 @@ class StopIT {
     }
 
     static void awaitDemoIdle(ManagerProcess m) {
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
                 .until(() -> m.get("/pools/demo").at("/status/idle").asInt() >= 1);
     }
 
@@ -46,10 +47,17 @@ class StopIT {
         ProcessHandle redisOfA = a.redis().orElseThrow();
         assertFalse(agentsOfB.isEmpty());
 
-        Process stop = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dwarmpool.redis.embedded-port=" + a.redisPort, "-jar",
-                Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(), "stop")
-                .directory(a.home.toFile()).redirectErrorStream(true).start();
+        Process stop = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Dwarmpool.redis.embedded-port=" + a.redisPort,
+                        "-jar",
+                        Path.of("target/quarkus-app/quarkus-run.jar")
+                                .toAbsolutePath()
+                                .toString(),
+                        "stop")
+                .directory(a.home.toFile())
+                .redirectErrorStream(true)
+                .start();
         String said = new String(stop.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(stop.waitFor(120, TimeUnit.SECONDS), said);
         assertEquals(0, stop.exitValue(), said);
@@ -85,10 +93,13 @@ class StopIT {
         ProcessHandle redis = a.redis().orElseThrow();
         redis.destroyForcibly();
         redis.onExit().get(10, TimeUnit.SECONDS);
-        ProcessHandle agent = ProcessHandle.of(LocalAgents.agentPids(a.redisUrl()).get(0)).orElseThrow();
+        ProcessHandle agent =
+                ProcessHandle.of(LocalAgents.agentPids(a.redisUrl()).get(0)).orElseThrow();
         long t0 = System.nanoTime();
         agent.destroy();
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> ended(agent.pid()));
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> ended(agent.pid()));
         double seconds = (System.nanoTime() - t0) / 1e9;
         assertTrue(seconds < 2.0, "the agent took " + seconds + " s to end after SIGTERM");
     }

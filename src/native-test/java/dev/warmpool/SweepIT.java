@@ -4,5 +4,4 @@ import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /** The sweep scenarios again, against the packaged application and the packaged agent jar. */
 @QuarkusIntegrationTest
-class SweepIT extends SweepScenarios {
-}
+class SweepIT extends SweepScenarios {}

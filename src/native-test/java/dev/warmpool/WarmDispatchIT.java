@@ -4,5 +4,4 @@ import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /** The end-to-end scenarios again, against the packaged application and the packaged agent jar. */
 @QuarkusIntegrationTest
-class WarmDispatchIT extends DispatchScenarios {
-}
+class WarmDispatchIT extends DispatchScenarios {}

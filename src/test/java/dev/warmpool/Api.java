@@ -7,7 +7,6 @@ import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 
 /** Calls of the HTTP API that tests share, and the conditions they wait on. */
@@ -16,13 +15,16 @@ public final class Api {
         Tokens.asAdminByDefault();
     }
 
-    private Api() {
-    }
+    private Api() {}
 
     public static JsonPath putPool(String type, Map<String, Object> body) {
-        return given().contentType(ContentType.JSON).body(body).put("/pools/" + type)
-                .then().statusCode(org.hamcrest.Matchers.anyOf(org.hamcrest.Matchers.is(200), org.hamcrest.Matchers.is(201)))
-                .extract().jsonPath();
+        return given().contentType(ContentType.JSON)
+                .body(body)
+                .put("/pools/" + type)
+                .then()
+                .statusCode(org.hamcrest.Matchers.anyOf(org.hamcrest.Matchers.is(200), org.hamcrest.Matchers.is(201)))
+                .extract()
+                .jsonPath();
     }
 
     public static JsonPath pool(String type) {
@@ -30,8 +32,14 @@ public final class Api {
     }
 
     public static String submit(Map<String, Object> body) {
-        return given().contentType(ContentType.JSON).body(body).post("/jobs")
-                .then().statusCode(202).extract().jsonPath().getString("id");
+        return given().contentType(ContentType.JSON)
+                .body(body)
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
     }
 
     public static JsonPath job(String id) {
@@ -40,8 +48,14 @@ public final class Api {
 
     /** Waits (server side, ?wait=) until the job has ended, and returns it. */
     public static JsonPath awaitEnd(String id) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> dev.warmpool.protocol.JobState.valueOf(
-                given().get("/jobs/" + id + "?wait=10").then().statusCode(200).extract().jsonPath().getString("state")).ended());
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> dev.warmpool.protocol.JobState.valueOf(given().get("/jobs/" + id + "?wait=10")
+                                .then()
+                                .statusCode(200)
+                                .extract()
+                                .jsonPath()
+                                .getString("state"))
+                        .ended());
         return job(id);
     }
 

@@ -11,38 +11,69 @@ import org.junit.jupiter.api.Test;
 
 /** Dependencies point one way, held by a test rather than by memory (CONVENTIONS, point 9). */
 class ArchitectureTests {
-    static final JavaClasses MAIN = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+    static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.warmpool");
 
     @Test
     void theAgentNeedsOnlyItselfAndTheProtocol() {
         // the agent jar holds agent/** and protocol/** alone: anything else would be missing in a processor
-        classes().that().resideInAPackage("dev.warmpool.agent..").should().onlyDependOnClassesThat()
-                .resideInAnyPackage("dev.warmpool.agent..", "dev.warmpool.protocol..", "java..", "redis.clients..",
+        classes()
+                .that()
+                .resideInAPackage("dev.warmpool.agent..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.warmpool.agent..",
+                        "dev.warmpool.protocol..",
+                        "java..",
+                        "redis.clients..",
                         "com.google.gson..")
                 .check(MAIN);
     }
 
     @Test
     void theProtocolIsPlainJavaThatBothSidesShare() {
-        classes().that().resideInAPackage("dev.warmpool.protocol..").should().onlyDependOnClassesThat()
+        classes()
+                .that()
+                .resideInAPackage("dev.warmpool.protocol..")
+                .should()
+                .onlyDependOnClassesThat()
                 .resideInAnyPackage("dev.warmpool.protocol..", "java..")
                 .check(MAIN);
     }
 
     @Test
     void servicesKnowNeitherHttpNorEventsNorTheReconciler() {
-        noClasses().that().resideInAPackage("dev.warmpool.service..").should().dependOnClassesThat()
-                .resideInAnyPackage("dev.warmpool.api..", "dev.warmpool.events..", "dev.warmpool.reconcile..",
-                        "jakarta.ws.rs..", "org.jboss.resteasy..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.warmpool.service..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.warmpool.api..",
+                        "dev.warmpool.events..",
+                        "dev.warmpool.reconcile..",
+                        "jakarta.ws.rs..",
+                        "org.jboss.resteasy..")
                 .check(MAIN);
     }
 
     @Test
     void theDomainIsPureOfStorageRuntimesAndTheFramework() {
-        noClasses().that().resideInAnyPackage("dev.warmpool.pool..", "dev.warmpool.sweep..").should().dependOnClassesThat()
-                .resideInAnyPackage("dev.warmpool.store..", "dev.warmpool.runtime..", "dev.warmpool.service..",
-                        "dev.warmpool.api..", "io.quarkus..", "io.smallrye.mutiny..", "io.vertx..")
+        noClasses()
+                .that()
+                .resideInAnyPackage("dev.warmpool.pool..", "dev.warmpool.sweep..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.warmpool.store..",
+                        "dev.warmpool.runtime..",
+                        "dev.warmpool.service..",
+                        "dev.warmpool.api..",
+                        "io.quarkus..",
+                        "io.smallrye.mutiny..",
+                        "io.vertx..")
                 .check(MAIN);
     }
 

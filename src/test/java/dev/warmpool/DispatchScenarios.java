@@ -33,9 +33,9 @@ public abstract class DispatchScenarios {
         Tokens.asAdminByDefault();
     }
 
-
     static Map<String, Object> spec(List<String> command, int minIdle, int maxSize, int idleTimeoutSeconds) {
-        return Map.of("command", command, "minIdle", minIdle, "maxSize", maxSize, "idleTimeoutSeconds", idleTimeoutSeconds);
+        return Map.of(
+                "command", command, "minIdle", minIdle, "maxSize", maxSize, "idleTimeoutSeconds", idleTimeoutSeconds);
     }
 
     static List<String> sh(String script) {
@@ -65,7 +65,8 @@ public abstract class DispatchScenarios {
         putPool("sep-b", spec(sh("echo b"), 1, 2, 300));
         awaitIdle("sep-a", 1);
         awaitIdle("sep-b", 1);
-        assertTrue(java.time.Instant.parse(pool("sep-a").getString("processors[0].since")).isBefore(java.time.Instant.now().plusSeconds(1)));
+        assertTrue(java.time.Instant.parse(pool("sep-a").getString("processors[0].since"))
+                .isBefore(java.time.Instant.now().plusSeconds(1)));
         assertEquals("IDLE", pool("sep-a").getString("processors[0].state"));
         for (int i = 0; i < 3; i++) {
             for (String type : List.of("sep-a", "sep-b")) {
@@ -79,11 +80,18 @@ public abstract class DispatchScenarios {
 
     @Test
     public void givesTheJobItsArgsConfigAndEnvAndReadsItsMetrics() {
-        putPool("io", Map.of("command", sh("printf '%s|%s|%s|%s' \"$1\" \"$WARMPOOL_CONFIG\" \"$K\" \"$P\"; "
-                + "printf '{\"loss\": 0.5}' > \"$WARMPOOL_RESULT\""), "env", Map.of("P", "pool"),
-                "jobEnv", List.of("K")));
-        JsonPath j = awaitEnd(submit(Map.of("type", "io", "args", List.of("x y"), "config", Map.of("lr", 0.01),
-                "env", Map.of("K", "v"))));
+        putPool(
+                "io",
+                Map.of(
+                        "command",
+                        sh("printf '%s|%s|%s|%s' \"$1\" \"$WARMPOOL_CONFIG\" \"$K\" \"$P\"; "
+                                + "printf '{\"loss\": 0.5}' > \"$WARMPOOL_RESULT\""),
+                        "env",
+                        Map.of("P", "pool"),
+                        "jobEnv",
+                        List.of("K")));
+        JsonPath j = awaitEnd(submit(
+                Map.of("type", "io", "args", List.of("x y"), "config", Map.of("lr", 0.01), "env", Map.of("K", "v"))));
         assertEquals("SUCCEEDED", j.getString("state"));
         assertEquals("x y|{\"lr\":0.01}|v|pool", j.getString("result.logTail"));
         assertEquals(0.5f, j.getFloat("result.metrics.loss"));
@@ -112,7 +120,8 @@ public abstract class DispatchScenarios {
         String mid = submit(Map.of("type", "prio", "priority", 1));
         List<String> order = new ArrayList<>(List.of(blocker, low1, high, low2, mid));
         List<JsonPath> ended = order.stream().map(Api::awaitEnd).toList();
-        order.sort((a, b) -> Long.compare(millis(ended.get(List.of(blocker, low1, high, low2, mid).indexOf(a)), "startedAt"),
+        order.sort((a, b) -> Long.compare(
+                millis(ended.get(List.of(blocker, low1, high, low2, mid).indexOf(a)), "startedAt"),
                 millis(ended.get(List.of(blocker, low1, high, low2, mid).indexOf(b)), "startedAt")));
         assertEquals(List.of(blocker, high, mid, low1, low2), order);
         ended.forEach(j -> assertEquals(ended.get(0).getString("processor"), j.getString("processor")));
@@ -125,7 +134,11 @@ public abstract class DispatchScenarios {
         String blocker = submit(Map.of("type", "cq", "args", List.of("2")));
         String queued = submit(Map.of("type", "cq"));
         assertEquals("QUEUED", job(queued).getString("state"));
-        JsonPath cancelled = given().delete("/jobs/" + queued).then().statusCode(200).extract().jsonPath();
+        JsonPath cancelled = given().delete("/jobs/" + queued)
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
         assertEquals("CANCELLED", cancelled.getString("state"));
         assertEquals("SUCCEEDED", awaitEnd(blocker).getString("state"));
         // the processor went idle instead of running the cancelled job
@@ -140,11 +153,14 @@ public abstract class DispatchScenarios {
         Files.deleteIfExists(pidFile);
         putPool("cr", spec(List.of("sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60"), 1, 1, 300));
         String id = submit(Map.of("type", "cr"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(pidFile) && Files.size(pidFile) > 0
-                && "RUNNING".equals(job(id).getString("state")));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Files.exists(pidFile)
+                        && Files.size(pidFile) > 0
+                        && "RUNNING".equals(job(id).getString("state")));
         long pid = Long.parseLong(Files.readString(pidFile).trim());
         given().delete("/jobs/" + id).then().statusCode(200);
-        await().atMost(Duration.ofSeconds(15)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
         assertEquals("CANCELLED", job(id).getString("state"));
         awaitIdle("cr", 1);
         given().delete("/jobs/" + id).then().statusCode(409);
@@ -179,7 +195,10 @@ public abstract class DispatchScenarios {
             return p.getList("processors").size() == 1 && p.getInt("status.idle") == 1;
         });
         assertTrue(most.get() <= 3, "the pool grew to " + most.get() + " processors, above maxSize 3");
-        long processors = ids.stream().map(id -> job(id).getString("processor")).distinct().count();
+        long processors = ids.stream()
+                .map(id -> job(id).getString("processor"))
+                .distinct()
+                .count();
         assertTrue(processors > 1, "a burst of 6 jobs of 2 s ran on " + processors + " processor(s)");
     }
 
@@ -192,25 +211,56 @@ public abstract class DispatchScenarios {
         given().delete("/pools/gone").then().statusCode(202);
         assertEquals("CANCELLED", job(queued).getString("state"));
         assertTrue(job(queued).getString("error").contains("deleted"));
-        given().contentType("application/json").body(Map.of("type", "gone")).post("/jobs").then().statusCode(409);
+        given().contentType("application/json")
+                .body(Map.of("type", "gone"))
+                .post("/jobs")
+                .then()
+                .statusCode(409);
         assertEquals("SUCCEEDED", awaitEnd(running).getString("state"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> given().get("/pools/gone").statusCode() == 404);
-        assertFalse(given().get("/pools").then().extract().jsonPath().getList("type").contains("gone"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> given().get("/pools/gone").statusCode() == 404);
+        assertFalse(given().get("/pools")
+                .then()
+                .extract()
+                .jsonPath()
+                .getList("type")
+                .contains("gone"));
         assertNotEquals(null, job(running).getString("finishedAt"));
     }
 
     @Test
     public void takesABatchWholeBestFirstAndReplaysItForTheSameIdempotencyKey() {
-        putPool("batch", Map.of("command", sh("sleep ${1:-0}"), "minIdle", 1, "maxSize", 1, "idleTimeoutSeconds", 300,
-                "maxQueued", 4, "jobEnv", List.of("K")));
+        putPool(
+                "batch",
+                Map.of(
+                        "command",
+                        sh("sleep ${1:-0}"),
+                        "minIdle",
+                        1,
+                        "maxSize",
+                        1,
+                        "idleTimeoutSeconds",
+                        300,
+                        "maxQueued",
+                        4,
+                        "jobEnv",
+                        List.of("K")));
         awaitIdle("batch", 1);
-        Map<String, Object> body = Map.of("jobs", List.of(
-                Map.of("type", "batch", "args", List.of("1")),
-                Map.of("type", "batch"),
-                Map.of("type", "batch", "priority", 5),
-                Map.of("type", "batch", "env", Map.of("K", "v"))));
-        JsonPath accepted = given().contentType("application/json").header("Idempotency-Key", "batch-1").body(body)
-                .post("/jobs/batch").then().statusCode(202).extract().jsonPath();
+        Map<String, Object> body = Map.of(
+                "jobs",
+                List.of(
+                        Map.of("type", "batch", "args", List.of("1")),
+                        Map.of("type", "batch"),
+                        Map.of("type", "batch", "priority", 5),
+                        Map.of("type", "batch", "env", Map.of("K", "v"))));
+        JsonPath accepted = given().contentType("application/json")
+                .header("Idempotency-Key", "batch-1")
+                .body(body)
+                .post("/jobs/batch")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath();
         List<String> ids = accepted.getList("jobs.id");
         assertEquals(4, ids.size());
         assertEquals(4, new java.util.HashSet<>(ids).size());
@@ -218,22 +268,50 @@ public abstract class DispatchScenarios {
         assertEquals(List.of("QUEUED", "QUEUED", "ASSIGNED", "QUEUED"), accepted.getList("jobs.state"));
         assertEquals(Map.of("K", "v"), accepted.getMap("jobs[3].env"));
         // the same batch again with the same key: the same jobs, nothing new stored
-        assertEquals(ids, given().contentType("application/json").header("Idempotency-Key", "batch-1").body(body)
-                .post("/jobs/batch").then().statusCode(202).extract().jsonPath().getList("jobs.id"));
+        assertEquals(
+                ids,
+                given().contentType("application/json")
+                        .header("Idempotency-Key", "batch-1")
+                        .body(body)
+                        .post("/jobs/batch")
+                        .then()
+                        .statusCode(202)
+                        .extract()
+                        .jsonPath()
+                        .getList("jobs.id"));
         List<JsonPath> ended = ids.stream().map(Api::awaitEnd).toList();
         ended.forEach(j -> assertEquals("SUCCEEDED", j.getString("state")));
         List<String> byStart = new ArrayList<>(ids);
-        byStart.sort((a, b) -> Long.compare(millis(ended.get(ids.indexOf(a)), "startedAt"), millis(ended.get(ids.indexOf(b)), "startedAt")));
+        byStart.sort((a, b) -> Long.compare(
+                millis(ended.get(ids.indexOf(a)), "startedAt"), millis(ended.get(ids.indexOf(b)), "startedAt")));
         assertEquals(List.of(ids.get(2), ids.get(0), ids.get(1), ids.get(3)), byStart);
-        assertEquals(4, given().get("/jobs?type=batch&limit=100").then().extract().jsonPath().getList("id").size());
+        assertEquals(
+                4,
+                given().get("/jobs?type=batch&limit=100")
+                        .then()
+                        .extract()
+                        .jsonPath()
+                        .getList("id")
+                        .size());
 
         // all or none: five jobs would not fit in a queue of four behind a busy processor
         String blocker = submit(Map.of("type", "batch", "args", List.of("2")));
         List<Map<String, Object>> five = java.util.Collections.nCopies(5, Map.of("type", "batch"));
-        given().contentType("application/json").body(Map.of("jobs", five)).post("/jobs/batch").then().statusCode(429)
+        given().contentType("application/json")
+                .body(Map.of("jobs", five))
+                .post("/jobs/batch")
+                .then()
+                .statusCode(429)
                 .body("type", org.hamcrest.Matchers.endsWith("/queue-full"))
                 .body("detail", org.hamcrest.Matchers.containsString("batch of 5 jobs"));
-        assertEquals(5, given().get("/jobs?type=batch&limit=100").then().extract().jsonPath().getList("id").size());
+        assertEquals(
+                5,
+                given().get("/jobs?type=batch&limit=100")
+                        .then()
+                        .extract()
+                        .jsonPath()
+                        .getList("id")
+                        .size());
         assertEquals("SUCCEEDED", awaitEnd(blocker).getString("state"));
     }
 }

@@ -41,14 +41,16 @@ public class EventSinkResource implements QuarkusTestResourceLifecycleManager {
     private void receive(HttpExchange ex) throws IOException {
         String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         String id = ex.getRequestHeaders().getFirst("ce-id");
-        int attempt = attempts.computeIfAbsent(String.valueOf(id), k -> new AtomicInteger()).incrementAndGet();
+        int attempt = attempts.computeIfAbsent(String.valueOf(id), k -> new AtomicInteger())
+                .incrementAndGet();
         if (body.contains("\"type\":\"ev-flaky\"") && attempt <= 2) {
             respond(ex, 503, "");
             return;
         }
         received.add("{\"ceType\":\"" + ex.getRequestHeaders().getFirst("ce-type") + "\",\"ceId\":\"" + id
                 + "\",\"ceSubject\":\"" + ex.getRequestHeaders().getFirst("ce-subject") + "\",\"ceSource\":\""
-                + ex.getRequestHeaders().getFirst("ce-source") + "\",\"attempts\":" + attempt + ",\"data\":" + body + "}");
+                + ex.getRequestHeaders().getFirst("ce-source") + "\",\"attempts\":" + attempt + ",\"data\":" + body
+                + "}");
         respond(ex, 202, "");
     }
 

@@ -46,8 +46,15 @@ public abstract class GangScenarios {
         Map<String, Object> gang = Map.of(
                 "ps", Map.of("count", 1, "command", List.of("sh", "-c", member(out, "exec sleep 600"), "ps")),
                 "worker", Map.of("count", 2));
-        return new HashMap<>(Map.of("command", List.of("sh", "-c", member(out, workerTail), "worker"), "minIdle", 1,
-                "maxSize", 1, "gang", gang));
+        return new HashMap<>(Map.of(
+                "command",
+                List.of("sh", "-c", member(out, workerTail), "worker"),
+                "minIdle",
+                1,
+                "maxSize",
+                1,
+                "gang",
+                gang));
     }
 
     static List<String> lines(Path out, String job, String member) throws Exception {
@@ -57,7 +64,8 @@ public abstract class GangScenarios {
     static void awaitIdleGang(String type) {
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             JsonPath p = pool(type);
-            return "IDLE".equals(p.getString("gangs[0].state")) && p.getList("processors.state").stream().allMatch("IDLE"::equals);
+            return "IDLE".equals(p.getString("gangs[0].state"))
+                    && p.getList("processors.state").stream().allMatch("IDLE"::equals);
         });
     }
 
@@ -80,7 +88,9 @@ public abstract class GangScenarios {
         assertEquals(2, tf.at("/cluster/worker").size());
         assertEquals("ps", JSON.readTree(ps.get(2)).at("/task/type").asText());
         assertEquals(tf.get("cluster"), JSON.readTree(w0.get(2)).get("cluster"), "every member sees the same cluster");
-        List<String> addrs = List.of(tf.at("/cluster/ps/0").asText(), tf.at("/cluster/worker/0").asText(),
+        List<String> addrs = List.of(
+                tf.at("/cluster/ps/0").asText(),
+                tf.at("/cluster/worker/0").asText(),
                 tf.at("/cluster/worker/1").asText());
         assertEquals(3, new HashSet<>(addrs).size(), "three addresses: " + addrs);
         addrs.forEach(a -> assertTrue(a.matches("127\\.0\\.0\\.1:\\d+"), a));
@@ -92,11 +102,14 @@ public abstract class GangScenarios {
         // the job ended with the workers; the parameter server's process was stopped, not waited for
         assertTrue(millis(job, "finishedAt") - millis(job, "startedAt") < 30_000);
         long psPid = Long.parseLong(ps.get(8));
-        await().atMost(Duration.ofSeconds(15)).until(() -> ProcessHandle.of(psPid).map(h -> !h.isAlive()).orElse(true));
-        await().atMost(Duration.ofSeconds(15)).until(() -> awaitEnd(id).getMap("members").size() == 3);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> ProcessHandle.of(psPid).map(h -> !h.isAlive()).orElse(true));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> awaitEnd(id).getMap("members").size() == 3);
         Map<String, String> members = awaitEnd(id).getMap("members");
         assertTrue(members.get("ps-0").startsWith("CANCELLED"), members.toString());
-        assertTrue(members.get("worker-0").startsWith("SUCCEEDED") && members.get("worker-1").startsWith("SUCCEEDED"));
+        assertTrue(members.get("worker-0").startsWith("SUCCEEDED")
+                && members.get("worker-1").startsWith("SUCCEEDED"));
         awaitIdleGang("gang-vars");
     }
 
@@ -110,7 +123,8 @@ public abstract class GangScenarios {
         assertEquals("SUCCEEDED", first.getString("state"));
         assertEquals("SUCCEEDED", second.getString("state"));
         assertEquals(first.getString("processor"), second.getString("processor"), "the same warm gang");
-        assertTrue(millis(second, "startedAt") >= millis(first, "finishedAt"), "the second started after the first ended");
+        assertTrue(
+                millis(second, "startedAt") >= millis(first, "finishedAt"), "the second started after the first ended");
         // and every member of the second was a member of the same gang: the same agent processes
         for (String m : List.of("ps-0", "worker-0", "worker-1")) {
             assertEquals(lines(out, a, m).get(7), lines(out, b, m).get(7), m + " ran both on one agent");
@@ -135,8 +149,10 @@ public abstract class GangScenarios {
         assertEquals("SUCCEEDED", job.getString("state"), job.prettify());
         assertEquals(2, job.getInt("attempts"));
         assertNotEquals(gang, job.getString("processor"), "a new gang ran the second attempt");
-        await().atMost(Duration.ofSeconds(60)).until(() -> pool("gang-loss").getList("gangs.id").equals(List.of(job.getString("processor"))));
-        assertFalse(pool("gang-loss").getList("processors.id").stream().anyMatch(p -> ((String) p).startsWith(gang)),
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> pool("gang-loss").getList("gangs.id").equals(List.of(job.getString("processor"))));
+        assertFalse(
+                pool("gang-loss").getList("processors.id").stream().anyMatch(p -> ((String) p).startsWith(gang)),
                 "every member of the broken gang is gone");
     }
 }

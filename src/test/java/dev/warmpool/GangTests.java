@@ -4,5 +4,4 @@ import io.quarkus.test.junit.QuarkusTest;
 
 /** The gang scenarios in-process. */
 @QuarkusTest
-class GangTests extends GangScenarios {
-}
+class GangTests extends GangScenarios {}

@@ -35,27 +35,47 @@ class HealthyReuseTests {
     @Test
     void aResetCommandRunsBetweenJobsOnTheSameProcessor() throws Exception {
         Path marks = Files.createTempDirectory("wp-reset").resolve("resets");
-        putPool("reset-ok", Map.of("command", List.of("true"), "minIdle", 1, "maxSize", 1,
-                "resetCommand", List.of("sh", "-c", "echo reset >> " + marks)));
+        putPool(
+                "reset-ok",
+                Map.of(
+                        "command",
+                        List.of("true"),
+                        "minIdle",
+                        1,
+                        "maxSize",
+                        1,
+                        "resetCommand",
+                        List.of("sh", "-c", "echo reset >> " + marks)));
         awaitIdle("reset-ok", 1);
         String first = onlyProcessor("reset-ok");
         assertEquals("SUCCEEDED", awaitEnd(submit(Map.of("type", "reset-ok"))).getString("state"));
         await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(marks));
         assertEquals("SUCCEEDED", awaitEnd(submit(Map.of("type", "reset-ok"))).getString("state"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> Files.readAllLines(marks).size() == 2);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> Files.readAllLines(marks).size() == 2);
         assertEquals(first, onlyProcessor("reset-ok"), "reused after each reset");
     }
 
     @Test
     void aFailedResetRetiresTheProcessorAndTheNextJobRunsOnAFreshOne() {
-        putPool("reset-bad", Map.of("command", List.of("true"), "minIdle", 1, "maxSize", 1,
-                "resetCommand", List.of("sh", "-c", "exit 3")));
+        putPool(
+                "reset-bad",
+                Map.of(
+                        "command",
+                        List.of("true"),
+                        "minIdle",
+                        1,
+                        "maxSize",
+                        1,
+                        "resetCommand",
+                        List.of("sh", "-c", "exit 3")));
         awaitIdle("reset-bad", 1);
         String first = onlyProcessor("reset-bad");
         var job = awaitEnd(submit(Map.of("type", "reset-bad")));
         assertEquals("SUCCEEDED", job.getString("state"), "the job itself is fine");
         assertEquals(first, job.getString("processor"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> !pool("reset-bad").getList("processors.id").contains(first));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !pool("reset-bad").getList("processors.id").contains(first));
         var next = awaitEnd(submit(Map.of("type", "reset-bad")));
         assertEquals("SUCCEEDED", next.getString("state"));
         assertNotEquals(first, next.getString("processor"), "not the processor whose reset failed");
@@ -67,10 +87,12 @@ class HealthyReuseTests {
         awaitIdle("aged", 1);
         String first = onlyProcessor("aged");
         java.time.Instant registered = java.time.Instant.parse(pool("aged").getString("processors[0].since"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> java.time.Instant.now().isAfter(registered.plusMillis(1100))); // past its age
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> java.time.Instant.now().isAfter(registered.plusMillis(1100))); // past its age
         var job = awaitEnd(submit(Map.of("type", "aged")));
         assertEquals(first, job.getString("processor"), "its job runs, then it goes");
-        await().atMost(Duration.ofSeconds(30)).until(() -> !pool("aged").getList("processors.id").contains(first));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !pool("aged").getList("processors.id").contains(first));
         awaitIdle("aged", 1);
     }
 
@@ -90,20 +112,34 @@ class HealthyReuseTests {
         // the series are those of the latest reconcile pass: wait for one after both jobs
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             String m = given().get("/q/metrics").then().extract().asString();
-            return m.contains("warmpool_cold_starts_total{pool=\"costs\"} 1.0") && m.contains("warmpool_warm_starts_total{pool=\"costs\"} 1.0");
+            return m.contains("warmpool_cold_starts_total{pool=\"costs\"} 1.0")
+                    && m.contains("warmpool_warm_starts_total{pool=\"costs\"} 1.0");
         });
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics =
+                given().get("/q/metrics").then().statusCode(200).extract().asString();
         assertTrue(metrics.contains("warmpool_idle_processor_seconds_total{pool=\"costs\"}"), metrics);
     }
 
     @Test
     void aBadWarmthOrResetIsRefusedByName() {
-        given().contentType("application/json").body(Map.of("command", List.of("true"), "warmth", "clever")).put("/pools/bad-warmth")
-                .then().statusCode(400).body("field", org.hamcrest.Matchers.is("warmth"))
+        given().contentType("application/json")
+                .body(Map.of("command", List.of("true"), "warmth", "clever"))
+                .put("/pools/bad-warmth")
+                .then()
+                .statusCode(400)
+                .body("field", org.hamcrest.Matchers.is("warmth"))
                 .body("detail", org.hamcrest.Matchers.containsString("learned"));
-        given().contentType("application/json").body(Map.of("command", List.of("true"), "resetCommand", List.of()))
-                .put("/pools/bad-reset").then().statusCode(400).body("field", org.hamcrest.Matchers.is("resetCommand"));
-        given().contentType("application/json").body(Map.of("command", List.of("true"), "maxAgeSeconds", 0))
-                .put("/pools/bad-age").then().statusCode(400).body("field", org.hamcrest.Matchers.is("maxAgeSeconds"));
+        given().contentType("application/json")
+                .body(Map.of("command", List.of("true"), "resetCommand", List.of()))
+                .put("/pools/bad-reset")
+                .then()
+                .statusCode(400)
+                .body("field", org.hamcrest.Matchers.is("resetCommand"));
+        given().contentType("application/json")
+                .body(Map.of("command", List.of("true"), "maxAgeSeconds", 0))
+                .put("/pools/bad-age")
+                .then()
+                .statusCode(400)
+                .body("field", org.hamcrest.Matchers.is("maxAgeSeconds"));
     }
 }

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 class JobEndsTests {
     @Inject
     JobEnds ends;
+
     @Inject
     RedisAPI redis;
 
@@ -48,14 +49,24 @@ class JobEndsTests {
     void submitAndWaitIsOneRequestAndAnswers200WithTheEndedJob() {
         putPool("ends", Map.of("command", List.of("sh", "-c", "sleep 0.3"), "minIdle", 1, "maxSize", 1));
         awaitIdle("ends", 1);
-        JsonPath job = given().contentType("application/json").body(Map.of("type", "ends"))
-                .post("/jobs?wait=30").then().statusCode(200).extract().jsonPath();
+        JsonPath job = given().contentType("application/json")
+                .body(Map.of("type", "ends"))
+                .post("/jobs?wait=30")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
         assertEquals("SUCCEEDED", job.getString("state"));
         assertTrue(job.getString("finishedAt") != null);
         // a wait that runs out answers 202 with the job as it is, and leaves no waiter behind
         putPool("ends", Map.of("command", List.of("sh", "-c", "sleep 5"), "minIdle", 1, "maxSize", 1));
-        JsonPath running = given().contentType("application/json").body(Map.of("type", "ends"))
-                .post("/jobs?wait=1").then().statusCode(202).extract().jsonPath();
+        JsonPath running = given().contentType("application/json")
+                .body(Map.of("type", "ends"))
+                .post("/jobs?wait=1")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath();
         assertFalse(List.of("SUCCEEDED", "FAILED").contains(running.getString("state")));
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.watched() == 0);
         given().delete("/jobs/" + running.getString("id")).then().statusCode(200);
@@ -65,10 +76,22 @@ class JobEndsTests {
     void aBadWaitIsRefusedBeforeAnythingIsStored() {
         putPool("ends-bad", Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1));
         for (String wait : List.of("-1", "soon")) {
-            given().contentType("application/json").body(Map.of("type", "ends-bad")).post("/jobs?wait=" + wait)
-                    .then().statusCode(400).contentType("application/problem+json");
+            given().contentType("application/json")
+                    .body(Map.of("type", "ends-bad"))
+                    .post("/jobs?wait=" + wait)
+                    .then()
+                    .statusCode(400)
+                    .contentType("application/problem+json");
         }
-        assertEquals(0, given().get("/jobs?type=ends-bad").then().statusCode(200).extract().jsonPath().getList("$").size());
+        assertEquals(
+                0,
+                given().get("/jobs?type=ends-bad")
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .jsonPath()
+                        .getList("$")
+                        .size());
     }
 
     @Test
@@ -76,8 +99,11 @@ class JobEndsTests {
         putPool("ends-cancel", Map.of("command", List.of("sh", "-c", "sleep 30"), "minIdle", 1, "maxSize", 1));
         awaitIdle("ends-cancel", 1);
         String id = submit(Map.of("type", "ends-cancel"));
-        CompletableFuture<JsonPath> waited = CompletableFuture.supplyAsync(() ->
-                given().get("/jobs/" + id + "?wait=60").then().statusCode(200).extract().jsonPath());
+        CompletableFuture<JsonPath> waited = CompletableFuture.supplyAsync(() -> given().get("/jobs/" + id + "?wait=60")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath());
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.watched() > 0); // the request waits
         given().delete("/jobs/" + id).then().statusCode(200);
         assertEquals("CANCELLED", waited.join().getString("state"));

@@ -44,8 +44,17 @@ class LiveLogTests {
 
     /** A job that prints a line, waits for {@code gate} to exist, reports, prints another and ends. */
     private static Map<String, Object> gated(Path gate) {
-        return Map.of("command", List.of("sh", "-c", "echo one; while [ ! -f " + gate + " ]; do sleep 0.02; done; "
-                + "echo 'WARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}'; echo two"), "minIdle", 1, "maxSize", 1);
+        return Map.of(
+                "command",
+                List.of(
+                        "sh",
+                        "-c",
+                        "echo one; while [ ! -f " + gate + " ]; do sleep 0.02; done; "
+                                + "echo 'WARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}'; echo two"),
+                "minIdle",
+                1,
+                "maxSize",
+                1);
     }
 
     /** The response's lines, read as they come on a thread of their own. */
@@ -83,8 +92,14 @@ class LiveLogTests {
         assertEquals("SUCCEEDED", job(id).getString("state"));
         assertEquals(List.of("one", "WARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}", "two"), lines);
         // read again once ended, without following: the same lines, as plain text
-        assertEquals("one\nWARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}\ntwo\n",
-                given().get("/jobs/" + id + "/logs").then().statusCode(200).contentType("text/plain").extract().asString());
+        assertEquals(
+                "one\nWARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}\ntwo\n",
+                given().get("/jobs/" + id + "/logs")
+                        .then()
+                        .statusCode(200)
+                        .contentType("text/plain")
+                        .extract()
+                        .asString());
     }
 
     @Test
@@ -98,7 +113,10 @@ class LiveLogTests {
         await().atMost(Duration.ofSeconds(20)).until(() -> sse.contains("data:one"));
         Files.createFile(gate);
         assertEquals(200, events.get(30, java.util.concurrent.TimeUnit.SECONDS));
-        List<String> names = sse.stream().filter(l -> l.startsWith("event:")).map(l -> l.substring(6)).toList();
+        List<String> names = sse.stream()
+                .filter(l -> l.startsWith("event:"))
+                .map(l -> l.substring(6))
+                .toList();
         assertEquals("state", names.get(0), sse.toString());
         assertEquals("end", names.get(names.size() - 1), sse.toString());
         assertTrue(names.containsAll(List.of("log", "report")), sse.toString());
@@ -110,12 +128,21 @@ class LiveLogTests {
         String firstId = sse.get(sse.indexOf("data:one") - 2);
         assertTrue(firstId.startsWith("id:"), sse.toString());
         List<String> resumed = new CopyOnWriteArrayList<>();
-        assertEquals(200, read("/jobs/" + id + "/events", Map.of("Last-Event-ID", firstId.substring(3)), resumed)
-                .get(30, java.util.concurrent.TimeUnit.SECONDS));
-        List<String> data = resumed.stream().filter(l -> l.startsWith("data:") && !l.startsWith("data:{\"id\"")).toList();
+        assertEquals(
+                200,
+                read("/jobs/" + id + "/events", Map.of("Last-Event-ID", firstId.substring(3)), resumed)
+                        .get(30, java.util.concurrent.TimeUnit.SECONDS));
+        List<String> data = resumed.stream()
+                .filter(l -> l.startsWith("data:") && !l.startsWith("data:{\"id\""))
+                .toList();
         // a report goes by its own call, so it may come before or after the line printed after it
-        assertEquals(java.util.Set.of("data:WARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}", "data:{\"step\":1,\"loss\":0.5}", "data:two"),
-                java.util.Set.copyOf(data), resumed.toString());
+        assertEquals(
+                java.util.Set.of(
+                        "data:WARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}",
+                        "data:{\"step\":1,\"loss\":0.5}",
+                        "data:two"),
+                java.util.Set.copyOf(data),
+                resumed.toString());
         assertEquals(3, data.size(), resumed.toString());
     }
 
@@ -126,10 +153,15 @@ class LiveLogTests {
         awaitIdle("live-loud", 1);
         String id = submit(Map.of("type", "live-loud"));
         assertEquals("SUCCEEDED", awaitEnd(id).getString("state"));
-        String text = given().get("/jobs/" + id + "/logs").then().statusCode(200).extract().asString();
+        String text = given().get("/jobs/" + id + "/logs")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
         List<String> lines = new ArrayList<>(List.of(text.split("\n")));
         assertTrue(lines.size() < 25_000, "the log is capped near warmpool.jobs.log-lines: " + lines.size());
-        assertTrue(lines.contains("200000") || lines.get(lines.size() - 1).startsWith("[warmpool]"),
+        assertTrue(
+                lines.contains("200000") || lines.get(lines.size() - 1).startsWith("[warmpool]"),
                 "the newest lines are kept, or the log says what was dropped: " + lines.get(lines.size() - 1));
         awaitIdle("live-loud", 1); // the processor is warm again for the next job
     }
@@ -138,31 +170,55 @@ class LiveLogTests {
     void aSweepsEventsGiveItThenEachTrialAsItEndsThenItsEnd() throws Exception {
         putPool("live-sweep", Map.of("command", List.of("sh", "-c", "sleep 0.2"), "minIdle", 1, "maxSize", 1));
         awaitIdle("live-sweep", 1);
-        String sid = given().contentType("application/json").body(Map.of("type", "live-sweep", "parallelism", 1,
-                "space", Map.of("x", Map.of("grid", List.of(1, 2, 3))))).post("/sweeps").then().statusCode(202)
-                .extract().jsonPath().getString("id");
+        String sid = given().contentType("application/json")
+                .body(Map.of(
+                        "type", "live-sweep", "parallelism", 1, "space", Map.of("x", Map.of("grid", List.of(1, 2, 3)))))
+                .post("/sweeps")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
         List<String> sse = new CopyOnWriteArrayList<>();
-        assertEquals(200, read("/sweeps/" + sid + "/events", Map.of(), sse).get(60, java.util.concurrent.TimeUnit.SECONDS));
-        List<String> names = sse.stream().filter(l -> l.startsWith("event:")).map(l -> l.substring(6)).toList();
+        assertEquals(
+                200, read("/sweeps/" + sid + "/events", Map.of(), sse).get(60, java.util.concurrent.TimeUnit.SECONDS));
+        List<String> names = sse.stream()
+                .filter(l -> l.startsWith("event:"))
+                .map(l -> l.substring(6))
+                .toList();
         assertEquals("sweep", names.get(0), sse.toString());
         assertEquals("end", names.get(names.size() - 1), sse.toString());
-        io.restassured.path.json.JsonPath first = new io.restassured.path.json.JsonPath(sse.get(sse.indexOf("event:sweep") + 1).substring(5));
-        long endedBefore = first.getList("trials.state").stream().filter(st -> "SUCCEEDED".equals(st)).count();
-        assertEquals(3, endedBefore + names.stream().filter("trial"::equals).count(),
+        io.restassured.path.json.JsonPath first = new io.restassured.path.json.JsonPath(
+                sse.get(sse.indexOf("event:sweep") + 1).substring(5));
+        long endedBefore = first.getList("trials.state").stream()
+                .filter(st -> "SUCCEEDED".equals(st))
+                .count();
+        assertEquals(
+                3,
+                endedBefore + names.stream().filter("trial"::equals).count(),
                 "every trial once: in the first sweep or as it ended: " + names);
-        io.restassured.path.json.JsonPath end = new io.restassured.path.json.JsonPath(sse.get(sse.indexOf("event:end") + 1).substring(5));
+        io.restassured.path.json.JsonPath end = new io.restassured.path.json.JsonPath(
+                sse.get(sse.indexOf("event:end") + 1).substring(5));
         assertEquals("SUCCEEDED", end.getString("state"));
         assertEquals(3, end.getInt("progress.done"));
-        given().get("/sweeps/nosuch.0123456789ab/events").then().statusCode(404).contentType("application/problem+json");
+        given().get("/sweeps/nosuch.0123456789ab/events")
+                .then()
+                .statusCode(404)
+                .contentType("application/problem+json");
     }
 
     @Test
     void badFollowsAreClearProblems() {
         given().get("/jobs/nosuch.0123456789ab/events").then().statusCode(404).contentType("application/problem+json");
         given().get("/jobs/nosuch.0123456789ab/logs").then().statusCode(404).contentType("application/problem+json");
-        given().header("Last-Event-ID", "yesterday").get("/jobs/nosuch.0123456789ab/events")
-                .then().statusCode(400).contentType("application/problem+json");
-        given().get("/jobs/nosuch.0123456789ab/logs?follow=maybe").then().statusCode(400)
+        given().header("Last-Event-ID", "yesterday")
+                .get("/jobs/nosuch.0123456789ab/events")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json");
+        given().get("/jobs/nosuch.0123456789ab/logs?follow=maybe")
+                .then()
+                .statusCode(400)
                 .contentType("application/problem+json");
         given().noFilters().get("/jobs/nosuch.0123456789ab/logs").then().statusCode(401);
     }

@@ -33,7 +33,8 @@ class PoolMetricsTests {
     }
 
     static double value(String metrics, String series) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(metrics);
+        Matcher m =
+                Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(metrics);
         return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 
@@ -44,30 +45,50 @@ class PoolMetricsTests {
         for (String code : List.of("0", "0", "0", "3")) {
             awaitEnd(submit(Map.of("type", "metered", "args", List.of(code))));
         }
-        String gated = submit(Map.of("type", "metered", "args", List.of("0"))); // a fifth, cancelled if still queued or running
+        String gated = submit(
+                Map.of("type", "metered", "args", List.of("0"))); // a fifth, cancelled if still queued or running
         given().delete("/jobs/" + gated);
         String ended = awaitEnd(gated).getString("state");
-        await().atMost(Duration.ofSeconds(30)).until(() -> value(metrics(), "warmpool_jobs_submitted_total{pool=\"metered\"}") == 5.0
-                && value(metrics(), "warmpool_jobs_finished_total{pool=\"metered\",state=\"FAILED\"}") == 1.0
-                && value(metrics(), "warmpool_jobs_finished_total{pool=\"metered\",state=\"SUCCEEDED\"}")
-                        + value(metrics(), "warmpool_jobs_finished_total{pool=\"metered\",state=\"CANCELLED\"}") == 4.0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> value(metrics(), "warmpool_jobs_submitted_total{pool=\"metered\"}") == 5.0
+                        && value(metrics(), "warmpool_jobs_finished_total{pool=\"metered\",state=\"FAILED\"}") == 1.0
+                        && value(metrics(), "warmpool_jobs_finished_total{pool=\"metered\",state=\"SUCCEEDED\"}")
+                                        + value(
+                                                metrics(),
+                                                "warmpool_jobs_finished_total{pool=\"metered\",state=\"CANCELLED\"}")
+                                == 4.0);
         String m = metrics();
-        assertEquals(ended.equals("CANCELLED") ? 1.0 : 0.0, value(m, "warmpool_jobs_finished_total{pool=\"metered\",state=\"CANCELLED\"}"));
+        assertEquals(
+                ended.equals("CANCELLED") ? 1.0 : 0.0,
+                value(m, "warmpool_jobs_finished_total{pool=\"metered\",state=\"CANCELLED\"}"));
         // each scrape reads Redis (scrapes within a second share a read): the API and the series agree once quiet
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             var api = pool("metered");
             String now = metrics();
-            return api.getInt("status.busy") == 0 && value(now, "warmpool_pool_processors{pool=\"metered\",state=\"busy\"}") == 0.0
-                    && value(now, "warmpool_pool_processors{pool=\"metered\",state=\"idle\"}") == api.getInt("status.idle")
+            return api.getInt("status.busy") == 0
+                    && value(now, "warmpool_pool_processors{pool=\"metered\",state=\"busy\"}") == 0.0
+                    && value(now, "warmpool_pool_processors{pool=\"metered\",state=\"idle\"}")
+                            == api.getInt("status.idle")
                     && value(now, "warmpool_pool_queued_jobs{pool=\"metered\"}") == api.getInt("status.queued");
         });
         var api = pool("metered");
         assertEquals(api.getInt("warmth.warmStarts") + api.getInt("warmth.coldStarts"), 5);
-        assertEquals((double) api.getInt("warmth.warmStarts"), value(metrics(), "warmpool_warm_starts_total{pool=\"metered\"}"));
+        assertEquals(
+                (double) api.getInt("warmth.warmStarts"),
+                value(metrics(), "warmpool_warm_starts_total{pool=\"metered\"}"));
         m = metrics();
         // every job that started waited once and (all five ended) ran once, each in one bucket
-        long started = given().queryParam("type", "metered").get("/jobs").then().statusCode(200).extract().jsonPath()
-                .getList("startedAt").stream().filter(java.util.Objects::nonNull).count();
+        long started = given()
+                .queryParam("type", "metered")
+                .get("/jobs")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("startedAt")
+                .stream()
+                .filter(java.util.Objects::nonNull)
+                .count();
         assertTrue(started >= 4, "four jobs ran to their end");
         assertEquals((double) started, value(m, "warmpool_job_queue_wait_seconds_count{pool=\"metered\"}"), m);
         assertEquals((double) started, value(m, "warmpool_job_run_seconds_count{pool=\"metered\"}"));
@@ -85,19 +106,26 @@ class PoolMetricsTests {
         awaitEnd(submit(Map.of("type", "dashboarded")));
         var dashboard = new ObjectMapper().readTree(Files.readString(Path.of("deploy", "grafana", "warmpool.json")));
         TreeSet<String> queried = new TreeSet<>();
-        dashboard.path("panels").forEach(p -> p.path("targets").forEach(t -> {
-            String expr = t.path("expr").asText();
-            // each replica reports the same Redis-wide per-pool figures: summed over instances they would count twice
-            assertTrue(!expr.contains("{pool=") || expr.contains("max by (pool"), "per-pool series are taken with max across replicas: " + expr);
-            Matcher m = Pattern.compile("warmpool_[a-z_]+").matcher(expr);
-            while (m.find()) {
-                queried.add(m.group());
-            }
-        }));
+        dashboard
+                .path("panels")
+                .forEach(p -> p.path("targets").forEach(t -> {
+                    String expr = t.path("expr").asText();
+                    // each replica reports the same Redis-wide per-pool figures: summed over instances they would count
+                    // twice
+                    assertTrue(
+                            !expr.contains("{pool=") || expr.contains("max by (pool"),
+                            "per-pool series are taken with max across replicas: " + expr);
+                    Matcher m = Pattern.compile("warmpool_[a-z_]+").matcher(expr);
+                    while (m.find()) {
+                        queried.add(m.group());
+                    }
+                }));
         assertTrue(queried.size() >= 10, queried.toString());
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             String m = metrics();
-            return queried.stream().filter(q -> !q.equals("warmpool_warmth_window_seconds")).allMatch(q -> m.contains("\n" + q));
+            return queried.stream()
+                    .filter(q -> !q.equals("warmpool_warmth_window_seconds"))
+                    .allMatch(q -> m.contains("\n" + q));
         });
     }
 }

@@ -29,7 +29,9 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
             // Redis gone it can start none (a start is recorded in Redis first), so Redis goes
             // first, then the agents, until none has appeared for half a second.
             redis.stop();
-            await().atMost(Duration.ofSeconds(30)).during(Duration.ofMillis(500)).pollInterval(Duration.ofMillis(100))
+            await().atMost(Duration.ofSeconds(30))
+                    .during(Duration.ofMillis(500))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> LocalAgents.killAll(redis.url()) == 0);
         }
     }

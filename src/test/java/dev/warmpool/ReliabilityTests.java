@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.runtime.local.LocalAgents;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.net.URI;
@@ -36,6 +36,7 @@ class ReliabilityTests {
 
     @ConfigProperty(name = "quarkus.redis.hosts")
     String redisUrl;
+
     Jedis redis;
 
     @BeforeEach
@@ -78,10 +79,21 @@ class ReliabilityTests {
         // name without a pool. It once dropped the name, and the new pool never got a processor.
         String type = "mid-create";
         redis.sadd(KeySchema.POOLS, type);
-        await().atMost(Duration.ofSeconds(10)).until(() -> reconciler.reconcileOnce().ran());
-        redis.eval(dev.warmpool.protocol.Script.POOL_PUT.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type),
-                "{\"command\":[\"true\"],\"minIdle\":1,\"maxSize\":1,\"idleTimeoutSeconds\":300,\"env\":{},\"maxQueued\":100}",
-                "1", "1", "300000", "[\"true\"]", "{}", "100", ""));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> reconciler.reconcileOnce().ran());
+        redis.eval(
+                dev.warmpool.protocol.Script.POOL_PUT.source(),
+                List.of(KeySchema.pool(type)),
+                List.of(
+                        KeySchema.prefix(type),
+                        "{\"command\":[\"true\"],\"minIdle\":1,\"maxSize\":1,\"idleTimeoutSeconds\":300,\"env\":{},\"maxQueued\":100}",
+                        "1",
+                        "1",
+                        "300000",
+                        "[\"true\"]",
+                        "{}",
+                        "100",
+                        ""));
         assertTrue(redis.sismember(KeySchema.POOLS, type), "the name is still there");
         awaitIdle(type, 1);
     }
@@ -97,7 +109,8 @@ class ReliabilityTests {
         assertEquals(2, j.getInt("attempts"));
         assertNotEquals(first, j.getString("processor"));
         assertEquals("1", completions(id));
-        await().atMost(Duration.ofSeconds(30)).until(() -> !pool("lost").getList("processors.id").contains(first));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !pool("lost").getList("processors.id").contains(first));
     }
 
     @Test
@@ -131,7 +144,8 @@ class ReliabilityTests {
         assertEquals("SUCCEEDED", j.getString("state"));
         assertNotEquals(first, j.getString("processor"));
         // the thawed agent's late report was refused: the job ended once
-        await().atMost(Duration.ofSeconds(20)).until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
         assertEquals("1", completions(id));
     }
 
@@ -139,18 +153,48 @@ class ReliabilityTests {
     void answersARepeatedIdempotencyKeyWithTheFirstJob() {
         putPool("idem", spec("true", 1, 1));
         Map<String, Object> body = Map.of("type", "idem", "config", Map.of("lr", 0.1));
-        String first = given().contentType("application/json").header("Idempotency-Key", "sweep-7-trial-3").body(body)
-                .post("/jobs").then().statusCode(202).extract().jsonPath().getString("id");
-        String again = given().contentType("application/json").header("Idempotency-Key", "sweep-7-trial-3").body(body)
-                .post("/jobs").then().statusCode(202).extract().jsonPath().getString("id");
+        String first = given().contentType("application/json")
+                .header("Idempotency-Key", "sweep-7-trial-3")
+                .body(body)
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
+        String again = given().contentType("application/json")
+                .header("Idempotency-Key", "sweep-7-trial-3")
+                .body(body)
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
         assertEquals(first, again);
-        given().contentType("application/json").header("Idempotency-Key", "sweep-7-trial-3")
-                .body(Map.of("type", "idem", "config", Map.of("lr", 0.2))).post("/jobs")
-                .then().statusCode(422).body("type", equalTo("https://warmpool.dev/problems/idempotency-key-reused"))
+        given().contentType("application/json")
+                .header("Idempotency-Key", "sweep-7-trial-3")
+                .body(Map.of("type", "idem", "config", Map.of("lr", 0.2)))
+                .post("/jobs")
+                .then()
+                .statusCode(422)
+                .body("type", equalTo("https://warmpool.dev/problems/idempotency-key-reused"))
                 .body("job", equalTo(first));
-        assertEquals(1, given().get("/jobs?type=idem").then().extract().jsonPath().getList("id").size());
-        given().contentType("application/json").header("Idempotency-Key", "bad key with spaces").body(body)
-                .post("/jobs").then().statusCode(400).body("field", equalTo("Idempotency-Key"));
+        assertEquals(
+                1,
+                given().get("/jobs?type=idem")
+                        .then()
+                        .extract()
+                        .jsonPath()
+                        .getList("id")
+                        .size());
+        given().contentType("application/json")
+                .header("Idempotency-Key", "bad key with spaces")
+                .body(body)
+                .post("/jobs")
+                .then()
+                .statusCode(400)
+                .body("field", equalTo("Idempotency-Key"));
     }
 
     @Test
@@ -160,11 +204,28 @@ class ReliabilityTests {
         submit(Map.of("type", "full"));
         submit(Map.of("type", "full"));
         submit(Map.of("type", "full"));
-        int before = given().get("/jobs?type=full").then().extract().jsonPath().getList("id").size();
-        given().contentType("application/json").body(Map.of("type", "full")).post("/jobs")
-                .then().statusCode(429).header("Retry-After", "5")
-                .contentType("application/problem+json").body("type", equalTo("https://warmpool.dev/problems/queue-full"));
-        assertEquals(before, given().get("/jobs?type=full").then().extract().jsonPath().getList("id").size());
+        int before = given().get("/jobs?type=full")
+                .then()
+                .extract()
+                .jsonPath()
+                .getList("id")
+                .size();
+        given().contentType("application/json")
+                .body(Map.of("type", "full"))
+                .post("/jobs")
+                .then()
+                .statusCode(429)
+                .header("Retry-After", "5")
+                .contentType("application/problem+json")
+                .body("type", equalTo("https://warmpool.dev/problems/queue-full"));
+        assertEquals(
+                before,
+                given().get("/jobs?type=full")
+                        .then()
+                        .extract()
+                        .jsonPath()
+                        .getList("id")
+                        .size());
         given().delete("/pools/full").then().statusCode(202);
     }
 

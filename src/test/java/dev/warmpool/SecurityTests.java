@@ -3,5 +3,4 @@ package dev.warmpool;
 import io.quarkus.test.junit.QuarkusTest;
 
 @QuarkusTest
-class SecurityTests extends SecurityScenarios {
-}
+class SecurityTests extends SecurityScenarios {}

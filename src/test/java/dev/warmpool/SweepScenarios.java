@@ -32,19 +32,35 @@ public abstract class SweepScenarios {
         Tokens.asAdminByDefault();
     }
 
-    static final String TRIAL = Path.of("src/test/resources/sweeps/trial.py").toAbsolutePath().toString();
+    static final String TRIAL =
+            Path.of("src/test/resources/sweeps/trial.py").toAbsolutePath().toString();
     static final String CLIENT = Path.of("clients/python").toAbsolutePath().toString();
 
     static Map<String, Object> trialPool(int minIdle, int maxSize, Map<String, Object> extra) {
-        Map<String, Object> pool = new HashMap<>(Map.of("command", List.of("python3", TRIAL), "minIdle", minIdle,
-                "maxSize", maxSize, "idleTimeoutSeconds", 300, "env", Map.of("PYTHONPATH", CLIENT)));
+        Map<String, Object> pool = new HashMap<>(Map.of(
+                "command",
+                List.of("python3", TRIAL),
+                "minIdle",
+                minIdle,
+                "maxSize",
+                maxSize,
+                "idleTimeoutSeconds",
+                300,
+                "env",
+                Map.of("PYTHONPATH", CLIENT)));
         pool.putAll(extra);
         return pool;
     }
 
     static String submitSweep(Map<String, Object> body) {
-        return given().contentType(ContentType.JSON).body(body).post("/sweeps")
-                .then().statusCode(202).extract().jsonPath().getString("id");
+        return given().contentType(ContentType.JSON)
+                .body(body)
+                .post("/sweeps")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
     }
 
     static JsonPath sweep(String id) {
@@ -52,7 +68,8 @@ public abstract class SweepScenarios {
     }
 
     static JsonPath awaitSweepEnd(String id) {
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> !"RUNNING".equals(sweep(id).getString("state")));
         return sweep(id);
     }
@@ -62,8 +79,10 @@ public abstract class SweepScenarios {
         List<long[]> spans = new ArrayList<>();
         for (Map<String, Object> t : s.<Map<String, Object>>getList("trials")) {
             if (t.get("startedAt") != null) {
-                spans.add(new long[] {java.time.Instant.parse((String) t.get("startedAt")).toEpochMilli(),
-                        java.time.Instant.parse((String) t.get("finishedAt")).toEpochMilli()});
+                spans.add(new long[] {
+                    java.time.Instant.parse((String) t.get("startedAt")).toEpochMilli(),
+                    java.time.Instant.parse((String) t.get("finishedAt")).toEpochMilli()
+                });
             }
         }
         int most = 0;
@@ -82,12 +101,26 @@ public abstract class SweepScenarios {
     @Test
     public void gridSweepRunsEveryConfigurationAtMostParallelismAtOnceAndKeepsTheBestForEitherGoal() {
         putPool("sw-grid", trialPool(0, 4, Map.of()));
-        Map<String, Object> space = Map.of("x", Map.of("grid", List.of(0, 1, 2, 3, 4, 5, 6, 7)),
-                "sleep", Map.of("grid", List.of(0.4)));
-        String min = submitSweep(Map.of("type", "sw-grid", "space", space, "parallelism", 2,
-                "objective", Map.of("metric", "loss", "goal", "minimize")));
-        String max = submitSweep(Map.of("type", "sw-grid", "space", space, "parallelism", 1,
-                "objective", Map.of("metric", "x", "goal", "maximize")));
+        Map<String, Object> space =
+                Map.of("x", Map.of("grid", List.of(0, 1, 2, 3, 4, 5, 6, 7)), "sleep", Map.of("grid", List.of(0.4)));
+        String min = submitSweep(Map.of(
+                "type",
+                "sw-grid",
+                "space",
+                space,
+                "parallelism",
+                2,
+                "objective",
+                Map.of("metric", "loss", "goal", "minimize")));
+        String max = submitSweep(Map.of(
+                "type",
+                "sw-grid",
+                "space",
+                space,
+                "parallelism",
+                1,
+                "objective",
+                Map.of("metric", "x", "goal", "maximize")));
         JsonPath s = awaitSweepEnd(min);
         assertEquals("SUCCEEDED", s.getString("state"));
         assertEquals(8, s.getInt("progress.total"));
@@ -107,20 +140,39 @@ public abstract class SweepScenarios {
         assertEquals(7.0, m.getDouble("best.value"));
 
         // the trials are jobs too, listed in trial order
-        List<Map<String, Object>> jobs = given().get("/jobs?sweep=" + min).then().statusCode(200).extract().jsonPath().getList("$");
+        List<Map<String, Object>> jobs = given().get("/jobs?sweep=" + min)
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("$");
         assertEquals(8, jobs.size());
         assertEquals(min + "-0", jobs.get(0).get("id"));
         assertEquals(min, jobs.get(0).get("sweep"));
-        assertEquals(List.of(min, max), given().get("/sweeps?type=sw-grid").then().statusCode(200).extract().jsonPath()
-                .getList("id").stream().filter(id -> id.equals(min) || id.equals(max)).sorted().toList());
+        assertEquals(
+                List.of(min, max),
+                given().get("/sweeps?type=sw-grid").then().statusCode(200).extract().jsonPath().getList("id").stream()
+                        .filter(id -> id.equals(min) || id.equals(max))
+                        .sorted()
+                        .toList());
     }
 
     @Test
     public void randomSweepWithTheSameSeedDrawsTheSameConfigurations() {
         putPool("sw-rand", trialPool(1, 2, Map.of()));
-        Map<String, Object> body = Map.of("type", "sw-rand", "algorithm", "random", "trials", 5, "seed", 42,
-                "space", Map.of("x", Map.of("uniform", List.of(0, 6)), "layers", Map.of("int", List.of(1, 8))),
-                "objective", Map.of("metric", "loss"));
+        Map<String, Object> body = Map.of(
+                "type",
+                "sw-rand",
+                "algorithm",
+                "random",
+                "trials",
+                5,
+                "seed",
+                42,
+                "space",
+                Map.of("x", Map.of("uniform", List.of(0, 6)), "layers", Map.of("int", List.of(1, 8))),
+                "objective",
+                Map.of("metric", "loss"));
         JsonPath a = awaitSweepEnd(submitSweep(body));
         JsonPath b = awaitSweepEnd(submitSweep(body));
         assertEquals(5, a.getList("trials").size());
@@ -128,25 +180,46 @@ public abstract class SweepScenarios {
         assertEquals(5, new HashSet<>(a.getList("trials.config.x")).size(), "five different draws");
         assertEquals(42L, a.getLong("spec.seed"));
         assertEquals("minimize", a.getString("spec.objective.goal"));
-        double best = a.<Float>getList("trials.metrics.loss").stream().mapToDouble(Float::doubleValue).min().orElseThrow();
+        double best = a.<Float>getList("trials.metrics.loss").stream()
+                .mapToDouble(Float::doubleValue)
+                .min()
+                .orElseThrow();
         assertEquals(best, a.getDouble("best.value"), 1e-6);
     }
 
     @Test
     public void failedTrialsFailTheSweepOnlyPastMaxFailedTrials() {
         putPool("sw-fail", trialPool(1, 2, Map.of()));
-        JsonPath tolerated = awaitSweepEnd(submitSweep(Map.of("type", "sw-fail", "parallelism", 1, "maxFailedTrials", 1,
-                "space", Map.of("fail", Map.of("grid", List.of(false, true, false))), "objective", Map.of("metric", "loss"))));
+        JsonPath tolerated = awaitSweepEnd(submitSweep(Map.of(
+                "type",
+                "sw-fail",
+                "parallelism",
+                1,
+                "maxFailedTrials",
+                1,
+                "space",
+                Map.of("fail", Map.of("grid", List.of(false, true, false))),
+                "objective",
+                Map.of("metric", "loss"))));
         assertEquals("SUCCEEDED", tolerated.getString("state"));
         assertEquals(1, tolerated.getInt("progress.failed"));
         assertEquals("FAILED", tolerated.getString("trials[1].state"));
-        assertTrue(tolerated.getString("trials[1].error").contains("exit code 1"), tolerated.getString("trials[1].error"));
+        assertTrue(
+                tolerated.getString("trials[1].error").contains("exit code 1"), tolerated.getString("trials[1].error"));
 
-        JsonPath failed = awaitSweepEnd(submitSweep(Map.of("type", "sw-fail", "parallelism", 1, "maxFailedTrials", 1,
-                "space", Map.of("fail", Map.of("grid", List.of(true, true, false, false, false))))));
+        JsonPath failed = awaitSweepEnd(submitSweep(Map.of(
+                "type",
+                "sw-fail",
+                "parallelism",
+                1,
+                "maxFailedTrials",
+                1,
+                "space",
+                Map.of("fail", Map.of("grid", List.of(true, true, false, false, false))))));
         assertEquals("FAILED", failed.getString("state"));
         assertTrue(failed.getString("error").contains("more than maxFailedTrials (1)"), failed.getString("error"));
-        assertEquals(List.of("FAILED", "FAILED", "CANCELLED", "CANCELLED", "CANCELLED"), failed.getList("trials.state"));
+        assertEquals(
+                List.of("FAILED", "FAILED", "CANCELLED", "CANCELLED", "CANCELLED"), failed.getList("trials.state"));
         assertEquals(5, failed.getInt("progress.done"));
         assertEquals(0, failed.getInt("progress.active"));
     }
@@ -155,28 +228,53 @@ public abstract class SweepScenarios {
     public void cancellingASweepEndsItsRunningAndPendingTrials() {
         putPool("sw-cancel", trialPool(2, 2, Map.of()));
         awaitIdle("sw-cancel", 2);
-        String id = submitSweep(Map.of("type", "sw-cancel", "parallelism", 2,
-                "space", Map.of("sleep", Map.of("grid", List.of(60, 61, 62, 63, 64)))));
-        await().atMost(Duration.ofSeconds(30)).until(() -> sweep(id).getList("trials.state").stream()
-                .filter("RUNNING"::equals).count() == 2);
-        JsonPath s = given().delete("/sweeps/" + id).then().statusCode(200).extract().jsonPath();
+        String id = submitSweep(Map.of(
+                "type",
+                "sw-cancel",
+                "parallelism",
+                2,
+                "space",
+                Map.of("sleep", Map.of("grid", List.of(60, 61, 62, 63, 64)))));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> sweep(id).getList("trials.state").stream()
+                                .filter("RUNNING"::equals)
+                                .count()
+                        == 2);
+        JsonPath s =
+                given().delete("/sweeps/" + id).then().statusCode(200).extract().jsonPath();
         assertEquals("CANCELLED", s.getString("state"));
-        assertEquals(List.of("CANCELLED", "CANCELLED", "CANCELLED", "CANCELLED", "CANCELLED"), s.getList("trials.state"));
+        assertEquals(
+                List.of("CANCELLED", "CANCELLED", "CANCELLED", "CANCELLED", "CANCELLED"), s.getList("trials.state"));
         assertNotNull(s.getString("finishedAt"));
         // the running trials' processes were killed: both processors are idle again long before 60 s
         await().atMost(Duration.ofSeconds(20)).until(() -> Api.pool("sw-cancel").getInt("status.idle") == 2);
-        given().delete("/sweeps/" + id).then().statusCode(409).body("type", org.hamcrest.Matchers.endsWith("/sweep-ended"));
+        given().delete("/sweeps/" + id)
+                .then()
+                .statusCode(409)
+                .body("type", org.hamcrest.Matchers.endsWith("/sweep-ended"));
     }
 
     @Test
     public void theMedianRuleStopsATrialWorseThanTheCompletedOnesAtTheSameStep() {
         putPool("sw-median", trialPool(1, 1, Map.of()));
         // loss at step s is x * (s + 1): at step 2, x = 9 gives 27 against a median of 4.5
-        JsonPath s = awaitSweepEnd(submitSweep(Map.of("type", "sw-median", "parallelism", 1,
-                "space", Map.of("x", Map.of("grid", List.of(1, 2, 1.5, 9)), "steps", Map.of("grid", List.of(20)),
-                        "stepSleep", Map.of("grid", List.of(0.05))),
-                "objective", Map.of("metric", "loss", "goal", "minimize"),
-                "earlyStopping", Map.of("rule", "median", "minSteps", 2, "minTrials", 3))));
+        JsonPath s = awaitSweepEnd(submitSweep(Map.of(
+                "type",
+                "sw-median",
+                "parallelism",
+                1,
+                "space",
+                Map.of(
+                        "x",
+                        Map.of("grid", List.of(1, 2, 1.5, 9)),
+                        "steps",
+                        Map.of("grid", List.of(20)),
+                        "stepSleep",
+                        Map.of("grid", List.of(0.05))),
+                "objective",
+                Map.of("metric", "loss", "goal", "minimize"),
+                "earlyStopping",
+                Map.of("rule", "median", "minSteps", 2, "minTrials", 3))));
         assertEquals(List.of("SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "EARLY_STOPPED"), s.getList("trials.state"));
         assertEquals(1, s.getInt("progress.earlyStopped"));
         assertEquals("SUCCEEDED", s.getString("state"));
@@ -196,7 +294,8 @@ public abstract class SweepScenarios {
                 event = line.substring(6).trim();
             } else if (line.startsWith("data:") && !"log".equals(event)) {
                 try {
-                    out.add(new com.fasterxml.jackson.databind.ObjectMapper().readTree(line.substring(5).trim()));
+                    out.add(new com.fasterxml.jackson.databind.ObjectMapper()
+                            .readTree(line.substring(5).trim()));
                 } catch (java.io.IOException e) {
                     throw new AssertionError("not strict JSON in " + path + ": " + line, e);
                 }
@@ -208,20 +307,41 @@ public abstract class SweepScenarios {
     @Test
     public void trialsReturningNaNInfinityOrHugeNumbersEndTheSweepWithTheBestFiniteTrialAndEveryReadAnswers() {
         putPool("sw-nan", trialPool(1, 4, Map.of()));
-        Map<String, Object> space = Map.of("loss", Map.of("grid", List.of("nan", "inf", "-inf", "1e308", "0.5")),
-                "steps", Map.of("grid", List.of(2)));
-        String min = submitSweep(Map.of("type", "sw-nan", "space", space, "parallelism", 2,
-                "objective", Map.of("metric", "loss", "goal", "minimize")));
-        String max = submitSweep(Map.of("type", "sw-nan", "space", space, "parallelism", 2,
-                "objective", Map.of("metric", "loss", "goal", "maximize")));
+        Map<String, Object> space = Map.of(
+                "loss",
+                Map.of("grid", List.of("nan", "inf", "-inf", "1e308", "0.5")),
+                "steps",
+                Map.of("grid", List.of(2)));
+        String min = submitSweep(Map.of(
+                "type",
+                "sw-nan",
+                "space",
+                space,
+                "parallelism",
+                2,
+                "objective",
+                Map.of("metric", "loss", "goal", "minimize")));
+        String max = submitSweep(Map.of(
+                "type",
+                "sw-nan",
+                "space",
+                space,
+                "parallelism",
+                2,
+                "objective",
+                Map.of("metric", "loss", "goal", "maximize")));
         JsonPath s = awaitSweepEnd(min);
         assertEquals("SUCCEEDED", s.getString("state"));
         assertEquals(5, s.getInt("progress.succeeded"));
         assertEquals(0.5, s.getDouble("best.value"), "-Infinity is never the least loss");
         assertEquals(s.getString("trials[4].id"), s.getString("best.trial"));
         // non-finite values come back as the strings Python's json spells them with; finite ones as numbers
-        assertEquals(List.of("NaN", "Infinity", "-Infinity"), List.of(s.getString("trials[0].metrics.loss"),
-                s.getString("trials[1].metrics.loss"), s.getString("trials[2].metrics.loss")));
+        assertEquals(
+                List.of("NaN", "Infinity", "-Infinity"),
+                List.of(
+                        s.getString("trials[0].metrics.loss"),
+                        s.getString("trials[1].metrics.loss"),
+                        s.getString("trials[2].metrics.loss")));
         assertEquals(1e308, s.getDouble("trials[3].metrics.loss"));
         assertEquals("NaN", s.getString("trials[0].progress.loss"));
         assertEquals("-Infinity", s.getString("trials[2].progress.loss"));
@@ -229,22 +349,39 @@ public abstract class SweepScenarios {
         assertEquals("SUCCEEDED", m.getString("state"));
         assertEquals(1e308, m.getDouble("best.value"), "Infinity is never the greatest; 1e308 is a number");
 
-        assertTrue(given().get("/sweeps?type=sw-nan").then().statusCode(200).extract().jsonPath().<String>getList("id")
+        assertTrue(given().get("/sweeps?type=sw-nan")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .<String>getList("id")
                 .containsAll(List.of(min, max)));
         List<com.fasterxml.jackson.databind.JsonNode> events = eventData("/sweeps/" + min + "/events");
         assertEquals("SUCCEEDED", events.get(events.size() - 1).get("state").asText());
         given().delete("/sweeps/" + min).then().statusCode(409);
         String trial = s.getString("trials[0].id");
         assertEquals("NaN", Api.job(trial).getString("result.metrics.loss"));
-        assertTrue(eventData("/jobs/" + trial + "/events").stream().anyMatch(e -> "NaN".equals(e.path("loss").asText())));
+        assertTrue(eventData("/jobs/" + trial + "/events").stream()
+                .anyMatch(e -> "NaN".equals(e.path("loss").asText())));
     }
 
     @Test
     public void aSweepWhoseObjectiveNoTrialReportsSaysSoInItsWarningsAndOnItsEvents() {
         putPool("sw-typo", trialPool(1, 2, Map.of()));
-        String id = submitSweep(Map.of("type", "sw-typo", "parallelism", 2, "space", Map.of("x", Map.of("grid", List.of(1, 2, 3, 4))),
-                "objective", Map.of("metric", "los")));
-        String events = given().get("/sweeps/" + id + "/events").then().statusCode(200).extract().asString();
+        String id = submitSweep(Map.of(
+                "type",
+                "sw-typo",
+                "parallelism",
+                2,
+                "space",
+                Map.of("x", Map.of("grid", List.of(1, 2, 3, 4))),
+                "objective",
+                Map.of("metric", "los")));
+        String events = given().get("/sweeps/" + id + "/events")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
         JsonPath s = sweep(id);
         assertEquals("SUCCEEDED", s.getString("state"));
         assertNull(s.get("best"));
@@ -252,11 +389,21 @@ public abstract class SweepScenarios {
         assertEquals(1, warnings.size(), warnings.toString());
         assertTrue(warnings.get(0).contains("'los'") && warnings.get(0).contains("loss, pid, x"), warnings.get(0));
         assertTrue(events.contains("event:warning\ndata:\"None of the first 3 trials"), events);
-        assertTrue(given().get("/sweeps?type=sw-typo").then().statusCode(200).extract().jsonPath()
-                .getString("[0].warnings[0]").contains("'los'"));
+        assertTrue(given().get("/sweeps?type=sw-typo")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getString("[0].warnings[0]")
+                .contains("'los'"));
 
-        String right = submitSweep(Map.of("type", "sw-typo", "space", Map.of("x", Map.of("grid", List.of(1, 2))),
-                "objective", Map.of("metric", "loss")));
+        String right = submitSweep(Map.of(
+                "type",
+                "sw-typo",
+                "space",
+                Map.of("x", Map.of("grid", List.of(1, 2))),
+                "objective",
+                Map.of("metric", "loss")));
         assertNull(awaitSweepEnd(right).get("warnings"), "no warning when the trials report the objective");
     }
 
@@ -283,18 +430,25 @@ public abstract class SweepScenarios {
     @Test
     public void aJobReportingNaNAndInfinityEndsAndItsReportsReadAsStrictJson() {
         putPool("sw-nanjob", trialPool(1, 1, Map.of()));
-        JsonPath j = Api.awaitEnd(Api.submit(Map.of("type", "sw-nanjob", "config", Map.of("loss", "-inf", "steps", 3))));
+        JsonPath j =
+                Api.awaitEnd(Api.submit(Map.of("type", "sw-nanjob", "config", Map.of("loss", "-inf", "steps", 3))));
         assertEquals("SUCCEEDED", j.getString("state"));
         assertEquals("-Infinity", j.getString("result.metrics.loss"));
         assertEquals("-Infinity", j.getString("progress.loss"));
         assertEquals(2, j.getInt("progress.step"));
         List<com.fasterxml.jackson.databind.JsonNode> events = eventData("/jobs/" + j.getString("id") + "/events");
-        assertEquals(3, events.stream().filter(e -> "-Infinity".equals(e.path("loss").asText())).count(), events.toString());
+        assertEquals(
+                3,
+                events.stream()
+                        .filter(e -> "-Infinity".equals(e.path("loss").asText()))
+                        .count(),
+                events.toString());
         String huge = Api.submit(Map.of("type", "sw-nanjob", "config", Map.of("loss", "1e308", "steps", 1)));
         assertEquals(1e308, Api.awaitEnd(huge).getDouble("result.metrics.loss"));
         // a persistent worker's answer and reports: the same form
         putPool("sw-nanworker", trialPool(1, 1, Map.of("worker", "persistent")));
-        JsonPath w = Api.awaitEnd(Api.submit(Map.of("type", "sw-nanworker", "config", Map.of("loss", "nan", "steps", 2))));
+        JsonPath w =
+                Api.awaitEnd(Api.submit(Map.of("type", "sw-nanworker", "config", Map.of("loss", "nan", "steps", 2))));
         assertEquals("SUCCEEDED", w.getString("state"));
         assertEquals("NaN", w.getString("result.metrics.loss"));
         assertEquals("NaN", w.getString("progress.loss"));
@@ -304,8 +458,8 @@ public abstract class SweepScenarios {
     public void aPersistentWorkerRunsTheSecondTrialWithoutItsSlowImportAndIsRestartedWhenItDies() {
         Map<String, Object> env = Map.of("PYTHONPATH", CLIENT, "SETUP_SECONDS", "2");
         putPool("sw-persist", trialPool(1, 1, Map.of("worker", "persistent", "env", env)));
-        JsonPath s = awaitSweepEnd(submitSweep(Map.of("type", "sw-persist", "parallelism", 1,
-                "space", Map.of("x", Map.of("grid", List.of(1, 2, 3))))));
+        JsonPath s = awaitSweepEnd(submitSweep(Map.of(
+                "type", "sw-persist", "parallelism", 1, "space", Map.of("x", Map.of("grid", List.of(1, 2, 3))))));
         assertEquals(List.of("SUCCEEDED", "SUCCEEDED", "SUCCEEDED"), s.getList("trials.state"));
         long second = millis(s, "trials[1].finishedAt") - millis(s, "trials[1].startedAt");
         assertTrue(second < 1500, "the second trial took " + second + " ms: it paid the 2 s import again");
@@ -313,7 +467,8 @@ public abstract class SweepScenarios {
 
         // the same trial as a new process per job pays the import every time
         putPool("sw-process", trialPool(1, 1, Map.of("env", env)));
-        JsonPath p = awaitSweepEnd(submitSweep(Map.of("type", "sw-process", "space", Map.of("x", Map.of("grid", List.of(1, 2))))));
+        JsonPath p = awaitSweepEnd(submitSweep(Map.of(
+                "type", "sw-process", "space", Map.of("x", Map.of("grid", List.of(1, 2))))));
         long processSecond = millis(p, "trials[1].finishedAt") - millis(p, "trials[1].startedAt");
         assertTrue(processSecond >= 2000, "a new process per trial waits for its import: " + processSecond + " ms");
 

@@ -24,16 +24,32 @@ class SweepTests extends SweepScenarios {
     @Test
     void aSweepAnOlderBuildLeftHoldingNaNAndUnreadableValuesReadsListsAndCancelsCleanly() {
         Api.putPool("sw-old", trialPool(0, 1, Map.of()));
-        String id = submitSweep(Map.of("type", "sw-old", "parallelism", 1, "objective", Map.of("metric", "loss"),
-                "space", Map.of("sleep", Map.of("grid", List.of(60, 61, 62)))));
+        String id = submitSweep(Map.of(
+                "type",
+                "sw-old",
+                "parallelism",
+                1,
+                "objective",
+                Map.of("metric", "loss"),
+                "space",
+                Map.of("sleep", Map.of("grid", List.of(60, 61, 62)))));
         String t1 = id + "-1";
         String t2 = id + "-2";
         try (Jedis redis = new Jedis(URI.create(redisUrl))) {
             String skey = KeySchema.sweep("sw-old", id);
             // an older build's finish stored these, then failed before it counted the trial's end
             redis.lrem(KeySchema.sweepPending("sw-old", id), 0, t1);
-            redis.hset(KeySchema.job("sw-old", t1), Map.of("state", "SUCCEEDED", "exitCode", "0",
-                    "metrics", "{\"loss\":NaN,\"big\":1e999}", "progress", "{\"step\":1,\"loss\":-Infinity}"));
+            redis.hset(
+                    KeySchema.job("sw-old", t1),
+                    Map.of(
+                            "state",
+                            "SUCCEEDED",
+                            "exitCode",
+                            "0",
+                            "metrics",
+                            "{\"loss\":NaN,\"big\":1e999}",
+                            "progress",
+                            "{\"step\":1,\"loss\":-Infinity}"));
             redis.hset(skey, Map.of("bestTrial", t1, "bestValue", "nan", "succeeded", "1"));
             redis.hset(KeySchema.job("sw-old", t2), "metrics", "{\"loss\": 0.1"); // not JSON at all
         }
@@ -45,7 +61,8 @@ class SweepTests extends SweepScenarios {
         assertEquals("{\"loss\": 0.1", s.getString("trials[2].metrics"), "unreadable text is shown as it is");
         given().get("/sweeps?type=sw-old").then().statusCode(200);
         assertEquals("NaN", Api.job(t1).getString("result.metrics.loss"));
-        JsonPath cancelled = given().delete("/sweeps/" + id).then().statusCode(200).extract().jsonPath();
+        JsonPath cancelled =
+                given().delete("/sweeps/" + id).then().statusCode(200).extract().jsonPath();
         assertEquals("CANCELLED", cancelled.getString("state"));
         assertNotNull(cancelled.getString("finishedAt"), "finished although one trial's end was never counted");
     }

@@ -6,6 +6,5 @@ import io.quarkus.test.common.QuarkusTestResource;
 @QuarkusTestResource(RedisTestResource.class)
 @QuarkusTestResource(EventSinkResource.class)
 public final class TestRedis {
-    private TestRedis() {
-    }
+    private TestRedis() {}
 }

@@ -12,9 +12,11 @@ public final class Tokens {
     public static final String ADMIN = "wp-test-admin";
     /** Submitters. */
     public static final String ALICE = "wp-test-alice";
+
     public static final String BOB = "wp-test-bob";
     /** A submitter in the group team-a. */
     public static final String CAROL = "wp-test-carol";
+
     public static final String VIEWER = "wp-test-vera";
 
     private static final Filter AS_ADMIN = (req, res, ctx) -> {
@@ -24,8 +26,7 @@ public final class Tokens {
         return ctx.next(req, res);
     };
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     public static String bearer(String token) {
         return "Bearer " + token;

@@ -4,5 +4,4 @@ import io.quarkus.test.junit.QuarkusTest;
 
 /** The dispatch scenarios in-process. */
 @QuarkusTest
-class WarmDispatchTests extends DispatchScenarios {
-}
+class WarmDispatchTests extends DispatchScenarios {}

@@ -7,8 +7,8 @@ import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.HeartbeatReply;
 import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Run;
-import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.StartReply;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -45,6 +45,7 @@ public final class Agent {
     private final CountDownLatch done = new CountDownLatch(1);
     /** Each job's room: its own dir and session, sandboxed where the runtime asks (see {@link Sandbox}). */
     private final Sandbox sandbox;
+
     private final EventSink sink;
     private volatile JobRun current;
     private final String address = GangEnv.address();
@@ -54,12 +55,14 @@ public final class Agent {
     private int maxJobs;
     /** The pool's maxAgeSeconds (0: none) and resetCommand (null: none), as of the last job's spec. */
     private long maxAgeSeconds;
+
     private List<String> resetCommand;
     private final long bornNanos = System.nanoTime();
     /** How long a stopping agent waits for an unreachable Redis to record its end. */
     static final long STOP_WAIT_NANOS = 1_500_000_000L;
     /** How long a reset command may run before it counts as failed. */
     static final long RESET_TIMEOUT_SECONDS = 120;
+
     private boolean retiring;
     private boolean stopping;
     private boolean unknown;
@@ -68,6 +71,7 @@ public final class Agent {
     private volatile boolean running = true;
     /** What every job's environment starts from (see {@link ChildEnv}): never the agent's own. */
     private final Map<String, String> baseEnv;
+
     private final Reporter reporter;
 
     Agent(AgentConfig config) throws IOException {
@@ -92,13 +96,17 @@ public final class Agent {
     int run(long jvmStartMillis) {
         RegisterReply reg = register();
         if (!(reg instanceof RegisterReply.Registered registered)) {
-            log(reg instanceof RegisterReply.NoPool ? "pool %s does not exist; exiting"
-                    : "pool %s is a gang pool that does not know this member; exiting", config.pool());
+            log(
+                    reg instanceof RegisterReply.NoPool
+                            ? "pool %s does not exist; exiting"
+                            : "pool %s is a gang pool that does not know this member; exiting",
+                    config.pool());
             done.countDown();
             return 0;
         }
-        log("processor %s of pool %s registered as %s, %d ms after JVM start", config.processorId(), config.pool(),
-                registered.state(), System.currentTimeMillis() - jvmStartMillis);
+        log(
+                "processor %s of pool %s registered as %s, %d ms after JVM start",
+                config.processorId(), config.pool(), registered.state(), System.currentTimeMillis() - jvmStartMillis);
         startBackground();
         workers.warmUp(registered.specJson());
         try {
@@ -120,7 +128,8 @@ public final class Agent {
             t.setDaemon(true);
             return t;
         });
-        beat.scheduleWithFixedDelay(this::heartbeat, config.heartbeatMillis(), config.heartbeatMillis(), TimeUnit.MILLISECONDS);
+        beat.scheduleWithFixedDelay(
+                this::heartbeat, config.heartbeatMillis(), config.heartbeatMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void loop() {
@@ -176,7 +185,9 @@ public final class Agent {
     private boolean onBeat(AgentEvent.Beat beat) {
         // a heartbeat sent for a job that has just ended, racing the finish that handed this
         // processor its next job, comes back FENCED: that says nothing about the next job
-        if (beat.reply() instanceof HeartbeatReply.Fenced && current != null && current.jobId.equals(beat.jobId())
+        if (beat.reply() instanceof HeartbeatReply.Fenced
+                && current != null
+                && current.jobId.equals(beat.jobId())
                 && current.token.equals(beat.token())) {
             log("job %s was handed to another processor; stopping this copy", current.jobId);
             current.kill(JobRun.Forced.FENCED);
@@ -216,8 +227,9 @@ public final class Agent {
     }
 
     private RegisterReply register() {
-        return RegisterReply.decode(redis.runReliably(Script.REGISTER, RegisterReply.args(config.processorId(),
-                ProcessHandle.current().pid(), host(), address)));
+        return RegisterReply.decode(redis.runReliably(
+                Script.REGISTER,
+                RegisterReply.args(config.processorId(), ProcessHandle.current().pid(), host(), address)));
     }
 
     /** Checks the job thread: its timeout, a kill that did not take, the stop grace period. */
@@ -262,7 +274,8 @@ public final class Agent {
     }
 
     private void start(String jobId, String token) {
-        StartReply reply = StartReply.decode(redis.runReliably(Script.START, StartReply.args(config.processorId(), jobId, token)));
+        StartReply reply =
+                StartReply.decode(redis.runReliably(Script.START, StartReply.args(config.processorId(), jobId, token)));
         if (reply instanceof StartReply.Stale stale) {
             log("not running job %s: %s", jobId, stale.reason());
             return;
@@ -280,18 +293,28 @@ public final class Agent {
         List<String> poolCommand = pool.command();
         JsonObject spec = pool.spec();
         String workingDir = AgentJson.text(spec, "workingDir");
-        maxJobs = spec.has("maxJobsPerProcessor") && spec.get("maxJobsPerProcessor").isJsonPrimitive()
-                ? spec.get("maxJobsPerProcessor").getAsInt() : 0;
+        maxJobs = spec.has("maxJobsPerProcessor")
+                        && spec.get("maxJobsPerProcessor").isJsonPrimitive()
+                ? spec.get("maxJobsPerProcessor").getAsInt()
+                : 0;
         maxAgeSeconds = spec.has("maxAgeSeconds") && spec.get("maxAgeSeconds").isJsonPrimitive()
-                ? spec.get("maxAgeSeconds").getAsLong() : 0;
+                ? spec.get("maxAgeSeconds").getAsLong()
+                : 0;
         resetCommand = spec.has("resetCommand") && spec.get("resetCommand").isJsonArray()
-                ? AgentJson.strings(spec.get("resetCommand")) : null;
+                ? AgentJson.strings(spec.get("resetCommand"))
+                : null;
         String gang = r.gangJson();
-        JsonObject member = gang == null || gang.isEmpty() ? null : JsonParser.parseString(gang).getAsJsonObject();
-        JsonObject role = member == null ? null
-                : spec.getAsJsonObject("gang").getAsJsonObject(member.get("role").getAsString());
-        List<String> command = new ArrayList<>(role != null && role.has("command") && role.get("command").isJsonArray()
-                ? AgentJson.strings(role.get("command")) : poolCommand); // a gang member: its role's own command
+        JsonObject member = gang == null || gang.isEmpty()
+                ? null
+                : JsonParser.parseString(gang).getAsJsonObject();
+        JsonObject role = member == null
+                ? null
+                : spec.getAsJsonObject("gang")
+                        .getAsJsonObject(member.get("role").getAsString());
+        List<String> command = new ArrayList<>(
+                role != null && role.has("command") && role.get("command").isJsonArray()
+                        ? AgentJson.strings(role.get("command"))
+                        : poolCommand); // a gang member: its role's own command
         command.addAll(args);
         Path dir;
         try {
@@ -300,8 +323,8 @@ public final class Agent {
             events.add(JobRun.notStarted(jobId, token, "could not make the job's working dir: " + e.getMessage()));
             return;
         }
-        Map<String, String> env = ChildEnv.forJob(baseEnv, pool.env(), role, jobEnv, member, jobId,
-                r.configJson(), dir.resolve(JobRun.RESULT));
+        Map<String, String> env = ChildEnv.forJob(
+                baseEnv, pool.env(), role, jobEnv, member, jobId, r.configJson(), dir.resolve(JobRun.RESULT));
         if (sandbox.otherUser()) {
             env.put("HOME", dir.toString()); // the manager's home is not the job's user's
             sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
@@ -314,8 +337,19 @@ public final class Agent {
             request = WorkerSlot.request(jobId, r, args, jobEnv);
         }
         int logLines = config.logLines();
-        current = new JobRun(jobId, token, command, env, workingDir, timeoutSeconds * 1000, dir, sandbox, events::add,
-                w, request, reporter::report,
+        current = new JobRun(
+                jobId,
+                token,
+                command,
+                env,
+                workingDir,
+                timeoutSeconds * 1000,
+                dir,
+                sandbox,
+                events::add,
+                w,
+                request,
+                reporter::report,
                 () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
         if (command.size() == 1 && NOOP.equals(command.get(0))) {
             // the benchmarks' in-agent no-op: the dispatch path without a process spawn
@@ -361,8 +395,12 @@ public final class Agent {
             sink.finished(o.run().jobId, o.run().token, config.pool(), o.state(), o.exitCode(), o.metrics(), o.error());
         }
         if (last) {
-            deregister(spent ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)"
-                    : old ? "the processor is older than " + maxAgeSeconds + " s (maxAgeSeconds)" : "the processor stopped");
+            deregister(
+                    spent
+                            ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)"
+                            : old
+                                    ? "the processor is older than " + maxAgeSeconds + " s (maxAgeSeconds)"
+                                    : "the processor stopped");
             return true;
         }
         if (reset) {
@@ -385,14 +423,39 @@ public final class Agent {
      */
     private FinishReply finish(JobRun.Outcome o, boolean last, boolean reset) {
         try {
-            return FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
-                    o.run().jobId, o.run().token, o.state(), o.exitCode(), o.metrics(), o.logTail(), o.error(),
-                    config.retentionSeconds(), last, !reset).argv()));
+            return FinishReply.decode(redis.runReliably(
+                    Script.FINISH,
+                    new FinishReply.Args(
+                                    config.processorId(),
+                                    o.run().jobId,
+                                    o.run().token,
+                                    o.state(),
+                                    o.exitCode(),
+                                    o.metrics(),
+                                    o.logTail(),
+                                    o.error(),
+                                    config.retentionSeconds(),
+                                    last,
+                                    !reset)
+                            .argv()));
         } catch (redis.clients.jedis.exceptions.JedisDataException e) {
-            log("job " + o.run().jobId + ": its result could not be stored (" + e.getMessage() + "); recorded as FAILED");
-            return FinishReply.decode(redis.runReliably(Script.FINISH, new FinishReply.Args(config.processorId(),
-                    o.run().jobId, o.run().token, "FAILED", o.exitCode(), "{}", o.logTail(),
-                    "its result could not be stored: " + e.getMessage(), config.retentionSeconds(), last, !reset).argv()));
+            log("job " + o.run().jobId + ": its result could not be stored (" + e.getMessage()
+                    + "); recorded as FAILED");
+            return FinishReply.decode(redis.runReliably(
+                    Script.FINISH,
+                    new FinishReply.Args(
+                                    config.processorId(),
+                                    o.run().jobId,
+                                    o.run().token,
+                                    "FAILED",
+                                    o.exitCode(),
+                                    "{}",
+                                    o.logTail(),
+                                    "its result could not be stored: " + e.getMessage(),
+                                    config.retentionSeconds(),
+                                    last,
+                                    !reset)
+                            .argv()));
         }
     }
 
@@ -402,7 +465,9 @@ public final class Agent {
      * succeeded, else what went wrong.
      */
     private String runReset() {
-        ProcessBuilder pb = new ProcessBuilder(resetCommand).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT);
+        ProcessBuilder pb = new ProcessBuilder(resetCommand)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.INHERIT);
         pb.environment().clear();
         pb.environment().putAll(baseEnv);
         if (poolPart != null) {
@@ -431,13 +496,18 @@ public final class Agent {
     private void deregister(String reason) {
         DeregisterReply reply;
         try {
-            reply = DeregisterReply.decode(redis.runReliably(Script.DEREGISTER,
-                    DeregisterReply.args(config.processorId(), reason, config.retentionSeconds())));
+            reply = DeregisterReply.decode(redis.runReliably(
+                    Script.DEREGISTER, DeregisterReply.args(config.processorId(), reason, config.retentionSeconds())));
         } catch (RedisLink.GaveUp e) {
-            log("processor %s not deregistered (%s): the reconciler will find it lost", config.processorId(), e.getMessage());
+            log(
+                    "processor %s not deregistered (%s): the reconciler will find it lost",
+                    config.processorId(), e.getMessage());
             return;
         }
-        log("processor %s deregistered: %s%s", config.processorId(), reason,
+        log(
+                "processor %s deregistered: %s%s",
+                config.processorId(),
+                reason,
                 reply.requeuedAs() == null ? "" : "; its job is " + reply.requeuedAs() + " again");
     }
 
@@ -459,7 +529,8 @@ public final class Agent {
         try {
             String jobId = run == null ? "" : run.jobId;
             String token = run == null ? "" : run.token;
-            HeartbeatReply reply = HeartbeatReply.decode(redis.run(Script.HEARTBEAT, HeartbeatReply.args(config.processorId(), jobId, token)));
+            HeartbeatReply reply = HeartbeatReply.decode(
+                    redis.run(Script.HEARTBEAT, HeartbeatReply.args(config.processorId(), jobId, token)));
             if (!(reply instanceof HeartbeatReply.Alive)) {
                 events.add(new AgentEvent.Beat(reply, jobId, token));
             }

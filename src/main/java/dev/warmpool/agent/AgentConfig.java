@@ -3,8 +3,15 @@ package dev.warmpool.agent;
 import java.util.Map;
 
 /** The agent's settings, from the environment its runtime gives it. */
-record AgentConfig(String redisUrl, String pool, String processorId, long heartbeatMillis, long retentionSeconds,
-        long stopGraceSeconds, long orphanSeconds, int logLines) {
+record AgentConfig(
+        String redisUrl,
+        String pool,
+        String processorId,
+        long heartbeatMillis,
+        long retentionSeconds,
+        long stopGraceSeconds,
+        long orphanSeconds,
+        int logLines) {
 
     static AgentConfig fromEnv(Map<String, String> env) {
         return new AgentConfig(
@@ -37,7 +44,8 @@ record AgentConfig(String redisUrl, String pool, String processorId, long heartb
             java.nio.file.Files.deleteIfExists(path);
             return url;
         } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("WARMPOOL_REDIS_URL_FILE=" + file + " cannot be read: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "WARMPOOL_REDIS_URL_FILE=" + file + " cannot be read: " + e.getMessage(), e);
         }
     }
 

@@ -15,19 +15,18 @@ import java.util.Map;
 final class AgentJson {
     static final Gson GSON = new Gson();
 
-    private AgentJson() {
-    }
+    private AgentJson() {}
 
     static String text(JsonObject o, String field) {
         return o.has(field) && o.get(field).isJsonPrimitive() ? o.get(field).getAsString() : null;
     }
 
     static List<String> strings(Object json) {
-        return GSON.fromJson(element(json), new TypeToken<List<String>>() { }.getType());
+        return GSON.fromJson(element(json), new TypeToken<List<String>>() {}.getType());
     }
 
     static Map<String, String> stringMap(Object json) {
-        return GSON.fromJson(element(json), new TypeToken<Map<String, String>>() { }.getType());
+        return GSON.fromJson(element(json), new TypeToken<Map<String, String>>() {}.getType());
     }
 
     /**
@@ -44,7 +43,9 @@ final class AgentJson {
     private static JsonElement finiteTree(JsonElement e) {
         if (e.isJsonPrimitive() && e.getAsJsonPrimitive().isNumber()) {
             double d = e.getAsDouble();
-            return Double.isFinite(d) ? e : new JsonPrimitive(Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
+            return Double.isFinite(d)
+                    ? e
+                    : new JsonPrimitive(Double.isNaN(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
         }
         if (e.isJsonObject()) {
             for (Map.Entry<String, JsonElement> f : e.getAsJsonObject().entrySet()) {

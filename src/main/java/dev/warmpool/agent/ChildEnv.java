@@ -17,8 +17,8 @@ import java.util.Map;
  */
 final class ChildEnv {
     /** What a program expects to find; the locale's {@code LC_*} variables come too. */
-    static final List<String> BASE = List.of("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME",
-            "SHELL", "TERM");
+    static final List<String> BASE =
+            List.of("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM");
     /** Names the runtime asks to pass on as well (a pod template's env for the training image). */
     static final String PASS = "WARMPOOL_PASS_ENV";
     /**
@@ -30,8 +30,7 @@ final class ChildEnv {
     /** The name of a large config's file, beside the job's result file. */
     static final String CONFIG_FILE = "config.json";
 
-    private ChildEnv() {
-    }
+    private ChildEnv() {}
 
     /** The base every job and worker of this agent starts from. */
     static Map<String, String> base(Map<String, String> agentEnv) {
@@ -60,9 +59,15 @@ final class ChildEnv {
      * {@code WARMPOOL_CONFIG_FILE}: a 0600 file beside the result file, in the job's own dir,
      * which goes when the job ends) and {@code WARMPOOL_RESULT}.
      */
-    static Map<String, String> forJob(Map<String, String> base, Map<String, String> poolEnv,
-            com.google.gson.JsonObject role, Map<String, String> jobEnv, com.google.gson.JsonObject member, String jobId,
-            String configJson, java.nio.file.Path resultFile) {
+    static Map<String, String> forJob(
+            Map<String, String> base,
+            Map<String, String> poolEnv,
+            com.google.gson.JsonObject role,
+            Map<String, String> jobEnv,
+            com.google.gson.JsonObject member,
+            String jobId,
+            String configJson,
+            java.nio.file.Path resultFile) {
         Map<String, String> env = new HashMap<>(base);
         env.putAll(poolEnv);
         if (role != null && role.has("env") && role.get("env").isJsonObject()) {
@@ -73,12 +78,14 @@ final class ChildEnv {
             env.putAll(GangEnv.of(member));
         }
         env.put("WARMPOOL_JOB_ID", jobId);
-        if (configJson.length() < CONFIG_IN_ENV_MAX / 4 || configJson.getBytes(StandardCharsets.UTF_8).length < CONFIG_IN_ENV_MAX) {
+        if (configJson.length() < CONFIG_IN_ENV_MAX / 4
+                || configJson.getBytes(StandardCharsets.UTF_8).length < CONFIG_IN_ENV_MAX) {
             env.put("WARMPOOL_CONFIG", configJson);
         } else {
             Path file = resultFile.resolveSibling(CONFIG_FILE);
             try {
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
                 Files.writeString(file, configJson);
                 env.put("WARMPOOL_CONFIG_FILE", file.toString());
             } catch (java.io.IOException e) {

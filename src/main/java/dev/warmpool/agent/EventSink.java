@@ -22,7 +22,8 @@ final class EventSink {
     static final int MAX_ATTEMPTS = 8;
     private final URI sink;
     private final String source;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final BlockingQueue<HttpRequest> pending = new ArrayBlockingQueue<>(1000);
 
     EventSink(URI sink, String pool, String processorId) {
@@ -49,7 +50,8 @@ final class EventSink {
         if (error != null && !error.isEmpty()) {
             data.addProperty("error", error);
         }
-        HttpRequest request = HttpRequest.newBuilder(sink).timeout(Duration.ofSeconds(10))
+        HttpRequest request = HttpRequest.newBuilder(sink)
+                .timeout(Duration.ofSeconds(10))
                 .header("ce-specversion", "1.0")
                 .header("ce-id", jobId + "-" + token) // one id per completion: a receiver can drop repeats
                 .header("ce-source", source)
@@ -57,7 +59,8 @@ final class EventSink {
                 .header("ce-subject", jobId)
                 .header("ce-time", Instant.now().toString())
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(data.toString())).build();
+                .POST(HttpRequest.BodyPublishers.ofString(data.toString()))
+                .build();
         while (!pending.offer(request)) {
             HttpRequest dropped = pending.poll();
             if (dropped != null) {
@@ -82,12 +85,15 @@ final class EventSink {
         long pause = 200;
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             try {
-                int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+                int status = http.send(request, HttpResponse.BodyHandlers.discarding())
+                        .statusCode();
                 if (status < 300) {
                     return;
                 }
                 if (status < 500 && status != 429) {
-                    Agent.log("sink refused event %s: %d", request.headers().firstValue("ce-id").orElse(""), status);
+                    Agent.log(
+                            "sink refused event %s: %d",
+                            request.headers().firstValue("ce-id").orElse(""), status);
                     return;
                 }
             } catch (java.io.IOException e) {
@@ -96,6 +102,8 @@ final class EventSink {
             Thread.sleep(pause); // backoff between deliveries, on the event thread only
             pause = Math.min(pause * 2, 10_000);
         }
-        Agent.log("gave up on event %s after %d attempts", request.headers().firstValue("ce-id").orElse(""), MAX_ATTEMPTS);
+        Agent.log(
+                "gave up on event %s after %d attempts",
+                request.headers().firstValue("ce-id").orElse(""), MAX_ATTEMPTS);
     }
 }

@@ -18,12 +18,10 @@ import java.util.TreeMap;
  * gang as the start script describes it.
  */
 final class GangEnv {
-    private GangEnv() {
-    }
+    private GangEnv() {}
 
     /** One member: its processor id, role, index in the role, and address (host:port). */
-    record Member(String id, String role, int index, String addr) {
-    }
+    record Member(String id, String role, int index, String addr) {}
 
     static Map<String, String> of(JsonObject gang) {
         String role = gang.get("role").getAsString();
@@ -33,7 +31,10 @@ final class GangEnv {
         if (list != null && list.isJsonArray()) {
             for (JsonElement e : (JsonArray) list) {
                 JsonObject m = e.getAsJsonObject();
-                members.add(new Member(m.get("id").getAsString(), m.get("role").getAsString(), m.get("index").getAsInt(),
+                members.add(new Member(
+                        m.get("id").getAsString(),
+                        m.get("role").getAsString(),
+                        m.get("index").getAsInt(),
                         m.has("addr") ? m.get("addr").getAsString() : ""));
             }
         }
@@ -43,7 +44,8 @@ final class GangEnv {
     static Map<String, String> of(String role, int index, List<Member> members) {
         Map<String, String> env = new LinkedHashMap<>();
         Map<String, List<Member>> byRole = new TreeMap<>();
-        members.forEach(m -> byRole.computeIfAbsent(m.role(), r -> new ArrayList<>()).add(m));
+        members.forEach(
+                m -> byRole.computeIfAbsent(m.role(), r -> new ArrayList<>()).add(m));
         byRole.values().forEach(l -> l.sort(Comparator.comparingInt(Member::index)));
 
         JsonObject cluster = new JsonObject();
@@ -60,9 +62,12 @@ final class GangEnv {
         tf.add("task", task);
         env.put("TF_CONFIG", tf.toString());
 
-        List<Member> ranked = members.stream().filter(m -> !"ps".equals(m.role()))
-                .sorted(Comparator.comparingInt((Member m) -> "chief".equals(m.role()) || "master".equals(m.role()) ? 0 : 1)
-                        .thenComparing(Member::role).thenComparingInt(Member::index))
+        List<Member> ranked = members.stream()
+                .filter(m -> !"ps".equals(m.role()))
+                .sorted(Comparator.comparingInt(
+                                (Member m) -> "chief".equals(m.role()) || "master".equals(m.role()) ? 0 : 1)
+                        .thenComparing(Member::role)
+                        .thenComparingInt(Member::index))
                 .toList();
         env.put("WORLD_SIZE", Integer.toString(ranked.size()));
         for (int r = 0; r < ranked.size(); r++) {
@@ -81,7 +86,9 @@ final class GangEnv {
         env.put("WARMPOOL_GANG_ROLE", role);
         env.put("WARMPOOL_GANG_INDEX", Integer.toString(index));
         env.put("WARMPOOL_GANG_SIZE", Integer.toString(members.size()));
-        members.stream().filter(m -> m.role().equals(role) && m.index() == index).findFirst()
+        members.stream()
+                .filter(m -> m.role().equals(role) && m.index() == index)
+                .findFirst()
                 .ifPresent(m -> env.put("WARMPOOL_GANG_ADDR", m.addr()));
         return env;
     }
@@ -105,5 +112,4 @@ final class GangEnv {
             return "";
         }
     }
-
 }

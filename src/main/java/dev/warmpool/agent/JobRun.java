@@ -27,7 +27,14 @@ final class JobRun implements Runnable {
     static final int LOG_TAIL_BYTES = 16 * 1024;
 
     /** Why the agent ended a job before its process did. */
-    enum Forced { NONE, CANCELLED, TIMED_OUT, HANDED_BACK, FENCED, EARLY_STOPPED }
+    enum Forced {
+        NONE,
+        CANCELLED,
+        TIMED_OUT,
+        HANDED_BACK,
+        FENCED,
+        EARLY_STOPPED
+    }
 
     /** The result file's name in the job's dir ({@code WARMPOOL_RESULT}). */
     static final String RESULT = "result.json";
@@ -36,8 +43,8 @@ final class JobRun implements Runnable {
     static final String REPORT_MARKER = "WARMPOOL_REPORT ";
 
     /** How the job ended. */
-    record Outcome(JobRun run, String state, int exitCode, String metrics, String logTail, String error) implements AgentEvent {
-    }
+    record Outcome(JobRun run, String state, int exitCode, String metrics, String logTail, String error)
+            implements AgentEvent {}
 
     final String jobId;
     final String token;
@@ -48,6 +55,7 @@ final class JobRun implements Runnable {
     final long startedNanos = System.nanoTime();
     /** The job's own dir, removed when it ends; null for a job that never started. */
     final Path dir;
+
     private final Path resultFile;
     private final Sandbox sandbox;
     private final Consumer<Outcome> onEnd;
@@ -65,9 +73,20 @@ final class JobRun implements Runnable {
      * reports go to {@code onReport}, output lines also to the live log that {@code liveLog}
      * makes (null: none).
      */
-    JobRun(String jobId, String token, List<String> command, Map<String, String> env, String workingDir,
-            long timeoutMillis, Path dir, Sandbox sandbox, Consumer<Outcome> onEnd, Worker worker, String request,
-            java.util.function.BiConsumer<JobRun, String> onReport, java.util.function.Supplier<LiveLog> liveLog) {
+    JobRun(
+            String jobId,
+            String token,
+            List<String> command,
+            Map<String, String> env,
+            String workingDir,
+            long timeoutMillis,
+            Path dir,
+            Sandbox sandbox,
+            Consumer<Outcome> onEnd,
+            Worker worker,
+            String request,
+            java.util.function.BiConsumer<JobRun, String> onReport,
+            java.util.function.Supplier<LiveLog> liveLog) {
         this.liveLog = liveLog;
         this.worker = worker;
         this.request = request;
@@ -86,8 +105,20 @@ final class JobRun implements Runnable {
 
     /** A job that ended before it could start: {@code error} says why. */
     static Outcome notStarted(String jobId, String token, String error) {
-        JobRun run = new JobRun(jobId, token, List.of(), Map.of(), null, 0, null, null, o -> { }, null, null,
-                (r, json) -> { }, () -> null);
+        JobRun run = new JobRun(
+                jobId,
+                token,
+                List.of(),
+                Map.of(),
+                null,
+                0,
+                null,
+                null,
+                o -> {},
+                null,
+                null,
+                (r, json) -> {},
+                () -> null);
         return new Outcome(run, "FAILED", 127, "{}", "", error);
     }
 
@@ -114,7 +145,11 @@ final class JobRun implements Runnable {
             if (reply == null) {
                 // the worker died, or the agent killed it: it starts again for the next job
                 int code = worker.exitCode();
-                return ended(code, "{}", tail.text(), "the persistent worker exited (code " + code + ") while running the job");
+                return ended(
+                        code,
+                        "{}",
+                        tail.text(),
+                        "the persistent worker exited (code " + code + ") while running the job");
             }
             String error = reply.error();
             boolean ok = "SUCCEEDED".equals(reply.status());
@@ -124,8 +159,13 @@ final class JobRun implements Runnable {
             return ended(ok ? 0 : 1, reply.metrics(), tail.text(), ok ? null : error);
         } catch (IOException e) {
             worker.kill(true);
-            return new Outcome(this, "FAILED", 127, "{}", tail.text(), "could not reach the persistent worker "
-                    + command + ": " + e.getMessage());
+            return new Outcome(
+                    this,
+                    "FAILED",
+                    127,
+                    "{}",
+                    tail.text(),
+                    "could not reach the persistent worker " + command + ": " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Outcome(this, "FAILED", -1, "{}", "", "the agent was interrupted");
@@ -138,7 +178,8 @@ final class JobRun implements Runnable {
         Outcome outcome;
         Tail tail = null;
         try {
-            ProcessBuilder pb = new ProcessBuilder(sandbox.wrap(command, dir, workingDir)).redirectErrorStream(true)
+            ProcessBuilder pb = new ProcessBuilder(sandbox.wrap(command, dir, workingDir))
+                    .redirectErrorStream(true)
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .directory(sandbox.directory(dir, workingDir));
             pb.environment().clear(); // from scratch: the agent's own environment is not the job's
@@ -146,8 +187,8 @@ final class JobRun implements Runnable {
             process = pb.start();
             Tail out = new Tail(LOG_TAIL_BYTES, liveLog.get());
             tail = out;
-            Future<?> reader = THREADS.submit(() -> out.readAll(process.getInputStream(), REPORT_MARKER,
-                    json -> onReport.accept(this, json)));
+            Future<?> reader = THREADS.submit(
+                    () -> out.readAll(process.getInputStream(), REPORT_MARKER, json -> onReport.accept(this, json)));
             int exit = process.waitFor();
             // what the job left running dies now: nothing it started may write the next job's result
             sandbox.killSession(process.pid());
@@ -196,14 +237,15 @@ final class JobRun implements Runnable {
     private Outcome ended(int exit, String metrics, String tail, String error) {
         return switch (forced) {
             case CANCELLED -> new Outcome(this, "CANCELLED", exit, metrics, tail, "cancelled by request");
-            case TIMED_OUT -> new Outcome(this, "TIMED_OUT", exit, metrics, tail,
-                    "timed out after " + timeoutMillis / 1000 + " s");
+            case TIMED_OUT ->
+                new Outcome(this, "TIMED_OUT", exit, metrics, tail, "timed out after " + timeoutMillis / 1000 + " s");
             case HANDED_BACK -> new Outcome(this, "HANDED_BACK", exit, metrics, tail, "the processor stopped");
             case FENCED -> new Outcome(this, "FENCED", exit, metrics, tail, "the job was given to another processor");
             case EARLY_STOPPED -> new Outcome(this, "EARLY_STOPPED", exit, metrics, tail, "stopped by the median rule");
-            case NONE -> exit == 0 && error == null
-                    ? new Outcome(this, "SUCCEEDED", 0, metrics, tail, null)
-                    : new Outcome(this, "FAILED", exit, metrics, tail, error != null ? error : "exit code " + exit);
+            case NONE ->
+                exit == 0 && error == null
+                        ? new Outcome(this, "SUCCEEDED", 0, metrics, tail, null)
+                        : new Outcome(this, "FAILED", exit, metrics, tail, error != null ? error : "exit code " + exit);
         };
     }
 

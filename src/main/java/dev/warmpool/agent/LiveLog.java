@@ -72,8 +72,12 @@ final class LiveLog {
         byte[] b = line.toByteArray();
         line.reset();
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
-                    .onUnmappableCharacter(CodingErrorAction.REPLACE).decode(ByteBuffer.wrap(b)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE)
+                    .decode(ByteBuffer.wrap(b))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new IllegalStateException(e);
         }
@@ -102,8 +106,9 @@ final class LiveLog {
                 add(take());
             }
             if (dropped > 0 && !stale) {
-                pending.add("[warmpool] " + dropped + " lines of this job's output were dropped: it printed faster than its"
-                        + " live log could take them (the log tail has the last 16 KiB)");
+                pending.add(
+                        "[warmpool] " + dropped + " lines of this job's output were dropped: it printed faster than its"
+                                + " live log could take them (the log tail has the last 16 KiB)");
                 dropped = 0;
             }
             closed = true;
@@ -157,7 +162,8 @@ final class LiveLog {
 
     private void send(List<String> batch) {
         try {
-            LogReply reply = LogReply.decode(redis.run(Script.LOG, LogReply.args(processorId, jobId, token, cap, batch)));
+            LogReply reply =
+                    LogReply.decode(redis.run(Script.LOG, LogReply.args(processorId, jobId, token, cap, batch)));
             if (reply instanceof LogReply.Stale s) {
                 synchronized (this) {
                     stale = true;

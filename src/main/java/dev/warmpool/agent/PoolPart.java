@@ -11,16 +11,28 @@ import java.util.Map;
  * parsed once: it is the same for job after job, and parsing it took a tenth of the agent's
  * work per job. Read-only: the spec is never changed, the lists and maps cannot be.
  */
-record PoolPart(String commandJson, String envJson, String specJson, List<String> command, Map<String, String> env,
+record PoolPart(
+        String commandJson,
+        String envJson,
+        String specJson,
+        List<String> command,
+        Map<String, String> env,
         JsonObject spec) {
 
     /** {@code last} when the texts are the same, else the newly parsed part. */
     static PoolPart of(PoolPart last, String commandJson, String envJson, String specJson) {
-        if (last != null && last.commandJson.equals(commandJson) && last.envJson.equals(envJson)
+        if (last != null
+                && last.commandJson.equals(commandJson)
+                && last.envJson.equals(envJson)
                 && last.specJson.equals(specJson)) {
             return last;
         }
-        return new PoolPart(commandJson, envJson, specJson, Collections.unmodifiableList(AgentJson.strings(commandJson)),
-                Collections.unmodifiableMap(AgentJson.stringMap(envJson)), JsonParser.parseString(specJson).getAsJsonObject());
+        return new PoolPart(
+                commandJson,
+                envJson,
+                specJson,
+                Collections.unmodifiableList(AgentJson.strings(commandJson)),
+                Collections.unmodifiableMap(AgentJson.stringMap(envJson)),
+                JsonParser.parseString(specJson).getAsJsonObject());
     }
 }

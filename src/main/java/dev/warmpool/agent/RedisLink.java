@@ -5,8 +5,8 @@ import dev.warmpool.protocol.Script;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
@@ -25,7 +25,9 @@ final class RedisLink implements AutoCloseable {
 
     RedisLink(String url, String type, String processorId) {
         // several addresses (redis://a:1,redis://b:2) name the nodes of a Redis Cluster
-        this.redis = url.contains(",") ? new JedisCluster(nodes(url), poolConfig()) : new JedisPooled(poolConfig(), URI.create(url));
+        this.redis = url.contains(",")
+                ? new JedisCluster(nodes(url), poolConfig())
+                : new JedisPooled(poolConfig(), URI.create(url));
         this.type = type;
         this.inbox = KeySchema.inbox(type, processorId);
     }

@@ -25,7 +25,9 @@ final class Reporter {
         JsonObject metrics;
         try {
             JsonElement e = JsonParser.parseString(json);
-            if (!e.isJsonObject() || !e.getAsJsonObject().has("step") || !e.getAsJsonObject().get("step").isJsonPrimitive()) {
+            if (!e.isJsonObject()
+                    || !e.getAsJsonObject().has("step")
+                    || !e.getAsJsonObject().get("step").isJsonPrimitive()) {
                 Agent.log("ignoring report of job %s without a whole-number 'step': %s", run.jobId, shorten(json));
                 return;
             }
@@ -34,8 +36,16 @@ final class Reporter {
             if (step < 0) {
                 throw new ArithmeticException("negative step");
             }
-            ReportReply reply = ReportReply.decode(redis.runReliably(Script.REPORT, ReportReply.args(config.processorId(),
-                    run.jobId, run.token, step, AgentJson.finite(metrics), config.retentionSeconds(), config.logLines())));
+            ReportReply reply = ReportReply.decode(redis.runReliably(
+                    Script.REPORT,
+                    ReportReply.args(
+                            config.processorId(),
+                            run.jobId,
+                            run.token,
+                            step,
+                            AgentJson.finite(metrics),
+                            config.retentionSeconds(),
+                            config.logLines())));
             if (reply instanceof ReportReply.Stop stop) {
                 Agent.log("job %s: %s", run.jobId, stop.reason());
                 run.kill(JobRun.Forced.EARLY_STOPPED);
@@ -48,5 +58,4 @@ final class Reporter {
     static String shorten(String s) {
         return s.length() > 200 ? s.substring(0, 200) + "..." : s;
     }
-
 }

@@ -94,8 +94,13 @@ final class Sandbox {
             return base;
         }
         Map<String, String> out = new java.util.HashMap<>(base);
-        out.put("PATH", String.join(File.pathSeparator, Stream.of(path.split(File.pathSeparator))
-                .filter(d -> !d.isEmpty() && reachableByOthers(Path.of(d))).toList()));
+        out.put(
+                "PATH",
+                String.join(
+                        File.pathSeparator,
+                        Stream.of(path.split(File.pathSeparator))
+                                .filter(d -> !d.isEmpty() && reachableByOthers(Path.of(d)))
+                                .toList()));
         return out;
     }
 
@@ -103,7 +108,8 @@ final class Sandbox {
     static boolean reachableByOthers(Path dir) {
         try {
             for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
-                if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                if (!Files.getPosixFilePermissions(p)
+                        .contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
                     return false;
                 }
             }
@@ -147,9 +153,25 @@ final class Sandbox {
         List<String> out = new ArrayList<>();
         String cwd = workingDir != null ? workingDir : dir.toString();
         if (bwrap) {
-            out.addAll(List.of("bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
-                    "--unshare-uts", "--unshare-cgroup-try", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                    "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"));
+            out.addAll(List.of(
+                    "bwrap",
+                    "--die-with-parent",
+                    "--new-session",
+                    "--unshare-pid",
+                    "--unshare-ipc",
+                    "--unshare-uts",
+                    "--unshare-cgroup-try",
+                    "--ro-bind",
+                    "/",
+                    "/",
+                    "--dev",
+                    "/dev",
+                    "--proc",
+                    "/proc",
+                    "--tmpfs",
+                    "/tmp",
+                    "--tmpfs",
+                    "/dev/shm"));
             out.addAll(sharedTmp());
             for (String h : hide) {
                 Path p = Path.of(h);
@@ -160,7 +182,8 @@ final class Sandbox {
                 }
             }
             // the dirs bwrap makes on the way are 0700 root's: the job's user must pass through (list nothing)
-            out.addAll(List.of("--perms", "0711", "--dir", dir.getParent().toString(), "--bind", dir.toString(), dir.toString()));
+            out.addAll(List.of(
+                    "--perms", "0711", "--dir", dir.getParent().toString(), "--bind", dir.toString(), dir.toString()));
             if (workingDir != null) {
                 out.addAll(List.of("--bind", workingDir, workingDir));
             }
@@ -169,8 +192,15 @@ final class Sandbox {
             out.add("/usr/bin/setsid");
         }
         if (uid != null) {
-            out.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--inh-caps=-all",
-                    "--bounding-set=-all", "--no-new-privs", "--"));
+            out.addAll(List.of(
+                    "setpriv",
+                    "--reuid=" + uid,
+                    "--regid=" + gid,
+                    "--clear-groups",
+                    "--inh-caps=-all",
+                    "--bounding-set=-all",
+                    "--no-new-privs",
+                    "--"));
         }
         out.addAll(command);
         return out;
@@ -189,7 +219,8 @@ final class Sandbox {
         List<String> binds = new ArrayList<>();
         try (Stream<Path> entries = Files.list(Path.of("/tmp"))) {
             entries.filter(p -> !p.getFileName().toString().startsWith("warmpool-"))
-                    .filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+                    .filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
+                            || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
                     .limit(TMP_ENTRIES_SHOWN)
                     .forEach(p -> binds.addAll(List.of("--ro-bind-try", p.toString(), p.toString())));
         } catch (IOException e) {
@@ -215,7 +246,9 @@ final class Sandbox {
         List<Long> members;
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             members = procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .filter(p -> session(p) == sid).map(p -> Long.parseLong(p.getFileName().toString())).toList();
+                    .filter(p -> session(p) == sid)
+                    .map(p -> Long.parseLong(p.getFileName().toString()))
+                    .toList();
         } catch (IOException | RuntimeException e) {
             Agent.log("could not end what is left of session %d: %s", sid, e.getMessage());
             return;

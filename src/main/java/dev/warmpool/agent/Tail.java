@@ -107,8 +107,12 @@ final class Tail {
             out[i] = ring[(int) ((start + i) % ring.length)];
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
-                    .onUnmappableCharacter(CodingErrorAction.REPLACE).decode(ByteBuffer.wrap(out)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE)
+                    .decode(ByteBuffer.wrap(out))
+                    .toString();
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalStateException(e);
         }

@@ -28,11 +28,11 @@ import java.util.function.Consumer;
 final class Worker {
     /** What the stdout reader hands over when the worker's output ends. */
     static final String EOF = "\u0000eof";
+
     static final int MAX_LINE = 1 << 20;
 
     /** The worker's answer to one job. */
-    record Reply(String status, String metrics, String error) {
-    }
+    record Reply(String status, String metrics, String error) {}
 
     private final List<String> command;
     private final Map<String, String> env;
@@ -51,7 +51,9 @@ final class Worker {
 
     /** True when both run the same command in the same environment: a changed pool gets a new worker. */
     boolean sameAs(Worker other) {
-        return command.equals(other.command) && env.equals(other.env) && java.util.Objects.equals(workingDir, other.workingDir);
+        return command.equals(other.command)
+                && env.equals(other.env)
+                && java.util.Objects.equals(workingDir, other.workingDir);
     }
 
     /** Starts the worker unless it is up and serving; one that was killed or closed its output is replaced. */
@@ -107,13 +109,19 @@ final class Worker {
             }
             JsonObject message = object(line);
             if (message != null && message.has("status")) {
-                String status = message.get("status").isJsonPrimitive() ? message.get("status").getAsString() : "";
+                String status = message.get("status").isJsonPrimitive()
+                        ? message.get("status").getAsString()
+                        : "";
                 JsonElement metrics = message.get("metrics");
                 JsonElement error = message.get("error");
-                return new Reply(status, metrics != null && metrics.isJsonObject() ? AgentJson.finite(metrics) : "{}",
+                return new Reply(
+                        status,
+                        metrics != null && metrics.isJsonObject() ? AgentJson.finite(metrics) : "{}",
                         error != null && error.isJsonPrimitive() ? error.getAsString() : null);
             }
-            if (message != null && message.has("report") && message.get("report").isJsonObject()) {
+            if (message != null
+                    && message.has("report")
+                    && message.get("report").isJsonObject()) {
                 onReport.accept(AgentJson.finite(message.get("report")));
             } else {
                 byte[] b = (line + "\n").getBytes(StandardCharsets.UTF_8);
@@ -184,7 +192,9 @@ final class Worker {
                 for (int i = 0; i < n; i++) {
                     char c = buf[i];
                     if (c == '\n') {
-                        int end = line.length() > 0 && line.charAt(line.length() - 1) == '\r' ? line.length() - 1 : line.length();
+                        int end = line.length() > 0 && line.charAt(line.length() - 1) == '\r'
+                                ? line.length() - 1
+                                : line.length();
                         q.add(line.substring(0, end));
                         line.setLength(0);
                     } else if (line.length() < MAX_LINE) {

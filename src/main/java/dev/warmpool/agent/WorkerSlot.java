@@ -40,16 +40,21 @@ final class WorkerSlot {
             return;
         }
         List<String> command = AgentJson.strings(spec.get("command"));
-        Worker w = get(command, spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of(), AgentJson.text(spec, "workingDir"));
-        Thread t = new Thread(() -> {
-            try {
-                w.ensureStarted();
-            } catch (IOException e) {
-                Agent.log("could not start the persistent worker %s: %s", command, e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "worker-start");
+        Worker w = get(
+                command,
+                spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of(),
+                AgentJson.text(spec, "workingDir"));
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        w.ensureStarted();
+                    } catch (IOException e) {
+                        Agent.log("could not start the persistent worker %s: %s", command, e.getMessage());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "worker-start");
         t.setDaemon(true);
         t.start();
     }

@@ -21,7 +21,9 @@ public class BodyLimit {
     void limit(RoutingContext rc) {
         String length = rc.request().getHeader(HttpHeaders.CONTENT_LENGTH);
         if (length != null && tooLarge(length)) {
-            rc.response().setStatusCode(413).putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
+            rc.response()
+                    .setStatusCode(413)
+                    .putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
                     .putHeader(HttpHeaders.CONNECTION, "close")
                     .end("{\"type\":\"" + Problem.TYPE_BASE + "body-too-large\",\"title\":\"Content too large\","
                             + "\"status\":413,\"detail\":\"The body is larger than 1 MiB; send a smaller one.\"}");

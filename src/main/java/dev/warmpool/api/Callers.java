@@ -5,8 +5,7 @@ import io.quarkus.security.identity.SecurityIdentity;
 
 /** The caller of a request, as the services know it. */
 final class Callers {
-    private Callers() {
-    }
+    private Callers() {}
 
     static Caller of(SecurityIdentity identity) {
         return new Caller(identity.getPrincipal().getName(), identity.getRoles());

@@ -2,8 +2,8 @@ package dev.warmpool.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.pool.JobEvent;
 import dev.warmpool.pool.Job;
+import dev.warmpool.pool.JobEvent;
 import dev.warmpool.service.Caller;
 import dev.warmpool.service.Follow;
 import dev.warmpool.service.Secrets;
@@ -18,26 +18,28 @@ import jakarta.ws.rs.sse.Sse;
  * the event's id, which a reconnecting client sends back as {@code Last-Event-ID}.
  */
 final class EventStreams {
-    private EventStreams() {
-    }
+    private EventStreams() {}
 
     /** {@code caller} is who reads: a job in the stream shows its env values only as {@link Secrets} allows. */
     static Multi<OutboundSseEvent> sse(Multi<Follow.Item> items, Sse sse, ObjectMapper json, Caller caller) {
-        return items.map(item -> item.data() instanceof Job job ? new Follow.Item(item.kind(), item.id(), Secrets.shownTo(job, caller))
-                : item).map(item -> {
-            OutboundSseEvent.Builder b = sse.newEventBuilder().name(item.kind());
-            if (item.id() != null) {
-                b.id(item.id());
-            }
-            return b.data(String.class, text(item, json)).build();
-        });
+        return items.map(item -> item.data() instanceof Job job
+                        ? new Follow.Item(item.kind(), item.id(), Secrets.shownTo(job, caller))
+                        : item)
+                .map(item -> {
+                    OutboundSseEvent.Builder b = sse.newEventBuilder().name(item.kind());
+                    if (item.id() != null) {
+                        b.id(item.id());
+                    }
+                    return b.data(String.class, text(item, json)).build();
+                });
     }
 
     private static String text(Follow.Item item, ObjectMapper json) {
         if (item.data() instanceof String s) {
             // a log line is text; a report is JSON already (strict JSON: an older build's bare NaN becomes "NaN")
-            return JobEvent.LOG.equals(item.kind()) ? s : JobEvent.REPORT.equals(item.kind())
-                    ? dev.warmpool.pool.StoredJson.text(json, s) : quote(s, json);
+            return JobEvent.LOG.equals(item.kind())
+                    ? s
+                    : JobEvent.REPORT.equals(item.kind()) ? dev.warmpool.pool.StoredJson.text(json, s) : quote(s, json);
         }
         try {
             return json.writeValueAsString(item.data());

@@ -22,7 +22,9 @@ public class IndexResource {
     @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_HTML})
     public Response index(@HeaderParam("Accept") String accept) {
         if (accept != null && accept.contains(MediaType.TEXT_HTML)) {
-            return Response.status(Response.Status.SEE_OTHER).header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/ui").build(); // relative: never from the Host header
+            return Response.status(Response.Status.SEE_OTHER)
+                    .header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/ui")
+                    .build(); // relative: never from the Host header
         }
         return Response.ok(map(), MediaType.APPLICATION_JSON_TYPE).build();
     }
@@ -38,9 +40,11 @@ public class IndexResource {
         links.put("dashboard", "/ui");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("service", "warmpool");
-        out.put("about", "Warm pools of job processors, one pool per job type: PUT /pools/{type}, then POST /jobs "
-                + "with {\"type\": \"<type>\"}. Every endpoint but this one, /q/health and CloudEvents pings needs "
-                + "'Authorization: Bearer <token>' (the run command writes an admin token to .warmpool/token).");
+        out.put(
+                "about",
+                "Warm pools of job processors, one pool per job type: PUT /pools/{type}, then POST /jobs "
+                        + "with {\"type\": \"<type>\"}. Every endpoint but this one, /q/health and CloudEvents pings needs "
+                        + "'Authorization: Bearer <token>' (the run command writes an admin token to .warmpool/token).");
         out.put("links", links);
         return out;
     }

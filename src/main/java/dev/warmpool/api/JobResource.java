@@ -1,23 +1,22 @@
 package dev.warmpool.api;
 
-import dev.warmpool.service.BatchRequest;
-import dev.warmpool.service.JobRequest;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.auth.Roles;
 import dev.warmpool.pool.Job;
 import dev.warmpool.protocol.JobState;
-import dev.warmpool.auth.Roles;
-import io.quarkus.security.identity.SecurityIdentity;
-import jakarta.annotation.security.RolesAllowed;
+import dev.warmpool.service.BatchRequest;
 import dev.warmpool.service.Caller;
+import dev.warmpool.service.Follow;
+import dev.warmpool.service.JobRequest;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.Secrets;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.service.Follow;
+import dev.warmpool.service.StreamLimiter;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import jakarta.ws.rs.core.Context;
-import jakarta.ws.rs.sse.OutboundSseEvent;
-import jakarta.ws.rs.sse.Sse;
-import io.smallrye.common.annotation.Blocking;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -27,11 +26,12 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import dev.warmpool.service.StreamLimiter;
-import io.vertx.ext.web.RoutingContext;
-import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
 import java.util.List;
 import java.util.Map;
 
@@ -47,7 +47,12 @@ public class JobResource {
     private final StreamLimiter streams;
     private final QuietConnections quiet;
 
-    public JobResource(JobService jobs, Follow follow, ObjectMapper json, SecurityIdentity identity, StreamLimiter streams,
+    public JobResource(
+            JobService jobs,
+            Follow follow,
+            ObjectMapper json,
+            SecurityIdentity identity,
+            StreamLimiter streams,
             QuietConnections quiet) {
         this.streams = streams;
         this.quiet = quiet;
@@ -66,8 +71,11 @@ public class JobResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-    public Uni<Response> submit(JobRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey,
-            @QueryParam("wait") String wait, @Context RoutingContext rc) {
+    public Uni<Response> submit(
+            JobRequest body,
+            @HeaderParam("Idempotency-Key") String idempotencyKey,
+            @QueryParam("wait") String wait,
+            @Context RoutingContext rc) {
         Integer seconds = wait == null ? null : Params.integer("wait", wait);
         if (seconds != null && seconds < 0) {
             throw Problem.invalid("wait", "'wait' must be 0 or more seconds."); // before anything is stored
@@ -77,10 +85,13 @@ public class JobResource {
         }
         Caller caller = Callers.of(identity);
         return jobs.submit(body, idempotencyKey, caller)
-                .flatMap(job -> seconds == null || job.ended() ? Uni.createFrom().item(job) : jobs.waitForEnd(job.id(), seconds))
+                .flatMap(job -> seconds == null || job.ended()
+                        ? Uni.createFrom().item(job)
+                        : jobs.waitForEnd(job.id(), seconds))
                 .map(job -> Secrets.shownTo(job, caller))
                 .map(job -> (job.ended() && seconds != null ? Response.ok(job) : Response.accepted(job))
-                        .header(HttpHeaders.LOCATION, "/jobs/" + job.id()).build());
+                        .header(HttpHeaders.LOCATION, "/jobs/" + job.id())
+                        .build());
     }
 
     /**
@@ -94,7 +105,8 @@ public class JobResource {
     public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
         Caller caller = Callers.of(identity);
         return jobs.submitBatch(body, idempotencyKey, caller)
-                .map(list -> Response.accepted(Map.of("jobs", Secrets.jobsShownTo(list, caller))).build());
+                .map(list -> Response.accepted(Map.of("jobs", Secrets.jobsShownTo(list, caller)))
+                        .build());
     }
 
     /**
@@ -108,7 +120,8 @@ public class JobResource {
         if (wait != null) {
             quiet.allowQuiet(rc);
         }
-        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait))).map(job -> Secrets.shownTo(job, caller));
+        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait)))
+                .map(job -> Secrets.shownTo(job, caller));
     }
 
     /**
@@ -128,8 +141,12 @@ public class JobResource {
     @Path("/{id}/events")
     @Blocking
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    public Multi<OutboundSseEvent> events(@PathParam("id") String id, @HeaderParam("Last-Event-ID") String lastEventId,
-            @QueryParam("after") String after, @Context Sse sse, @Context RoutingContext rc) {
+    public Multi<OutboundSseEvent> events(
+            @PathParam("id") String id,
+            @HeaderParam("Last-Event-ID") String lastEventId,
+            @QueryParam("after") String after,
+            @Context Sse sse,
+            @Context RoutingContext rc) {
         Multi<Follow.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         exists(id);
         Caller caller = Callers.of(identity);
@@ -146,20 +163,25 @@ public class JobResource {
     @Path("/{id}/logs")
     @Blocking
     @Produces(MediaType.TEXT_PLAIN)
-    public Multi<String> logs(@PathParam("id") String id, @QueryParam("follow") String followIt, @Context RoutingContext rc) {
+    public Multi<String> logs(
+            @PathParam("id") String id, @QueryParam("follow") String followIt, @Context RoutingContext rc) {
         boolean on = followIt != null && Params.bool("follow", followIt);
         exists(id);
         if (!on) {
             return follow.logs(id, false).map(line -> line + "\n");
         }
-        Multi<String> lines = streams.held(Callers.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
+        Multi<String> lines =
+                streams.held(Callers.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
         quiet.allowQuiet(rc);
         return lines;
     }
 
     @GET
-    public Uni<List<Job>> list(@QueryParam("type") String type, @QueryParam("state") String state,
-            @QueryParam("limit") String limit, @QueryParam("sweep") String sweep) {
+    public Uni<List<Job>> list(
+            @QueryParam("type") String type,
+            @QueryParam("state") String state,
+            @QueryParam("limit") String limit,
+            @QueryParam("sweep") String sweep) {
         Caller caller = Callers.of(identity);
         return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep)
                 .map(list -> Secrets.jobsShownTo(list, caller));
@@ -172,7 +194,8 @@ public class JobResource {
     @DELETE
     @Path("/{id}")
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
-    public Uni<Job> cancel(@PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
+    public Uni<Job> cancel(
+            @PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
         JobState end = state == null ? JobState.CANCELLED : Params.jobState("state", state);
         Caller caller = Callers.of(identity);
         return jobs.cancel(id, caller, end, reason).map(job -> Secrets.shownTo(job, caller));

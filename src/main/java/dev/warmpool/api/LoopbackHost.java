@@ -42,11 +42,16 @@ public class LoopbackHost {
             return;
         }
         String shown = host == null ? "no Host header" : "Host '" + shown(host) + "'";
-        rc.response().setStatusCode(421).putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
-                .end("{\"type\":\"" + Problem.TYPE_BASE + "host-not-loopback\",\"title\":\"Misdirected request\",\"status\":421,"
-                        + "\"detail\":\"warmpool runs without authentication (warmpool.auth.enabled=false), so it answers only "
-                        + "requests addressed to 127.0.0.1, localhost or [::1]; this one has " + shown + ". Open "
-                        + "http://localhost:<port>/ instead, or turn authentication on to reach it by another name.\"}");
+        rc.response()
+                .setStatusCode(421)
+                .putHeader(HttpHeaders.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON)
+                .end(
+                        "{\"type\":\"" + Problem.TYPE_BASE
+                                + "host-not-loopback\",\"title\":\"Misdirected request\",\"status\":421,"
+                                + "\"detail\":\"warmpool runs without authentication (warmpool.auth.enabled=false), so it answers only "
+                                + "requests addressed to 127.0.0.1, localhost or [::1]; this one has " + shown
+                                + ". Open "
+                                + "http://localhost:<port>/ instead, or turn authentication on to reach it by another name.\"}");
     }
 
     /** The Host as the problem may quote it: short, and only characters a host name may have. */

@@ -2,8 +2,7 @@ package dev.warmpool.api;
 
 /** Query parameters parsed here, so that a bad one is a 400 naming it (JAX-RS would answer 404). */
 final class Params {
-    private Params() {
-    }
+    private Params() {}
 
     static int integer(String name, String value) {
         try {

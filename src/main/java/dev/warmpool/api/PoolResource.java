@@ -1,14 +1,14 @@
 package dev.warmpool.api;
 
-import dev.warmpool.service.PoolRequest;
-import dev.warmpool.service.PoolView;
+import dev.warmpool.auth.Roles;
 import dev.warmpool.service.Caller;
+import dev.warmpool.service.PoolRequest;
 import dev.warmpool.service.PoolService;
+import dev.warmpool.service.PoolView;
 import dev.warmpool.service.Secrets;
 import io.quarkus.security.identity.SecurityIdentity;
-import dev.warmpool.auth.Roles;
-import jakarta.annotation.security.RolesAllowed;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -53,10 +53,13 @@ public class PoolResource {
     @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> put(@PathParam("type") String type, PoolRequest body) {
-        return pools.put(type, body).map(put -> put.created()
-                ? Response.status(Response.Status.CREATED).header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/pools/" + type)
-                        .entity(put.pool()).build()
-                : Response.ok(put.pool()).build());
+        return pools.put(type, body)
+                .map(put -> put.created()
+                        ? Response.status(Response.Status.CREATED)
+                                .header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/pools/" + type)
+                                .entity(put.pool())
+                                .build()
+                        : Response.ok(put.pool()).build());
     }
 
     /** Drains the pool (202): no new jobs, queued ones cancelled, processors retired as they come free. */

@@ -47,21 +47,29 @@ public class ProblemMapper {
     }
 
     private Response unauthenticated(String why, UriInfo uri) {
-        String detail = why != null && !why.isBlank() && !why.contains("Bearer ey") ? why
+        String detail = why != null && !why.isBlank() && !why.contains("Bearer ey")
+                ? why
                 : "This needs a token: send 'Authorization: Bearer <token>' (the run command writes one to .warmpool/token).";
         Response r = respond(new Problem(401, "unauthenticated", "Unauthorized", detail), uri);
-        return Response.fromResponse(r).header("WWW-Authenticate", "Bearer realm=\"warmpool\"").build();
+        return Response.fromResponse(r)
+                .header("WWW-Authenticate", "Bearer realm=\"warmpool\"")
+                .build();
     }
 
     /** A caller without the role an endpoint needs: 403 naming the roles that may. */
     @ServerExceptionMapper
-    public Response forbidden(io.quarkus.security.ForbiddenException e, UriInfo uri,
+    public Response forbidden(
+            io.quarkus.security.ForbiddenException e,
+            UriInfo uri,
             org.jboss.resteasy.reactive.server.SimpleResourceInfo resource) {
         String[] roles = roles(resource);
         String detail = roles.length > 0
-                ? "This needs the role " + String.join(" or ", roles) + "; your token has none of them. Ask an admin for one that does."
+                ? "This needs the role " + String.join(" or ", roles)
+                        + "; your token has none of them. Ask an admin for one that does."
                 : e.getMessage() != null && !e.getMessage().isBlank() ? e.getMessage() : "Your token may not do this.";
-        return respond(new Problem(403, "forbidden", "Forbidden", detail).with("requiredRoles", java.util.List.of(roles)), uri);
+        return respond(
+                new Problem(403, "forbidden", "Forbidden", detail).with("requiredRoles", java.util.List.of(roles)),
+                uri);
     }
 
     private static String[] roles(org.jboss.resteasy.reactive.server.SimpleResourceInfo resource) {
@@ -69,8 +77,10 @@ public class ProblemMapper {
             return new String[0];
         }
         try {
-            java.lang.reflect.Method m = resource.getResourceClass().getMethod(resource.getMethodName(), resource.parameterTypes());
-            jakarta.annotation.security.RolesAllowed on = m.getAnnotation(jakarta.annotation.security.RolesAllowed.class);
+            java.lang.reflect.Method m =
+                    resource.getResourceClass().getMethod(resource.getMethodName(), resource.parameterTypes());
+            jakarta.annotation.security.RolesAllowed on =
+                    m.getAnnotation(jakarta.annotation.security.RolesAllowed.class);
             if (on == null) {
                 on = resource.getResourceClass().getAnnotation(jakarta.annotation.security.RolesAllowed.class);
             }
@@ -115,61 +125,94 @@ public class ProblemMapper {
         if (family == Response.Status.Family.SERVER_ERROR) {
             LOG.errorf(e, "request to %s failed", uri.getPath());
         }
-        return respond(new Problem(status, slug, Response.Status.fromStatusCode(status) == null ? "Error"
-                : Response.Status.fromStatusCode(status).getReasonPhrase(), detail), uri);
+        return respond(
+                new Problem(
+                        status,
+                        slug,
+                        Response.Status.fromStatusCode(status) == null
+                                ? "Error"
+                                : Response.Status.fromStatusCode(status).getReasonPhrase(),
+                        detail),
+                uri);
     }
 
     @ServerExceptionMapper
     public Response unexpected(Throwable e, UriInfo uri) {
         if (RedisDown.is(e)) {
-            return respond(new Problem(503, "redis-unavailable", "Service unavailable",
-                    "warmpool cannot reach Redis just now; retry in a few seconds.").retryAfter(5), uri);
+            return respond(
+                    new Problem(
+                                    503,
+                                    "redis-unavailable",
+                                    "Service unavailable",
+                                    "warmpool cannot reach Redis just now; retry in a few seconds.")
+                            .retryAfter(5),
+                    uri);
         }
         if (causedBy(e, io.vertx.core.http.ConnectionPoolTooBusyException.class)) {
-            return respond(new Problem(503, "overloaded", "Service unavailable",
-                    "warmpool has more requests in flight than Redis connections to serve them; retry in a moment.")
-                    .retryAfter(1), uri);
+            return respond(
+                    new Problem(
+                                    503,
+                                    "overloaded",
+                                    "Service unavailable",
+                                    "warmpool has more requests in flight than Redis connections to serve them; retry in a moment.")
+                            .retryAfter(1),
+                    uri);
         }
         LOG.errorf(e, "request to %s failed", uri.getPath());
-        return respond(new Problem(500, "internal-error", "Internal error",
-                "warmpool failed to handle this request; the manager's log has the cause."), uri);
+        return respond(
+                new Problem(
+                        500,
+                        "internal-error",
+                        "Internal error",
+                        "warmpool failed to handle this request; the manager's log has the cause."),
+                uri);
     }
 
     private static Problem fromJackson(JsonProcessingException e) {
         if (e instanceof UnrecognizedPropertyException u) {
             // named by its path, so that a nested one reads "template.imagePullPolicy"
             String field = u.getPath().isEmpty() ? u.getPropertyName() : path(u);
-            return Problem.invalid(field, "Unknown field '" + field + "'; known fields " + (field.equals(u.getPropertyName())
-                    ? "" : "there ") + "are " + u.getKnownPropertyIds().stream().map(Object::toString).sorted()
-                    .collect(Collectors.joining(", ")) + ".");
+            return Problem.invalid(
+                    field,
+                    "Unknown field '" + field + "'; known fields " + (field.equals(u.getPropertyName()) ? "" : "there ")
+                            + "are "
+                            + u.getKnownPropertyIds().stream()
+                                    .map(Object::toString)
+                                    .sorted()
+                                    .collect(Collectors.joining(", "))
+                            + ".");
         }
         if (causedBy(e, JsonParseException.class)) {
-            return new Problem(400, "malformed-json", "Malformed JSON",
-                    "The body is not valid JSON: " + rootMessage(e) + ".");
+            return new Problem(
+                    400, "malformed-json", "Malformed JSON", "The body is not valid JSON: " + rootMessage(e) + ".");
         }
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             String field = path(m);
             String expected = expected(m);
-            return Problem.invalid(field, "Field '" + field + "' has the wrong type: "
-                    + (expected != null ? "it must be " + expected : m.getOriginalMessage()) + ".");
+            return Problem.invalid(
+                    field,
+                    "Field '" + field + "' has the wrong type: "
+                            + (expected != null ? "it must be " + expected : m.getOriginalMessage()) + ".");
         }
         if (e instanceof JsonMappingException) {
             return new Problem(400, "malformed-json", "Malformed JSON", "The body must be a JSON object.");
         }
-        return new Problem(400, "malformed-json", "Malformed JSON",
-                "The body is not valid JSON: " + e.getOriginalMessage() + ".");
+        return new Problem(
+                400, "malformed-json", "Malformed JSON", "The body is not valid JSON: " + e.getOriginalMessage() + ".");
     }
 
     /** Where in the body the problem is: {@code template.tolerations}, {@code gang[worker].count}, {@code args[2]}. */
     private static String path(JsonMappingException m) {
         return m.getPath().stream()
                 .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                .collect(Collectors.joining(".")).replace(".[", "[");
+                .collect(Collectors.joining("."))
+                .replace(".[", "[");
     }
 
     /** What a field must be, in JSON's words ("a JSON array"), when the mismatch says; else null. */
     private static String expected(JsonMappingException e) {
-        if (!(e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m) || m.getTargetType() == null) {
+        if (!(e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m)
+                || m.getTargetType() == null) {
             return null;
         }
         Class<?> t = m.getTargetType();
@@ -216,7 +259,8 @@ public class ProblemMapper {
 
     private Response respond(Problem p, UriInfo uri) {
         try {
-            Response.ResponseBuilder r = Response.status(p.status()).type(PROBLEM_JSON)
+            Response.ResponseBuilder r = Response.status(p.status())
+                    .type(PROBLEM_JSON)
                     .entity(json.writeValueAsString(p.body(uri == null ? null : uri.getPath())));
             if (p.retryAfterSeconds() != null) {
                 r.header("Retry-After", p.retryAfterSeconds());

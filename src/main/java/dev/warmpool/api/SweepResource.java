@@ -1,18 +1,18 @@
 package dev.warmpool.api;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.auth.Roles;
+import dev.warmpool.service.Caller;
+import dev.warmpool.service.Follow;
+import dev.warmpool.service.StreamLimiter;
 import dev.warmpool.service.SweepRequest;
 import dev.warmpool.service.SweepService;
-import dev.warmpool.auth.Roles;
-import io.quarkus.security.identity.SecurityIdentity;
-import jakarta.annotation.security.RolesAllowed;
 import dev.warmpool.sweep.Sweep;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.service.Follow;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import jakarta.ws.rs.core.Context;
-import jakarta.ws.rs.sse.OutboundSseEvent;
-import jakarta.ws.rs.sse.Sse;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -22,12 +22,12 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import dev.warmpool.service.Caller;
-import dev.warmpool.service.StreamLimiter;
-import io.vertx.ext.web.RoutingContext;
-import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
 import java.util.List;
 
 /** Sweeps: submit (the configurations are drawn and stored at once), read with every trial, list, cancel. */
@@ -42,7 +42,12 @@ public class SweepResource {
     private final StreamLimiter streams;
     private final QuietConnections quiet;
 
-    public SweepResource(SweepService sweeps, Follow follow, ObjectMapper json, SecurityIdentity identity, StreamLimiter streams,
+    public SweepResource(
+            SweepService sweeps,
+            Follow follow,
+            ObjectMapper json,
+            SecurityIdentity identity,
+            StreamLimiter streams,
             QuietConnections quiet) {
         this.streams = streams;
         this.quiet = quiet;
@@ -60,8 +65,10 @@ public class SweepResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submit(SweepRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        return sweeps.submit(body, idempotencyKey, Callers.of(identity)).map(sweep -> Response.accepted(sweep)
-                .header(HttpHeaders.LOCATION, "/sweeps/" + sweep.id()).build());
+        return sweeps.submit(body, idempotencyKey, Callers.of(identity))
+                .map(sweep -> Response.accepted(sweep)
+                        .header(HttpHeaders.LOCATION, "/sweeps/" + sweep.id())
+                        .build());
     }
 
     @GET
@@ -82,9 +89,12 @@ public class SweepResource {
     @io.smallrye.common.annotation.Blocking
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @Context Sse sse, @Context RoutingContext rc) {
-        sweeps.get(id).await().atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
+        sweeps.get(id)
+                .await()
+                .atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
         Caller caller = Callers.of(identity);
-        Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(follow.sweep(id), sse, json, caller));
+        Multi<OutboundSseEvent> stream =
+                streams.held(caller, () -> EventStreams.sse(follow.sweep(id), sse, json, caller));
         quiet.allowQuiet(rc);
         return stream;
     }

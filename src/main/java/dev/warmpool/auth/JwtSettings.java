@@ -24,16 +24,16 @@ public class JwtSettings implements ConfigSourceFactory {
         Map<String, String> out = new HashMap<>();
         out.put("mp.jwt.verify.issuer", issuer);
         String jwks = value(context, "warmpool.auth.jwt.jwks-url");
-        out.put("mp.jwt.verify.publickey.location", jwks != null ? jwks
-                : issuer.replaceAll("/+$", "") + "/openid/v1/jwks"); // the Kubernetes API server's
+        out.put(
+                "mp.jwt.verify.publickey.location",
+                jwks != null ? jwks : issuer.replaceAll("/+$", "") + "/openid/v1/jwks"); // the Kubernetes API server's
         String audience = value(context, "warmpool.auth.jwt.audience");
         if (audience != null) {
             out.put("mp.jwt.verify.audiences", audience);
         }
         String claim = value(context, "warmpool.auth.jwt.roles-claim");
         out.put("smallrye.jwt.path.groups", claim != null ? claim : "groups");
-        return List.of(new MapBackedConfigSource("warmpool.auth.jwt", out, 200) {
-        });
+        return List.of(new MapBackedConfigSource("warmpool.auth.jwt", out, 200) {});
     }
 
     private static String value(ConfigSourceContext context, String name) {

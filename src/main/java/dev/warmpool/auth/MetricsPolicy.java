@@ -20,13 +20,16 @@ public class MetricsPolicy implements HttpSecurityPolicy {
     }
 
     @Override
-    public Uni<CheckResult> checkPermission(RoutingContext request, Uni<SecurityIdentity> identity,
-            AuthorizationRequestContext context) {
+    public Uni<CheckResult> checkPermission(
+            RoutingContext request, Uni<SecurityIdentity> identity, AuthorizationRequestContext context) {
         if (open) {
             return Uni.createFrom().item(CheckResult.PERMIT);
         }
-        return identity.map(id -> id != null && !id.isAnonymous() && (id.hasRole(Roles.VIEWER) || id.hasRole(Roles.SUBMITTER)
-                || id.hasRole(Roles.ADMIN)) ? CheckResult.PERMIT : CheckResult.DENY);
+        return identity.map(id -> id != null
+                        && !id.isAnonymous()
+                        && (id.hasRole(Roles.VIEWER) || id.hasRole(Roles.SUBMITTER) || id.hasRole(Roles.ADMIN))
+                ? CheckResult.PERMIT
+                : CheckResult.DENY);
     }
 
     @Override

@@ -12,6 +12,5 @@ public final class Roles {
     /** Decides what a pool runs (PUT/DELETE /pools), cancels anyone's jobs. */
     public static final String ADMIN = "admin";
 
-    private Roles() {
-    }
+    private Roles() {}
 }

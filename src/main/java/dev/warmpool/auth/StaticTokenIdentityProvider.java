@@ -26,9 +26,13 @@ public class StaticTokenIdentityProvider implements IdentityProvider<StaticToken
     @Override
     public Uni<SecurityIdentity> authenticate(StaticTokenRequest request, AuthenticationRequestContext context) {
         return tokens.match(request.token())
-                .<Uni<SecurityIdentity>>map(e -> Uni.createFrom().item(QuarkusSecurityIdentity.builder()
-                        .setPrincipal(new QuarkusPrincipal(e.name())).addRoles(e.roles()).build()))
-                .orElseGet(() -> Uni.createFrom().failure(new AuthenticationFailedException(
-                        "The token is not one warmpool knows; check it, or ask an admin for one.")));
+                .<Uni<SecurityIdentity>>map(e -> Uni.createFrom()
+                        .item(QuarkusSecurityIdentity.builder()
+                                .setPrincipal(new QuarkusPrincipal(e.name()))
+                                .addRoles(e.roles())
+                                .build()))
+                .orElseGet(() -> Uni.createFrom()
+                        .failure(new AuthenticationFailedException(
+                                "The token is not one warmpool knows; check it, or ask an admin for one.")));
     }
 }

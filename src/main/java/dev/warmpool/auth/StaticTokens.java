@@ -45,8 +45,9 @@ public class StaticTokens {
         if (auth.tokensFile().isPresent()) {
             file = auth.tokensFile().get();
             if (!Files.isRegularFile(file)) {
-                throw new IllegalStateException("warmpool.auth.tokens-file=" + file + " is not a file: make it (one line "
-                        + "per token: <name> <roles> <sha256-hex>) or leave the setting out");
+                throw new IllegalStateException(
+                        "warmpool.auth.tokens-file=" + file + " is not a file: make it (one line "
+                                + "per token: <name> <roles> <sha256-hex>) or leave the setting out");
             }
         } else if (auth.jwt().issuer().isEmpty()) {
             file = firstAdminToken(config.runtime().local().stateDir());
@@ -107,9 +108,12 @@ public class StaticTokens {
                 new SecureRandom().nextBytes(random);
                 String token = "wp_" + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
                 writePrivate(plain, token + "\n");
-                writePrivate(hashes, "# made by warmpool at its first start; the token is in " + plain.getFileName()
-                        + "\n" + TokenFile.line(FIRST_ADMIN, Roles.ADMIN, token) + "\n");
-                LOG.warnf("made an admin API token: it is in %s (send it as 'Authorization: Bearer <token>')",
+                writePrivate(
+                        hashes,
+                        "# made by warmpool at its first start; the token is in " + plain.getFileName() + "\n"
+                                + TokenFile.line(FIRST_ADMIN, Roles.ADMIN, token) + "\n");
+                LOG.warnf(
+                        "made an admin API token: it is in %s (send it as 'Authorization: Bearer <token>')",
                         plain.toAbsolutePath());
             } else if (Files.exists(plain)) {
                 LOG.infof("the admin API token is in %s", plain.toAbsolutePath());
@@ -125,6 +129,10 @@ public class StaticTokens {
         Files.deleteIfExists(tmp);
         Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(tmp, text, StandardCharsets.UTF_8);
-        Files.move(tmp, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+                tmp,
+                path,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 }

@@ -18,8 +18,7 @@ import java.util.Set;
  */
 public final class TokenFile {
     /** One caller the file knows. */
-    public record Entry(String name, Set<String> roles, byte[] hash) {
-    }
+    public record Entry(String name, Set<String> roles, byte[] hash) {}
 
     private final List<Entry> entries;
 
@@ -50,7 +49,8 @@ public final class TokenFile {
                         + "(printf %s \"$TOKEN\" | sha256sum), not the token itself");
             }
             if (!names.add(parts[0])) {
-                throw new IllegalArgumentException(at + "the name '" + parts[0] + "' is used twice; give each token its own");
+                throw new IllegalArgumentException(
+                        at + "the name '" + parts[0] + "' is used twice; give each token its own");
             }
             Set<String> roles = new LinkedHashSet<>(List.of(parts[1].split(",")));
             roles.remove("");

@@ -28,8 +28,11 @@ import java.util.Set;
 @ApplicationScoped
 public class TokenMechanism implements HttpAuthenticationMechanism {
     /** The identity of every caller when authentication is off. */
-    static final SecurityIdentity OPEN = QuarkusSecurityIdentity.builder().setPrincipal(new QuarkusPrincipal("local"))
-            .addRoles(Set.of(Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN)).build();
+    static final SecurityIdentity OPEN = QuarkusSecurityIdentity.builder()
+            .setPrincipal(new QuarkusPrincipal("local"))
+            .addRoles(Set.of(Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN))
+            .build();
+
     static final String CHALLENGE = "Bearer realm=\"warmpool\"";
 
     private final boolean enabled;
@@ -80,14 +83,14 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
             return Uni.createFrom().nullItem();
         }
         HttpMethod m = context.request().method();
-        boolean safe = m == HttpMethod.GET || m == HttpMethod.HEAD
-                || m == HttpMethod.OPTIONS;
+        boolean safe = m == HttpMethod.GET || m == HttpMethod.HEAD || m == HttpMethod.OPTIONS;
         if (!safe && context.request().getHeader(UiSession.HEADER) == null) {
             if (context.request().path().startsWith("/ui/")) {
                 return Uni.createFrom().nullItem(); // the login and logout forms need no identity
             }
-            return refuse("A request that changes something needs 'Authorization: Bearer <token>' (or, from the dashboard, its "
-                    + UiSession.HEADER + " header): the session cookie alone is not enough.");
+            return refuse(
+                    "A request that changes something needs 'Authorization: Bearer <token>' (or, from the dashboard, its "
+                            + UiSession.HEADER + " header): the session cookie alone is not enough.");
         }
         return sessions.identity(cookie.getValue().trim()).onFailure().recoverWithNull();
     }
@@ -114,12 +117,18 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
         if (context.response().ended()) {
             return Uni.createFrom().item(true);
         }
-        String body = "{\"type\":\"https://warmpool.dev/problems/unauthenticated\",\"title\":\"Unauthorized\",\"status\":401,"
-                + "\"detail\":\"This needs a token: send 'Authorization: Bearer <token>' (the run command writes one to "
-                + ".warmpool/token).\"}";
-        return Uni.createFrom().completionStage(() -> context.response().setStatusCode(401)
-                .putHeader("WWW-Authenticate", CHALLENGE).putHeader("Content-Type", "application/problem+json")
-                .end(body).toCompletionStage()).replaceWith(true);
+        String body =
+                "{\"type\":\"https://warmpool.dev/problems/unauthenticated\",\"title\":\"Unauthorized\",\"status\":401,"
+                        + "\"detail\":\"This needs a token: send 'Authorization: Bearer <token>' (the run command writes one to "
+                        + ".warmpool/token).\"}";
+        return Uni.createFrom()
+                .completionStage(() -> context.response()
+                        .setStatusCode(401)
+                        .putHeader("WWW-Authenticate", CHALLENGE)
+                        .putHeader("Content-Type", "application/problem+json")
+                        .end(body)
+                        .toCompletionStage())
+                .replaceWith(true);
     }
 
     @Override

@@ -11,6 +11,5 @@ public final class UiSession {
     public static final String COOKIE = "warmpool_token";
     public static final String HEADER = "X-Warmpool-UI";
 
-    private UiSession() {
-    }
+    private UiSession() {}
 }

@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
 public class UiSessions {
     /** What a session value looks like: 32 bytes, base64url without padding. */
     private static final Pattern VALUE = Pattern.compile("[A-Za-z0-9_-]{43}");
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final RedisAPI redis;
@@ -44,7 +45,8 @@ public class UiSessions {
         RANDOM.nextBytes(random);
         String value = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
         String tokenHash = HexFormat.of().formatHex(TokenFile.sha256(token));
-        return redis.set(List.of(key(value), tokenHash, "EX", Long.toString(ttlSeconds))).replaceWith(value);
+        return redis.set(List.of(key(value), tokenHash, "EX", Long.toString(ttlSeconds)))
+                .replaceWith(value);
     }
 
     /** The caller of a session cookie's value; null when it is no session (any more), or its token is gone. */
@@ -52,10 +54,15 @@ public class UiSessions {
         if (!VALUE.matcher(value).matches()) {
             return Uni.createFrom().nullItem();
         }
-        return redis.get(key(value)).map(reply -> reply == null ? null : tokens.matchHash(HexFormat.of().parseHex(reply.toString()))
-                .<SecurityIdentity>map(e -> QuarkusSecurityIdentity.builder().setPrincipal(new QuarkusPrincipal(e.name()))
-                        .addRoles(e.roles()).build())
-                .orElse(null));
+        return redis.get(key(value))
+                .map(reply -> reply == null
+                        ? null
+                        : tokens.matchHash(HexFormat.of().parseHex(reply.toString()))
+                                .<SecurityIdentity>map(e -> QuarkusSecurityIdentity.builder()
+                                        .setPrincipal(new QuarkusPrincipal(e.name()))
+                                        .addRoles(e.roles())
+                                        .build())
+                                .orElse(null));
     }
 
     /** Ends the session (logout); nothing when there is none. */

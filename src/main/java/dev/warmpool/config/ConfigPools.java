@@ -6,8 +6,7 @@ import java.util.TreeMap;
 
 /** The pools declared under {@code warmpool.pools}, as specs (defaults filled in). */
 public final class ConfigPools {
-    private ConfigPools() {
-    }
+    private ConfigPools() {}
 
     /** Every declared pool that this runtime can run: on docker, those with an {@code image}. */
     public static Map<String, PoolSpec> specs(WarmpoolConfig config) {
@@ -23,16 +22,34 @@ public final class ConfigPools {
 
     /** The declared pools left out: on the docker runtime, those without an image. */
     public static java.util.List<String> leftOut(WarmpoolConfig config) {
-        return config.pools().keySet().stream().filter(t -> !specs(config).containsKey(t)).sorted().toList();
+        return config.pools().keySet().stream()
+                .filter(t -> !specs(config).containsKey(t))
+                .sorted()
+                .toList();
     }
 
     private static PoolSpec spec(WarmpoolConfig.PoolConfig p) {
-        dev.warmpool.pool.PodTemplate template = p.image().map(image -> new dev.warmpool.pool.PodTemplate(image, null, null,
-                null, null, null, null, null, null, null, null)).orElse(null);
-        return new PoolSpec(p.command(), p.minIdle(), p.maxSize(),
-                p.idleTimeoutSeconds(), p.env(), p.workingDir().orElse(null), p.maxQueued(), template, p.worker(),
-                p.maxJobsPerProcessor().orElse(null), null, p.jobEnv().orElse(null), p.submitters().orElse(null),
-                p.warmth().orElse(null), p.resetCommand().orElse(null), p.maxAgeSeconds().orElse(null))
+        dev.warmpool.pool.PodTemplate template = p.image()
+                .map(image -> new dev.warmpool.pool.PodTemplate(
+                        image, null, null, null, null, null, null, null, null, null, null))
+                .orElse(null);
+        return new PoolSpec(
+                        p.command(),
+                        p.minIdle(),
+                        p.maxSize(),
+                        p.idleTimeoutSeconds(),
+                        p.env(),
+                        p.workingDir().orElse(null),
+                        p.maxQueued(),
+                        template,
+                        p.worker(),
+                        p.maxJobsPerProcessor().orElse(null),
+                        null,
+                        p.jobEnv().orElse(null),
+                        p.submitters().orElse(null),
+                        p.warmth().orElse(null),
+                        p.resetCommand().orElse(null),
+                        p.maxAgeSeconds().orElse(null))
                 .withDefaults();
     }
 }

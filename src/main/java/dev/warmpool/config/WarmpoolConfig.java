@@ -440,7 +440,8 @@ public interface WarmpoolConfig {
          * heap starts at 8 MB: started at its 32 MB maximum, all of it gets touched as eden cycles,
          * about 8 MB more RSS per agent.
          */
-        @WithDefault("-Xms8m,-Xmx32m,-Xss512k,-XX:+UseSerialGC,-XX:TieredStopAtLevel=1,-XX:ReservedCodeCacheSize=16m,-XX:MaxMetaspaceSize=64m,-Xshare:auto,-Dslf4j.internal.verbosity=ERROR")
+        @WithDefault(
+                "-Xms8m,-Xmx32m,-Xss512k,-XX:+UseSerialGC,-XX:TieredStopAtLevel=1,-XX:ReservedCodeCacheSize=16m,-XX:MaxMetaspaceSize=64m,-Xshare:auto,-Dslf4j.internal.verbosity=ERROR")
         List<String> jvmOptions();
     }
 }

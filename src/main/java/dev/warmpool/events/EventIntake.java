@@ -2,22 +2,20 @@ package dev.warmpool.events;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.service.JobRequest;
-import dev.warmpool.service.SweepRequest;
-import dev.warmpool.pool.Job;
-import dev.warmpool.service.SweepService;
-import dev.warmpool.sweep.Sweep;
-import java.util.function.BiFunction;
-import java.util.function.Function;
+import dev.warmpool.auth.Roles;
 import dev.warmpool.pool.Fingerprint;
+import dev.warmpool.pool.Job;
 import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.service.Caller;
+import dev.warmpool.service.JobRequest;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.Refusal;
-import dev.warmpool.auth.Roles;
-import dev.warmpool.service.Caller;
-import io.quarkus.security.identity.SecurityIdentity;
+import dev.warmpool.service.SweepRequest;
+import dev.warmpool.service.SweepService;
+import dev.warmpool.sweep.Sweep;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.http.restful.ws.impl.RestfulWSMessageFactory;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,6 +23,8 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import java.util.UUID;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * CloudEvents at the Knative sink ({@code POST /}), binary or structured mode, read with the
@@ -54,21 +54,41 @@ public class EventIntake {
      * needs none, since a PingSource sends no token, and all a ping does is run the idempotent
      * reconcile pass that the manager runs every few seconds anyway.
      */
-    public Uni<Response> receive(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body,
-            Uni<SecurityIdentity> identity) {
+    public Uni<Response> receive(
+            MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body, Uni<SecurityIdentity> identity) {
         CloudEvent event = read(mediaType, headers, body);
         return switch (event.getType()) {
-            case EventTypes.JOB_SUBMIT -> submitter(identity).flatMap(caller -> submit(event, JobRequest.class,
-                    "{\"type\": \"pytorch-cpu\"}", (r, key) -> jobs.submit(r, key, caller), Job::id, EventTypes.JOB_ACCEPTED));
-            case EventTypes.SWEEP_SUBMIT -> submitter(identity).flatMap(caller -> submit(event, SweepRequest.class,
-                    "{\"type\": \"pytorch-cpu\", \"space\": {\"lr\": {\"grid\": [0.01, 0.1]}}}",
-                    (r, key) -> sweeps.submit(r, key, caller), Sweep::id, EventTypes.SWEEP_ACCEPTED));
-            case EventTypes.PING -> Uni.createFrom().item(reconciler::reconcileOnce)
-                    .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                    .map(report -> Response.ok(report).build());
-            default -> throw new Refusal(Refusal.Kind.INVALID, "unknown-event-type", "Unknown event type", "warmpool does not take events of "
-                    + "type '" + shorten(event.getType()) + "'; it takes " + String.join(", ", EventTypes.ACCEPTED) + ".")
-                    .with("acceptedTypes", EventTypes.ACCEPTED);
+            case EventTypes.JOB_SUBMIT ->
+                submitter(identity)
+                        .flatMap(caller -> submit(
+                                event,
+                                JobRequest.class,
+                                "{\"type\": \"pytorch-cpu\"}",
+                                (r, key) -> jobs.submit(r, key, caller),
+                                Job::id,
+                                EventTypes.JOB_ACCEPTED));
+            case EventTypes.SWEEP_SUBMIT ->
+                submitter(identity)
+                        .flatMap(caller -> submit(
+                                event,
+                                SweepRequest.class,
+                                "{\"type\": \"pytorch-cpu\", \"space\": {\"lr\": {\"grid\": [0.01, 0.1]}}}",
+                                (r, key) -> sweeps.submit(r, key, caller),
+                                Sweep::id,
+                                EventTypes.SWEEP_ACCEPTED));
+            case EventTypes.PING ->
+                Uni.createFrom()
+                        .item(reconciler::reconcileOnce)
+                        .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
+                        .map(report -> Response.ok(report).build());
+            default ->
+                throw new Refusal(
+                                Refusal.Kind.INVALID,
+                                "unknown-event-type",
+                                "Unknown event type",
+                                "warmpool does not take events of " + "type '" + shorten(event.getType())
+                                        + "'; it takes " + String.join(", ", EventTypes.ACCEPTED) + ".")
+                        .with("acceptedTypes", EventTypes.ACCEPTED);
         };
     }
 
@@ -79,7 +99,8 @@ public class EventIntake {
                 throw new io.quarkus.security.UnauthorizedException();
             }
             if (!id.hasRole(Roles.SUBMITTER) && !id.hasRole(Roles.ADMIN)) {
-                throw new io.quarkus.security.ForbiddenException("Submitting an event needs the role submitter or admin.");
+                throw new io.quarkus.security.ForbiddenException(
+                        "Submitting an event needs the role submitter or admin.");
             }
             return new Caller(id.getPrincipal().getName(), id.getRoles());
         });
@@ -91,9 +112,13 @@ public class EventIntake {
         } catch (RuntimeException e) {
             // the SDK's reader fails in many ways on hostile input (its own exceptions, Jackson's,
             // a NullPointerException for a structured body of `null`): each means "not a CloudEvent"
-            throw new Refusal(Refusal.Kind.INVALID, "invalid-cloudevent", "Invalid CloudEvent", "The request is not a CloudEvent 1.0 in binary "
-                    + "mode (ce-specversion, ce-id, ce-source and ce-type headers) or structured mode "
-                    + "(application/cloudevents+json): " + shorten(e.getMessage()) + ".");
+            throw new Refusal(
+                    Refusal.Kind.INVALID,
+                    "invalid-cloudevent",
+                    "Invalid CloudEvent",
+                    "The request is not a CloudEvent 1.0 in binary "
+                            + "mode (ce-specversion, ce-id, ce-source and ce-type headers) or structured mode "
+                            + "(application/cloudevents+json): " + shorten(e.getMessage()) + ".");
         }
     }
 
@@ -102,19 +127,29 @@ public class EventIntake {
      * was accepted (its id as the subject). The event's source and id are the Idempotency-Key, which
      * the submit scopes to the caller as it does a header's.
      */
-    private <R, T> Uni<Response> submit(CloudEvent event, Class<R> bodyType, String example,
-            BiFunction<R, String, Uni<T>> submit, Function<T, String> id, String replyType) {
+    private <R, T> Uni<Response> submit(
+            CloudEvent event,
+            Class<R> bodyType,
+            String example,
+            BiFunction<R, String, Uni<T>> submit,
+            Function<T, String> id,
+            String replyType) {
         R request = request(event, bodyType, example);
         String key = "ce-" + Fingerprint.sha256(event.getSource() + "\n" + event.getId());
-        return Uni.createFrom().deferred(() -> submit.apply(request, key))
-                .onFailure(Refusal.class).transform(p -> ((Refusal) p).kind() == Refusal.Kind.INVALID
-                        ? asInvalidData((Refusal) p) : p)
+        return Uni.createFrom()
+                .deferred(() -> submit.apply(request, key))
+                .onFailure(Refusal.class)
+                .transform(p -> ((Refusal) p).kind() == Refusal.Kind.INVALID ? asInvalidData((Refusal) p) : p)
                 .map(accepted -> {
                     try {
-                        return Response.accepted(json.writeValueAsBytes(accepted)).type(MediaType.APPLICATION_JSON)
-                                .header("ce-specversion", "1.0").header("ce-id", UUID.randomUUID().toString())
-                                .header("ce-source", SOURCE).header("ce-type", replyType)
-                                .header("ce-subject", id.apply(accepted)).build();
+                        return Response.accepted(json.writeValueAsBytes(accepted))
+                                .type(MediaType.APPLICATION_JSON)
+                                .header("ce-specversion", "1.0")
+                                .header("ce-id", UUID.randomUUID().toString())
+                                .header("ce-source", SOURCE)
+                                .header("ce-type", replyType)
+                                .header("ce-subject", id.apply(accepted))
+                                .build();
                     } catch (JsonProcessingException e) {
                         throw new IllegalStateException(e);
                     }
@@ -124,14 +159,20 @@ public class EventIntake {
     private <R> R request(CloudEvent event, Class<R> bodyType, String example) {
         String post = bodyType == SweepRequest.class ? "POST /sweeps" : "POST /jobs";
         if (event.getData() == null) {
-            throw new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", "A " + event.getType()
-                    + " event needs data: the " + post + " body, e.g. " + example + ".");
+            throw new Refusal(
+                    Refusal.Kind.UNPROCESSABLE,
+                    "invalid-event-data",
+                    "Invalid event data",
+                    "A " + event.getType() + " event needs data: the " + post + " body, e.g. " + example + ".");
         }
         try {
             return json.readValue(event.getData().toBytes(), bodyType);
         } catch (JsonProcessingException e) {
-            Refusal r = new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", "The event's data is not a valid " + post
-                    + " body: " + shorten(e.getOriginalMessage()) + ".");
+            Refusal r = new Refusal(
+                    Refusal.Kind.UNPROCESSABLE,
+                    "invalid-event-data",
+                    "Invalid event data",
+                    "The event's data is not a valid " + post + " body: " + shorten(e.getOriginalMessage()) + ".");
             String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? path(m) : "";
             throw field.isEmpty() ? r : r.with("field", field);
         } catch (java.io.IOException e) {
@@ -141,13 +182,16 @@ public class EventIntake {
 
     /** Where in the data the problem is, as the HTTP API names it: {@code seed}, {@code args[2]}; "" for the whole. */
     private static String path(com.fasterxml.jackson.databind.JsonMappingException m) {
-        return m.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                .collect(java.util.stream.Collectors.joining(".")).replace(".[", "[");
+        return m.getPath().stream()
+                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .collect(java.util.stream.Collectors.joining("."))
+                .replace(".[", "[");
     }
 
     /** A validation failure of the event's data: the event was well formed, its content was not. */
     private static Refusal asInvalidData(Refusal p) {
-        Refusal out = new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", p.getMessage());
+        Refusal out =
+                new Refusal(Refusal.Kind.UNPROCESSABLE, "invalid-event-data", "Invalid event data", p.getMessage());
         p.extensions().forEach(out::with);
         return out;
     }

@@ -29,7 +29,10 @@ public class EventResource {
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<Response> receive(byte[] body, @Context HttpHeaders headers) {
-        return intake.receive(headers.getMediaType(), headers.getRequestHeaders(), body == null ? new byte[0] : body,
+        return intake.receive(
+                headers.getMediaType(),
+                headers.getRequestHeaders(),
+                body == null ? new byte[0] : body,
                 identity.getDeferredIdentity());
     }
 }

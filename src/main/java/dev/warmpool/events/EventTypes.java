@@ -19,6 +19,5 @@ public final class EventTypes {
 
     public static final List<String> ACCEPTED = List.of(JOB_SUBMIT, SWEEP_SUBMIT, PING);
 
-    private EventTypes() {
-    }
+    private EventTypes() {}
 }

@@ -53,6 +53,7 @@ public class PoolMetrics {
     private final Map<String, List<Meter>> meters = new ConcurrentHashMap<>();
     /** One per pool, kept: a MultiGauge built anew each pass would leave its first rows' values in the registry. */
     private final Map<String, MultiGauge> windows = new ConcurrentHashMap<>();
+
     private final Timer passes;
     private Uni<Void> reading;
     private long readStarted;
@@ -61,7 +62,8 @@ public class PoolMetrics {
         this.registry = registry;
         this.store = store;
         this.params = WarmthParams.of(config);
-        this.passes = Timer.builder("warmpool.reconcile.pass").description("Reconcile passes that ran (this manager held the lock)")
+        this.passes = Timer.builder("warmpool.reconcile.pass")
+                .description("Reconcile passes that ran (this manager held the lock)")
                 .register(registry);
     }
 
@@ -78,48 +80,61 @@ public class PoolMetrics {
         long now = System.nanoTime();
         if (reading == null || now - readStarted >= MIN_READ_INTERVAL.toNanos()) {
             readStarted = now;
-            reading = read().ifNoItem().after(READ_TIMEOUT).fail()
-                    .onFailure().invoke(e -> LOG.debugf("metrics read failed, the previous figures stay: %s", e.toString()))
-                    .onFailure().recoverWithNull().replaceWithVoid().memoize().indefinitely();
+            reading = read().ifNoItem()
+                    .after(READ_TIMEOUT)
+                    .fail()
+                    .onFailure()
+                    .invoke(e -> LOG.debugf("metrics read failed, the previous figures stay: %s", e.toString()))
+                    .onFailure()
+                    .recoverWithNull()
+                    .replaceWithVoid()
+                    .memoize()
+                    .indefinitely();
         }
         return reading;
     }
 
     private Uni<Void> read() {
-        return store.types().flatMap(types -> {
-            if (types.isEmpty()) {
-                return Uni.createFrom().item(List.<Object>of());
-            }
-            List<Uni<Object>> reads = types.stream().map(t -> store.stats(t).map(r -> (Object) Map.entry(t, r))).toList();
-            return Uni.join().all(reads).andFailFast();
-        }).invoke(rows -> {
-            Set<String> seen = new HashSet<>();
-            for (Object row : rows) {
-                @SuppressWarnings("unchecked")
-                Map.Entry<String, StatsReply> e = (Map.Entry<String, StatsReply>) row;
-                if (e.getValue() instanceof StatsReply.Pool p) {
-                    seen.add(e.getKey());
-                    latest.put(e.getKey(), p);
-                    meters.computeIfAbsent(e.getKey(), this::register);
-                }
-            }
-            for (String gone : new ArrayList<>(latest.keySet())) {
-                if (!seen.contains(gone)) {
-                    latest.remove(gone);
-                    List<Meter> m = meters.remove(gone);
-                    if (m != null) {
-                        m.forEach(registry::remove);
+        return store.types()
+                .flatMap(types -> {
+                    if (types.isEmpty()) {
+                        return Uni.createFrom().item(List.<Object>of());
                     }
-                }
-            }
-        }).replaceWithVoid();
+                    List<Uni<Object>> reads = types.stream()
+                            .map(t -> store.stats(t).map(r -> (Object) Map.entry(t, r)))
+                            .toList();
+                    return Uni.join().all(reads).andFailFast();
+                })
+                .invoke(rows -> {
+                    Set<String> seen = new HashSet<>();
+                    for (Object row : rows) {
+                        @SuppressWarnings("unchecked")
+                        Map.Entry<String, StatsReply> e = (Map.Entry<String, StatsReply>) row;
+                        if (e.getValue() instanceof StatsReply.Pool p) {
+                            seen.add(e.getKey());
+                            latest.put(e.getKey(), p);
+                            meters.computeIfAbsent(e.getKey(), this::register);
+                        }
+                    }
+                    for (String gone : new ArrayList<>(latest.keySet())) {
+                        if (!seen.contains(gone)) {
+                            latest.remove(gone);
+                            List<Meter> m = meters.remove(gone);
+                            if (m != null) {
+                                m.forEach(registry::remove);
+                            }
+                        }
+                    }
+                })
+                .replaceWithVoid();
     }
 
     /** A reconcile pass saw the pool: the learned windows it chose. */
     public void saw(PoolSnapshot s) {
         List<MultiGauge.Row<?>> rows = new ArrayList<>();
         if (s.spec().learned()) {
-            for (Warmth.Window w : Warmth.windows(s.warmth(), s.spec().maxSize(), params, s.spec().idleTimeoutSeconds() * 1000L)) {
+            for (Warmth.Window w : Warmth.windows(
+                    s.warmth(), s.spec().maxSize(), params, s.spec().idleTimeoutSeconds() * 1000L)) {
                 if (w.trusted() && w.keepAliveMs() >= 0) {
                     Tags t = Tags.of("level", Integer.toString(w.level()));
                     rows.add(MultiGauge.Row.of(t.and("edge", "prewarm"), w.prewarmMs() / 1000.0));
@@ -127,9 +142,14 @@ public class PoolMetrics {
                 }
             }
         }
-        windows.computeIfAbsent(s.type(), type -> MultiGauge.builder("warmpool.warmth.window.seconds").tag("pool", type)
-                .description("The learned keep-alive's window per demand level: a processor is wanted from prewarm to keepAlive seconds after the level was left")
-                .register(registry)).register(rows, true);
+        windows.computeIfAbsent(
+                        s.type(),
+                        type -> MultiGauge.builder("warmpool.warmth.window.seconds")
+                                .tag("pool", type)
+                                .description(
+                                        "The learned keep-alive's window per demand level: a processor is wanted from prewarm to keepAlive seconds after the level was left")
+                                .register(registry))
+                .register(rows, true);
     }
 
     /** A reconcile pass that ran took this long: {@code warmpool_reconcile_pass_seconds}. */
@@ -148,24 +168,66 @@ public class PoolMetrics {
     private List<Meter> register(String type) {
         List<Meter> out = new ArrayList<>();
         for (String state : List.of("starting", "idle", "busy", "draining")) {
-            out.add(Gauge.builder("warmpool.pool.processors", latest, m -> of(m, type) == null ? 0 : of(m, type).processors().get(state))
-                    .tag("pool", type).tag("state", state).description("The pool's processors by state").register(registry));
+            out.add(Gauge.builder(
+                            "warmpool.pool.processors",
+                            latest,
+                            m -> of(m, type) == null
+                                    ? 0
+                                    : of(m, type).processors().get(state))
+                    .tag("pool", type)
+                    .tag("state", state)
+                    .description("The pool's processors by state")
+                    .register(registry));
         }
-        out.add(Gauge.builder("warmpool.pool.queued.jobs", latest, m -> of(m, type) == null ? 0 : of(m, type).queued())
-                .tag("pool", type).description("Jobs waiting in the pool's queue").register(registry));
-        out.add(FunctionCounter.builder("warmpool.jobs.submitted", latest, m -> of(m, type) == null ? 0 : of(m, type).warm() + of(m, type).cold())
-                .tag("pool", type).description("Jobs submitted to the pool (sweep trials as they are released)").register(registry));
+        out.add(Gauge.builder(
+                        "warmpool.pool.queued.jobs",
+                        latest,
+                        m -> of(m, type) == null ? 0 : of(m, type).queued())
+                .tag("pool", type)
+                .description("Jobs waiting in the pool's queue")
+                .register(registry));
+        out.add(FunctionCounter.builder(
+                        "warmpool.jobs.submitted",
+                        latest,
+                        m -> of(m, type) == null
+                                ? 0
+                                : of(m, type).warm() + of(m, type).cold())
+                .tag("pool", type)
+                .description("Jobs submitted to the pool (sweep trials as they are released)")
+                .register(registry));
         for (String state : StatsReply.ENDS) {
-            out.add(FunctionCounter.builder("warmpool.jobs.finished", latest, m -> of(m, type) == null ? 0 : of(m, type).ended().get(state))
-                    .tag("pool", type).tag("state", state).description("Jobs of the pool that ended, by end state").register(registry));
+            out.add(FunctionCounter.builder(
+                            "warmpool.jobs.finished",
+                            latest,
+                            m -> of(m, type) == null ? 0 : of(m, type).ended().get(state))
+                    .tag("pool", type)
+                    .tag("state", state)
+                    .description("Jobs of the pool that ended, by end state")
+                    .register(registry));
         }
-        out.add(FunctionCounter.builder("warmpool.idle.processor.seconds", latest,
-                m -> of(m, type) == null ? 0 : (of(m, type).idleMs() + of(m, type).idleNowMs()) / 1000.0)
-                .tag("pool", type).description("Time processors of the pool spent idle (warm, no job)").register(registry));
-        out.add(FunctionCounter.builder("warmpool.warm.starts", latest, m -> of(m, type) == null ? 0 : of(m, type).warm())
-                .tag("pool", type).description("Jobs that found a warm processor").register(registry));
-        out.add(FunctionCounter.builder("warmpool.cold.starts", latest, m -> of(m, type) == null ? 0 : of(m, type).cold())
-                .tag("pool", type).description("Jobs that found no warm processor and waited for one").register(registry));
+        out.add(FunctionCounter.builder(
+                        "warmpool.idle.processor.seconds",
+                        latest,
+                        m -> of(m, type) == null
+                                ? 0
+                                : (of(m, type).idleMs() + of(m, type).idleNowMs()) / 1000.0)
+                .tag("pool", type)
+                .description("Time processors of the pool spent idle (warm, no job)")
+                .register(registry));
+        out.add(FunctionCounter.builder(
+                        "warmpool.warm.starts",
+                        latest,
+                        m -> of(m, type) == null ? 0 : of(m, type).warm())
+                .tag("pool", type)
+                .description("Jobs that found a warm processor")
+                .register(registry));
+        out.add(FunctionCounter.builder(
+                        "warmpool.cold.starts",
+                        latest,
+                        m -> of(m, type) == null ? 0 : of(m, type).cold())
+                .tag("pool", type)
+                .description("Jobs that found no warm processor and waited for one")
+                .register(registry));
         return out;
     }
 

@@ -16,7 +16,9 @@ public class ScrapeRead {
     void route(@Observes Router router, PoolMetrics metrics) {
         router.route(HttpMethod.GET, "/q/metrics").order(-100).handler(rc -> {
             Context context = Vertx.currentContext();
-            metrics.refresh().subscribe().with(ok -> context.runOnContext(v -> rc.next()), e -> context.runOnContext(v -> rc.next()));
+            metrics.refresh()
+                    .subscribe()
+                    .with(ok -> context.runOnContext(v -> rc.next()), e -> context.runOnContext(v -> rc.next()));
         });
     }
 }

@@ -24,7 +24,9 @@ public class Timings extends Collector {
         this.metrics = metrics;
     }
 
-    void register(@Observes StartupEvent start, jakarta.enterprise.inject.Instance<io.micrometer.prometheus.PrometheusMeterRegistry> prometheus) {
+    void register(
+            @Observes StartupEvent start,
+            jakarta.enterprise.inject.Instance<io.micrometer.prometheus.PrometheusMeterRegistry> prometheus) {
         prometheus.forEach(r -> r.getPrometheusRegistry().register(this)); // none when the Prometheus registry is off
     }
 
@@ -32,9 +34,16 @@ public class Timings extends Collector {
     public List<MetricFamilySamples> collect() {
         Map<String, StatsReply.Pool> pools = metrics.latest();
         return List.of(
-                family("warmpool_job_queue_wait_seconds", "How long jobs waited in the queue before they started (since stored, released or requeued)",
-                        pools, true),
-                family("warmpool_job_run_seconds", "How long jobs ran, from start to end (jobs that ended while running)", pools, false));
+                family(
+                        "warmpool_job_queue_wait_seconds",
+                        "How long jobs waited in the queue before they started (since stored, released or requeued)",
+                        pools,
+                        true),
+                family(
+                        "warmpool_job_run_seconds",
+                        "How long jobs ran, from start to end (jobs that ended while running)",
+                        pools,
+                        false));
     }
 
     static MetricFamilySamples family(String name, String help, Map<String, StatsReply.Pool> pools, boolean wait) {
@@ -45,12 +54,16 @@ public class Timings extends Collector {
             long cumulative = 0;
             for (int i = 0; i < StatsReply.BOUNDS_MS.size(); i++) {
                 cumulative += h.buckets()[i];
-                samples.add(new MetricFamilySamples.Sample(name + "_bucket", labels,
-                        List.of(type, Collector.doubleToGoString(StatsReply.BOUNDS_MS.get(i) / 1000.0)), cumulative));
+                samples.add(new MetricFamilySamples.Sample(
+                        name + "_bucket",
+                        labels,
+                        List.of(type, Collector.doubleToGoString(StatsReply.BOUNDS_MS.get(i) / 1000.0)),
+                        cumulative));
             }
             samples.add(new MetricFamilySamples.Sample(name + "_bucket", labels, List.of(type, "+Inf"), h.count()));
             samples.add(new MetricFamilySamples.Sample(name + "_count", List.of("pool"), List.of(type), h.count()));
-            samples.add(new MetricFamilySamples.Sample(name + "_sum", List.of("pool"), List.of(type), h.sumMs() / 1000.0));
+            samples.add(
+                    new MetricFamilySamples.Sample(name + "_sum", List.of("pool"), List.of(type), h.sumMs() / 1000.0));
         });
         return new MetricFamilySamples(name, Type.HISTOGRAM, help, samples);
     }

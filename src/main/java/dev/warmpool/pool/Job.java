@@ -1,32 +1,70 @@
 package dev.warmpool.pool;
 
-import dev.warmpool.protocol.Fields.JobHash;
-
-import dev.warmpool.protocol.JobState;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.protocol.Fields.JobHash;
+import dev.warmpool.protocol.JobState;
 import java.util.List;
 import java.util.Map;
 
 /** A job as the API shows it, read from its Redis hash. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Job(String id, String type, JobState state, Integer priority, Integer attempts, Integer maxAttempts,
-        Integer timeoutSeconds, String processor, String submittedAt, String assignedAt, String startedAt,
-        String finishedAt, List<String> args, JsonNode config, Map<String, String> env, Result result, String error,
-        String sweep, Integer trial, JsonNode progress, Map<String, String> members, String submittedBy) {
+public record Job(
+        String id,
+        String type,
+        JobState state,
+        Integer priority,
+        Integer attempts,
+        Integer maxAttempts,
+        Integer timeoutSeconds,
+        String processor,
+        String submittedAt,
+        String assignedAt,
+        String startedAt,
+        String finishedAt,
+        List<String> args,
+        JsonNode config,
+        Map<String, String> env,
+        Result result,
+        String error,
+        String sweep,
+        Integer trial,
+        JsonNode progress,
+        Map<String, String> members,
+        String submittedBy) {
 
     /** What the job's process left: exit code, the metrics from its result file, the end of its output. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Result(Integer exitCode, JsonNode metrics, String logTail) {
-    }
+    public record Result(Integer exitCode, JsonNode metrics, String logTail) {}
 
     /** The job with {@code env} in place of its own (e.g. its values hidden from a reader who may not see them). */
     public Job withEnv(Map<String, String> env) {
-        return new Job(id, type, state, priority, attempts, maxAttempts, timeoutSeconds, processor, submittedAt, assignedAt,
-                startedAt, finishedAt, args, config, env, result, error, sweep, trial, progress, members, submittedBy);
+        return new Job(
+                id,
+                type,
+                state,
+                priority,
+                attempts,
+                maxAttempts,
+                timeoutSeconds,
+                processor,
+                submittedAt,
+                assignedAt,
+                startedAt,
+                finishedAt,
+                args,
+                config,
+                env,
+                result,
+                error,
+                sweep,
+                trial,
+                progress,
+                members,
+                submittedBy);
     }
 
     public boolean ended() {
@@ -36,16 +74,32 @@ public record Job(String id, String type, JobState state, Integer priority, Inte
     public static Job from(Map<String, String> h, ObjectMapper json) {
         JobState state = JobState.parse(h.get(JobHash.STATE));
         Result result = h.containsKey(JobHash.EXIT_CODE)
-                ? new Result(integer(h.get(JobHash.EXIT_CODE)), tree(json, h.get(JobHash.METRICS)), h.get(JobHash.LOG_TAIL))
+                ? new Result(
+                        integer(h.get(JobHash.EXIT_CODE)), tree(json, h.get(JobHash.METRICS)), h.get(JobHash.LOG_TAIL))
                 : null;
         String error = h.get(JobHash.ERROR);
-        return new Job(h.get(JobHash.ID), h.get(JobHash.TYPE), state, integer(h.get(JobHash.PRIORITY)), integer(h.get(JobHash.ATTEMPTS)),
-                integer(h.get(JobHash.MAX_ATTEMPTS)), integer(h.get(JobHash.TIMEOUT_SECONDS)), blankToNull(h.get(JobHash.PROCESSOR)),
-                Times.iso(h.get(JobHash.SUBMITTED_AT)), Times.iso(h.get(JobHash.ASSIGNED_AT)), Times.iso(h.get(JobHash.STARTED_AT)),
-                Times.iso(h.get(JobHash.FINISHED_AT)), read(json, h.get(JobHash.ARGS), new TypeReference<>() {
-                }), tree(json, h.get(JobHash.CONFIG)), read(json, h.get(JobHash.ENV), new TypeReference<>() {
-                }), result, state == JobState.SUCCEEDED || error == null || error.isEmpty() ? null : error,
-                blankToNull(h.get(JobHash.SWEEP)), integer(h.get(JobHash.TRIAL)), tree(json, h.get(JobHash.PROGRESS)), members(h),
+        return new Job(
+                h.get(JobHash.ID),
+                h.get(JobHash.TYPE),
+                state,
+                integer(h.get(JobHash.PRIORITY)),
+                integer(h.get(JobHash.ATTEMPTS)),
+                integer(h.get(JobHash.MAX_ATTEMPTS)),
+                integer(h.get(JobHash.TIMEOUT_SECONDS)),
+                blankToNull(h.get(JobHash.PROCESSOR)),
+                Times.iso(h.get(JobHash.SUBMITTED_AT)),
+                Times.iso(h.get(JobHash.ASSIGNED_AT)),
+                Times.iso(h.get(JobHash.STARTED_AT)),
+                Times.iso(h.get(JobHash.FINISHED_AT)),
+                read(json, h.get(JobHash.ARGS), new TypeReference<>() {}),
+                tree(json, h.get(JobHash.CONFIG)),
+                read(json, h.get(JobHash.ENV), new TypeReference<>() {}),
+                result,
+                state == JobState.SUCCEEDED || error == null || error.isEmpty() ? null : error,
+                blankToNull(h.get(JobHash.SWEEP)),
+                integer(h.get(JobHash.TRIAL)),
+                tree(json, h.get(JobHash.PROGRESS)),
+                members(h),
                 blankToNull(h.get(JobHash.SUBMITTED_BY)));
     }
 

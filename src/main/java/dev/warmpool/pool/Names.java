@@ -14,8 +14,7 @@ public final class Names {
     private static final String ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private Names() {
-    }
+    private Names() {}
 
     public static boolean validType(String type) {
         return type != null && TYPE.matcher(type).matches();

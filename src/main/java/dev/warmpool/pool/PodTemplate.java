@@ -26,8 +26,10 @@ import java.util.Map;
 public record PodTemplate(
         @NotEmpty(message = "must name the container image, e.g. \"pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime\"")
         String image,
+
         @Pattern(regexp = "init-container|built-in", message = "must be init-container or built-in")
         String agent,
+
         Map<String, String> env,
         ResourceRequirements resources,
         Map<String, String> nodeSelector,
@@ -40,8 +42,18 @@ public record PodTemplate(
 
     /** The template with {@code env} in place of its own. */
     public PodTemplate withEnv(Map<String, String> env) {
-        return new PodTemplate(image, agent, env, resources, nodeSelector, tolerations, serviceAccountName, volumes, volumeMounts,
-                securityContext, automountServiceAccountToken);
+        return new PodTemplate(
+                image,
+                agent,
+                env,
+                resources,
+                nodeSelector,
+                tolerations,
+                serviceAccountName,
+                volumes,
+                volumeMounts,
+                securityContext,
+                automountServiceAccountToken);
     }
 
     public static final String INIT_CONTAINER = "init-container";
@@ -71,8 +83,9 @@ public record PodTemplate(
         }
 
         @Override
-        public PodTemplate deserialize(com.fasterxml.jackson.core.JsonParser p,
-                com.fasterxml.jackson.databind.DeserializationContext ctxt) throws java.io.IOException {
+        public PodTemplate deserialize(
+                com.fasterxml.jackson.core.JsonParser p, com.fasterxml.jackson.databind.DeserializationContext ctxt)
+                throws java.io.IOException {
             return ctxt.readValue(p, PodTemplate.class);
         }
     }

@@ -10,19 +10,42 @@ import java.util.List;
  * has learned ({@link Warmth.History}; {@code idleNowMs}: the idle time so far of the processors
  * idle now).
  */
-public record PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now,
-        List<Processor> processors, int sweepDemand, List<Processor> gangs, Warmth.History warmth, long idleNowMs) {
+public record PoolSnapshot(
+        String type,
+        PoolSpec spec,
+        boolean draining,
+        int queued,
+        long now,
+        List<Processor> processors,
+        int sweepDemand,
+        List<Processor> gangs,
+        Warmth.History warmth,
+        long idleNowMs) {
 
-    public PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors,
-            int sweepDemand, List<Processor> gangs) {
+    public PoolSnapshot(
+            String type,
+            PoolSpec spec,
+            boolean draining,
+            int queued,
+            long now,
+            List<Processor> processors,
+            int sweepDemand,
+            List<Processor> gangs) {
         this(type, spec, draining, queued, now, processors, sweepDemand, gangs, Warmth.History.NONE, 0);
     }
 
-    public PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors) {
+    public PoolSnapshot(
+            String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors) {
         this(type, spec, draining, queued, now, processors, 0, List.of());
     }
 
-    public PoolSnapshot(String type, PoolSpec spec, boolean draining, int queued, long now, List<Processor> processors,
+    public PoolSnapshot(
+            String type,
+            PoolSpec spec,
+            boolean draining,
+            int queued,
+            long now,
+            List<Processor> processors,
             int sweepDemand) {
         this(type, spec, draining, queued, now, processors, sweepDemand, List.of());
     }

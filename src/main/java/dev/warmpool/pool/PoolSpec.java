@@ -27,41 +27,107 @@ import java.util.Map;
 public record PoolSpec(
         @Size(max = 256, message = "may have at most 256 elements")
         List<@NotNull(message = "must not contain null") @Size(max = 4096) String> command,
+
         @NotNull @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer minIdle,
+
         @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer maxSize,
-        @NotNull @Min(value = 1, message = "must be 1 second or more") @Max(value = 31_536_000, message = "must be at most a year")
+
+        @NotNull
+        @Min(value = 1, message = "must be 1 second or more")
+        @Max(value = 31_536_000, message = "must be at most a year")
         Integer idleTimeoutSeconds,
+
         @NotNull @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty String, @NotNull(message = "must not be null") String> env,
+
         String workingDir,
-        @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000, message = "must be at most 1000000")
+
+        @NotNull
+        @Min(value = 1, message = "must be 1 or more")
+        @Max(value = 1_000_000, message = "must be at most 1000000")
         Integer maxQueued,
-        @jakarta.validation.Valid @JsonDeserialize(using = PodTemplate.OnFirstUse.class) PodTemplate template,
-        @jakarta.validation.constraints.Pattern(regexp = "process|persistent", message = "must be \"process\" (a new process per job, the default) or \"persistent\" (one long-lived worker per processor)")
+
+        @jakarta.validation.Valid @JsonDeserialize(using = PodTemplate.OnFirstUse.class)
+        PodTemplate template,
+
+        @jakarta.validation.constraints.Pattern(
+                regexp = "process|persistent",
+                message =
+                        "must be \"process\" (a new process per job, the default) or \"persistent\" (one long-lived worker per processor)")
         String worker,
-        @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000_000, message = "must be at most 1000000000")
+
+        @Min(value = 1, message = "must be 1 or more")
+        @Max(value = 1_000_000_000, message = "must be at most 1000000000")
         Integer maxJobsPerProcessor,
+
         @Size(min = 1, max = 8, message = "must have 1 to 8 roles")
-        Map<@jakarta.validation.constraints.Pattern(regexp = "[a-z]([a-z0-9]{0,14})", message = "must be a role name of at most 15 lower-case letters and digits, e.g. \"worker\"") String,
-            @NotNull(message = "must not be null") @jakarta.validation.Valid GangRole> gang,
+        Map<
+                        @jakarta.validation.constraints.Pattern(
+                                regexp = "[a-z]([a-z0-9]{0,14})",
+                                message =
+                                        "must be a role name of at most 15 lower-case letters and digits, e.g. \"worker\"")
+                        String,
+                        @NotNull(message = "must not be null") @jakarta.validation.Valid GangRole>
+                gang,
+
         @Size(max = 256, message = "may have at most 256 names")
-        List<@NotNull(message = "must not contain null") @jakarta.validation.constraints.Pattern(regexp = "[A-Za-z_][A-Za-z0-9_]{0,255}\\*?", message = "must be a variable name, or a prefix ending in *, e.g. \"HF_*\"") String> jobEnv,
+        List<
+                        @NotNull(message = "must not contain null")
+                        @jakarta.validation.constraints.Pattern(
+                                regexp = "[A-Za-z_][A-Za-z0-9_]{0,255}\\*?",
+                                message = "must be a variable name, or a prefix ending in *, e.g. \"HF_*\"")
+                        String>
+                jobEnv,
+
         @Size(max = 256, message = "may have at most 256 names")
         List<@NotEmpty(message = "must be a token name or a group") @Size(max = 256) String> submitters,
-        @jakarta.validation.constraints.Pattern(regexp = "fixed|learned", message = "must be \"fixed\" (idle processors beyond minIdle are given back after idleTimeoutSeconds, the default) or \"learned\" (kept warm, given back and started ahead as the pool's demand has come and gone)")
+
+        @jakarta.validation.constraints.Pattern(
+                regexp = "fixed|learned",
+                message =
+                        "must be \"fixed\" (idle processors beyond minIdle are given back after idleTimeoutSeconds, the default) or \"learned\" (kept warm, given back and started ahead as the pool's demand has come and gone)")
         String warmth,
+
         @Size(min = 1, max = 256, message = "must have 1 to 256 elements")
         List<@NotNull(message = "must not contain null") @Size(max = 4096) String> resetCommand,
-        @Min(value = 1, message = "must be 1 second or more") @Max(value = 31_536_000, message = "must be at most a year")
+
+        @Min(value = 1, message = "must be 1 second or more")
+        @Max(value = 31_536_000, message = "must be at most a year")
         Integer maxAgeSeconds) {
 
-    public PoolSpec(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds, Map<String, String> env,
-            String workingDir, Integer maxQueued, PodTemplate template, String worker, Integer maxJobsPerProcessor,
-            Map<String, GangRole> gang, List<String> jobEnv, List<String> submitters) {
-        this(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued, template, worker, maxJobsPerProcessor,
-                gang, jobEnv, submitters, null, null, null);
+    public PoolSpec(
+            List<String> command,
+            Integer minIdle,
+            Integer maxSize,
+            Integer idleTimeoutSeconds,
+            Map<String, String> env,
+            String workingDir,
+            Integer maxQueued,
+            PodTemplate template,
+            String worker,
+            Integer maxJobsPerProcessor,
+            Map<String, GangRole> gang,
+            List<String> jobEnv,
+            List<String> submitters) {
+        this(
+                command,
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                env,
+                workingDir,
+                maxQueued,
+                template,
+                worker,
+                maxJobsPerProcessor,
+                gang,
+                jobEnv,
+                submitters,
+                null,
+                null,
+                null);
     }
 
     /**
@@ -71,12 +137,15 @@ public record PoolSpec(
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record GangRole(
-            @NotNull(message = "must say how many members play the role") @Min(value = 1, message = "must be 1 or more")
-            @Max(value = 64, message = "must be at most 64") Integer count,
+            @NotNull(message = "must say how many members play the role")
+            @Min(value = 1, message = "must be 1 or more")
+            @Max(value = 64, message = "must be at most 64")
+            Integer count,
+
             @Size(min = 1, max = 256, message = "must have 1 to 256 elements")
             List<@NotNull(message = "must not contain null") @Size(max = 4096) String> command,
-            @Size(max = 256) Map<@NotEmpty String, @NotNull(message = "must not be null") String> env) {
-    }
+
+            @Size(max = 256) Map<@NotEmpty String, @NotNull(message = "must not be null") String> env) {}
 
     /**
      * The spec with every env value (its own, its gang roles', its template's) passed through
@@ -85,12 +154,29 @@ public record PoolSpec(
     public PoolSpec withEnvValues(java.util.function.UnaryOperator<Map<String, String>> values) {
         Map<String, GangRole> roles = gang == null ? null : new java.util.TreeMap<>();
         if (gang != null) {
-            gang.forEach((name, r) -> roles.put(name, r == null ? null : new GangRole(r.count(), r.command(),
-                    r.env() == null ? null : values.apply(r.env()))));
+            gang.forEach((name, r) -> roles.put(
+                    name,
+                    r == null
+                            ? null
+                            : new GangRole(r.count(), r.command(), r.env() == null ? null : values.apply(r.env()))));
         }
-        return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env == null ? null : values.apply(env), workingDir,
-                maxQueued, template == null || template.env() == null ? template : template.withEnv(values.apply(template.env())),
-                worker, maxJobsPerProcessor, roles, jobEnv, submitters, warmth, resetCommand, maxAgeSeconds);
+        return new PoolSpec(
+                command,
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                env == null ? null : values.apply(env),
+                workingDir,
+                maxQueued,
+                template == null || template.env() == null ? template : template.withEnv(values.apply(template.env())),
+                worker,
+                maxJobsPerProcessor,
+                roles,
+                jobEnv,
+                submitters,
+                warmth,
+                resetCommand,
+                maxAgeSeconds);
     }
 
     /** The role name of a parameter server. */
@@ -116,8 +202,7 @@ public record PoolSpec(
     }
 
     /** One member of a gang: its role and its index within the role. */
-    public record Member(String role, int index) {
-    }
+    public record Member(String role, int index) {}
 
     public static final int DEFAULT_MIN_IDLE = 1;
     public static final int DEFAULT_MAX_SIZE = 4;
@@ -127,27 +212,39 @@ public record PoolSpec(
 
     /** A gang whose every role runs its own command: the pool needs none of its own. */
     public boolean rolesHaveCommands() {
-        return gang != null && !gang.isEmpty() && gang.values().stream().allMatch(r -> r != null && r.command() != null && !r.command().isEmpty());
+        return gang != null
+                && !gang.isEmpty()
+                && gang.values().stream()
+                        .allMatch(r ->
+                                r != null && r.command() != null && !r.command().isEmpty());
     }
 
     /** The spec with the defaults filled in where the request left a field out. */
     public PoolSpec withDefaults() {
-        return new PoolSpec(command == null && rolesHaveCommands() ? List.of() : command,
+        return new PoolSpec(
+                command == null && rolesHaveCommands() ? List.of() : command,
                 minIdle == null ? DEFAULT_MIN_IDLE : minIdle,
                 maxSize == null ? Math.max(DEFAULT_MAX_SIZE, minIdle == null ? 0 : minIdle) : maxSize,
                 idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,
                 env == null ? Map.of() : env,
                 workingDir == null || workingDir.isBlank() ? null : workingDir,
-                maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued, template,
-                worker == null || worker.isBlank() ? "process" : worker, maxJobsPerProcessor,
+                maxQueued == null ? DEFAULT_MAX_QUEUED : maxQueued,
+                template,
+                worker == null || worker.isBlank() ? "process" : worker,
+                maxJobsPerProcessor,
                 gang == null || gang.isEmpty() ? null : new java.util.TreeMap<>(gang),
-                jobEnv == null || jobEnv.isEmpty() ? null : jobEnv, submitters == null || submitters.isEmpty() ? null : submitters,
-                warmth == null || warmth.isBlank() ? FIXED : warmth, resetCommand, maxAgeSeconds);
+                jobEnv == null || jobEnv.isEmpty() ? null : jobEnv,
+                submitters == null || submitters.isEmpty() ? null : submitters,
+                warmth == null || warmth.isBlank() ? FIXED : warmth,
+                resetCommand,
+                maxAgeSeconds);
     }
 
     /** Whether {@code caller} (a name and its roles or groups) may submit here; admins always may. */
     public boolean admits(String name, java.util.Set<String> groups) {
-        return submitters == null || submitters.contains(name) || submitters.stream().anyMatch(groups::contains);
+        return submitters == null
+                || submitters.contains(name)
+                || submitters.stream().anyMatch(groups::contains);
     }
 
     public static final String FIXED = "fixed";

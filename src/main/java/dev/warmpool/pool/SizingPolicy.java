@@ -30,7 +30,8 @@ import java.util.Set;
 public final class SizingPolicy {
 
     /** Time limits of a processor's life, in milliseconds. */
-    public record Timing(long heartbeatTimeout, long startTimeout, long drainTimeout, long orphanGrace, Warmth.Params warmth) {
+    public record Timing(
+            long heartbeatTimeout, long startTimeout, long drainTimeout, long orphanGrace, Warmth.Params warmth) {
         public Timing(long heartbeatTimeout, long startTimeout, long drainTimeout, long orphanGrace) {
             this(heartbeatTimeout, startTimeout, drainTimeout, orphanGrace, Warmth.Params.DEFAULT);
         }
@@ -41,12 +42,10 @@ public final class SizingPolicy {
     }
 
     /** Give back an idle processor, provided it has been idle since at most {@code idleSinceAtMost}. */
-    public record Retire(String id, long idleSinceAtMost) {
-    }
+    public record Retire(String id, long idleSinceAtMost) {}
 
     /** Remove a processor that stopped answering; its job is requeued. */
-    public record Lost(String id, long heartbeatDeadline, String reason) {
-    }
+    public record Lost(String id, long heartbeatDeadline, String reason) {}
 
     /** What to do to one pool. */
     public record Plan(int start, List<Retire> retire, List<Lost> lost) {
@@ -55,8 +54,7 @@ public final class SizingPolicy {
         }
     }
 
-    private SizingPolicy() {
-    }
+    private SizingPolicy() {}
 
     /**
      * The plan for one pool. {@code running} holds the ids of the processors the runtime has; a
@@ -98,8 +96,10 @@ public final class SizingPolicy {
     static Plan planGangs(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
         List<Lost> lost = lost(s, t, running, heartbeatsSince);
         PoolSnapshot gangs = s.asGangs();
-        return new Plan(toStart(gangs, gangs.processors(), s.spec().minIdle()),
-                toRetire(gangs, gangs.processors(), s.spec().minIdle()), lost);
+        return new Plan(
+                toStart(gangs, gangs.processors(), s.spec().minIdle()),
+                toRetire(gangs, gangs.processors(), s.spec().minIdle()),
+                lost);
     }
 
     static List<Lost> lost(PoolSnapshot s, Timing t, Set<String> running, long heartbeatsSince) {
@@ -109,16 +109,22 @@ public final class SizingPolicy {
                 lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " was lost (its process is gone)"));
             } else if (p.state() == ProcessorState.STARTING) {
                 if (p.startedMillis() < s.now() - t.startTimeout()) {
-                    lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " did not start within "
-                            + t.startTimeout() / 1000 + " s"));
+                    lost.add(new Lost(
+                            p.id(),
+                            Long.MAX_VALUE,
+                            "processor " + p.id() + " did not start within " + t.startTimeout() / 1000 + " s"));
                 }
             } else if (p.state() == ProcessorState.DRAINING && p.sinceMillis() < s.now() - t.drainTimeout()) {
-                lost.add(new Lost(p.id(), Long.MAX_VALUE, "processor " + p.id() + " did not stop within "
-                        + t.drainTimeout() / 1000 + " s"));
+                lost.add(new Lost(
+                        p.id(),
+                        Long.MAX_VALUE,
+                        "processor " + p.id() + " did not stop within " + t.drainTimeout() / 1000 + " s"));
             } else if (p.heartbeatMillis() < s.now() - t.heartbeatTimeout()
                     && heartbeatsSince < s.now() - t.heartbeatTimeout()) {
-                lost.add(new Lost(p.id(), s.now() - t.heartbeatTimeout(), "processor " + p.id()
-                        + " was lost (no heartbeat for " + t.heartbeatTimeout() / 1000 + " s)"));
+                lost.add(new Lost(
+                        p.id(),
+                        s.now() - t.heartbeatTimeout(),
+                        "processor " + p.id() + " was lost (no heartbeat for " + t.heartbeatTimeout() / 1000 + " s)"));
             }
         }
         return lost;
@@ -133,8 +139,15 @@ public final class SizingPolicy {
             return s.spec().minIdle();
         }
         int demand = count(alive, ProcessorState.BUSY) + s.queued();
-        return Math.max(s.spec().minIdle(), Warmth.idleWanted(s.warmth(), demand, s.spec().maxSize(), s.now(),
-                s.spec().idleTimeoutSeconds() * 1000L, p));
+        return Math.max(
+                s.spec().minIdle(),
+                Warmth.idleWanted(
+                        s.warmth(),
+                        demand,
+                        s.spec().maxSize(),
+                        s.now(),
+                        s.spec().idleTimeoutSeconds() * 1000L,
+                        p));
     }
 
     static int toStart(PoolSnapshot s, List<Processor> alive, int idleTarget) {
@@ -156,7 +169,8 @@ public final class SizingPolicy {
                 .filter(p -> p.state() == ProcessorState.IDLE)
                 .sorted(Comparator.comparingLong(Processor::sinceMillis))
                 .toList();
-        int live = (int) alive.stream().filter(p -> p.state() != ProcessorState.DRAINING).count();
+        int live = (int)
+                alive.stream().filter(p -> p.state() != ProcessorState.DRAINING).count();
         int overMax = Math.max(0, live - s.spec().maxSize());
         int busy = count(alive, ProcessorState.BUSY);
         int keep = s.draining() ? 0 : idleTarget + Math.max(0, s.sweepDemand() - busy);

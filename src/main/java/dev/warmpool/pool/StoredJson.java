@@ -19,8 +19,7 @@ import java.util.Map;
  * here, and text that is not JSON at all is shown as a string rather than failing the read.
  */
 public final class StoredJson {
-    private StoredJson() {
-    }
+    private StoredJson() {}
 
     /** The stored JSON as a tree with non-finite numbers as strings; null for null or "". */
     public static JsonNode tree(ObjectMapper json, String s) {
@@ -31,8 +30,10 @@ public final class StoredJson {
             return finite(json.readTree(s));
         } catch (JsonProcessingException strict) {
             try {
-                return finite(json.reader().with(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).with(
-                        JsonReadFeature.ALLOW_LEADING_PLUS_SIGN_FOR_NUMBERS).readTree(s));
+                return finite(json.reader()
+                        .with(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+                        .with(JsonReadFeature.ALLOW_LEADING_PLUS_SIGN_FOR_NUMBERS)
+                        .readTree(s));
             } catch (JsonProcessingException | RuntimeException e) {
                 return TextNode.valueOf(s);
             }
@@ -77,7 +78,7 @@ public final class StoredJson {
             return TextNode.valueOf(spelling(node.doubleValue()));
         }
         if (node instanceof ObjectNode o) {
-            for (var it = o.fields(); it.hasNext();) {
+            for (var it = o.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 e.setValue(finite(e.getValue()));
             }

@@ -6,11 +6,10 @@ import java.time.format.DateTimeFormatter;
 
 /** Timestamps as the API shows them: ISO-8601 UTC with milliseconds, always. */
 public final class Times {
-    private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter ISO =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
-    private Times() {
-    }
+    private Times() {}
 
     public static String iso(long epochMillis) {
         return epochMillis <= 0 ? null : ISO.format(Instant.ofEpochMilli(epochMillis));

@@ -37,8 +37,7 @@ public final class Warmth {
     /** How much wider each bin is than the one before. */
     public static final double RATIO = 1.02;
 
-    private Warmth() {
-    }
+    private Warmth() {}
 
     /** The bin of a gap, as warmth.lua's gap_bin computes it. */
     public static int bin(long gapMs) {
@@ -83,9 +82,17 @@ public final class Warmth {
      * not, or it is in use), each level's gap counts by bin, warm and cold arrivals, and the idle
      * time of processors that stopped idling.
      */
-    public record History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs, Cached[] windows,
+    public record History(
+            int demand,
+            long[] leftAt,
+            long[][] counts,
+            long warm,
+            long cold,
+            long idleMs,
+            Cached[] windows,
             Map<String, Long> ended) {
-        public static final History NONE = new History(0, new long[LEVELS + 1], new long[LEVELS + 1][BINS + 1], 0, 0, 0);
+        public static final History NONE =
+                new History(0, new long[LEVELS + 1], new long[LEVELS + 1][BINS + 1], 0, 0, 0);
 
         public History(int demand, long[] leftAt, long[][] counts, long warm, long cold, long idleMs) {
             this(demand, leftAt, counts, warm, cold, idleMs, new Cached[LEVELS + 1], Map.of());
@@ -131,8 +138,15 @@ public final class Warmth {
                     }
                 }
             });
-            return new History(Math.max(0, (int) number(h, "d")), left, counts, number(h, "warm"), number(h, "cold"),
-                    number(h, "idleMs"), new Cached[LEVELS + 1], ended);
+            return new History(
+                    Math.max(0, (int) number(h, "d")),
+                    left,
+                    counts,
+                    number(h, "warm"),
+                    number(h, "cold"),
+                    number(h, "idleMs"),
+                    new Cached[LEVELS + 1],
+                    ended);
         }
 
         private static long number(Map<String, String> h, String k) {
@@ -159,16 +173,16 @@ public final class Warmth {
     static final class Memo {
         /** Windows kept: 64 levels of 16 learned pools; the least recently used goes first. */
         static final int SIZE = 1024;
-        private static final Map<Key, Window> WINDOWS = java.util.Collections.synchronizedMap(
-                new java.util.LinkedHashMap<>(SIZE, 0.75f, true) {
+
+        private static final Map<Key, Window> WINDOWS =
+                java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(SIZE, 0.75f, true) {
                     @Override
                     protected boolean removeEldestEntry(Map.Entry<Key, Window> eldest) {
                         return size() > SIZE;
                     }
                 });
 
-        private Memo() {
-        }
+        private Memo() {}
 
         /** The counts as (bin, count) pairs of the bins that hold gaps: a copy (a Recorder's arrays change), and small. */
         private record Key(int level, long[] gaps, Params p, long fixed) {
@@ -189,7 +203,11 @@ public final class Warmth {
 
             @Override
             public boolean equals(Object o) {
-                return o instanceof Key k && k.level == level && k.fixed == fixed && k.p.equals(p) && java.util.Arrays.equals(k.gaps, gaps);
+                return o instanceof Key k
+                        && k.level == level
+                        && k.fixed == fixed
+                        && k.p.equals(p)
+                        && java.util.Arrays.equals(k.gaps, gaps);
             }
 
             @Override
@@ -210,8 +228,7 @@ public final class Warmth {
     }
 
     /** A level's window as worked out for these parameters. */
-    public record Cached(Params params, long fixed, Window window) {
-    }
+    public record Cached(Params params, long fixed, Window window) {}
 
     /**
      * What the policy chose for one demand level: with a trusted histogram, a processor of this
@@ -418,7 +435,9 @@ public final class Warmth {
         }
 
         public History history() {
-            return new History(demand, leftAt, counts, warm, cold, idleMs, windows, Map.of()); // shared arrays: read it before the next event
+            return new History(
+                    demand, leftAt, counts, warm, cold, idleMs, windows,
+                    Map.of()); // shared arrays: read it before the next event
         }
     }
 }

@@ -4,11 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** submit_batch.lua: its arguments, and its reply: the whole batch taken, or refused whole. */
-public sealed interface BatchReply permits BatchReply.Taken, Refused.NoPool, Refused.Draining, Refused.Duplicate,
-        Refused.Full {
+public sealed interface BatchReply
+        permits BatchReply.Taken, Refused.NoPool, Refused.Draining, Refused.Duplicate, Refused.Full {
     /** {@code processors}: per job, in the request's order, the processor it went to, or "" when it was queued. */
-    record Taken(long now, List<String> processors) implements BatchReply {
-    }
+    record Taken(long now, List<String> processors) implements BatchReply {}
 
     /** ARGV after the prefix: key hash, fingerprint, ttl, n, then per job: id, priority, m, m field/value pairs. */
     static List<String> args(List<NewJob> jobs, Idempotency idem) {

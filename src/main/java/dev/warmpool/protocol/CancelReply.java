@@ -4,14 +4,11 @@ import java.util.List;
 
 /** cancel.lua: the job cancelled (and the state it was in), already ended (and how), or unknown. */
 public sealed interface CancelReply permits CancelReply.Cancelled, CancelReply.Ended, CancelReply.NoJob {
-    record Cancelled(JobState previous) implements CancelReply {
-    }
+    record Cancelled(JobState previous) implements CancelReply {}
 
-    record Ended(JobState state) implements CancelReply {
-    }
+    record Ended(JobState state) implements CancelReply {}
 
-    record NoJob() implements CancelReply {
-    }
+    record NoJob() implements CancelReply {}
 
     /** ARGV after the prefix: job id, reason (the job's error), retention seconds; the job ends CANCELLED. */
     static List<String> args(String jobId, String reason, long retentionSeconds) {

@@ -16,19 +16,57 @@ public final class EnvNames {
      * Interpreter and shell hooks: each one runs code, or chooses which code runs, at start
      * ({@code HOME} too: Python loads the user site under it, shells their rc files).
      */
-    static final Set<String> HOOKS = Set.of("PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
-            "IFS", "CDPATH", "GLOBIGNORE", "HOME", "SHELL",
-            "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONINSPECT", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
-            "PYTHONEXECUTABLE", "PYTHONWARNINGS", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
-            "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTIONS",
-            "CLASSPATH", "GCONV_PATH", "HOSTALIASES", "RESOLV_HOST_CONF", "NLSPATH",
-            "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "JULIA_LOAD_PATH", "LUA_PATH", "LUA_CPATH",
-            "GIT_SSH_COMMAND", "GIT_EXEC_PATH");
+    static final Set<String> HOOKS = Set.of(
+            "PATH",
+            "BASH_ENV",
+            "ENV",
+            "SHELLOPTS",
+            "BASHOPTS",
+            "PS4",
+            "PROMPT_COMMAND",
+            "IFS",
+            "CDPATH",
+            "GLOBIGNORE",
+            "HOME",
+            "SHELL",
+            "PYTHONPATH",
+            "PYTHONSTARTUP",
+            "PYTHONHOME",
+            "PYTHONINSPECT",
+            "PYTHONUSERBASE",
+            "PYTHONBREAKPOINT",
+            "PYTHONEXECUTABLE",
+            "PYTHONWARNINGS",
+            "PERL5OPT",
+            "PERL5LIB",
+            "PERLLIB",
+            "PERL5DB",
+            "RUBYOPT",
+            "RUBYLIB",
+            "NODE_OPTIONS",
+            "NODE_PATH",
+            "JAVA_TOOL_OPTIONS",
+            "JDK_JAVA_OPTIONS",
+            "_JAVA_OPTIONS",
+            "JAVA_OPTIONS",
+            "CLASSPATH",
+            "GCONV_PATH",
+            "HOSTALIASES",
+            "RESOLV_HOST_CONF",
+            "NLSPATH",
+            "R_PROFILE",
+            "R_PROFILE_USER",
+            "R_ENVIRON",
+            "R_ENVIRON_USER",
+            "JULIA_LOAD_PATH",
+            "LUA_PATH",
+            "LUA_CPATH",
+            "GIT_SSH_COMMAND",
+            "GIT_EXEC_PATH");
     /** Prefixes of the dynamic loaders (Linux, macOS) and of warmpool's own variables. */
     static final List<String> PREFIXES = List.of("LD_", "DYLD_", "WARMPOOL_");
 
-    private EnvNames() {
-    }
+    private EnvNames() {}
 
     /** A name that no job may set, whatever its pool lists. */
     public static boolean forbidden(String name) {

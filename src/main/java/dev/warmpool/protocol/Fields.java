@@ -8,80 +8,220 @@ import java.util.List;
  * leave in a hash to this list, so a field renamed on one side fails there.
  */
 public final class Fields {
-    private Fields() {
-    }
+    private Fields() {}
 
     /** {@link KeySchema#job}: one job (a sweep's trial too). */
     public static final class JobHash {
-        public static final String ID = "id", TYPE = "type", STATE = "state", PRIORITY = "priority", SCORE = "score",
-                ATTEMPTS = "attempts", MAX_ATTEMPTS = "maxAttempts", COMPLETIONS = "completions",
-                TIMEOUT_SECONDS = "timeoutSeconds", PROCESSOR = "processor", TOKEN = "token", ARGS = "args",
-                CONFIG = "config", ENV = "env", SUBMITTED_BY = "submittedBy", SUBMITTED_AT = "submittedAt",
-                ASSIGNED_AT = "assignedAt", STARTED_AT = "startedAt", FINISHED_AT = "finishedAt", EXIT_CODE = "exitCode",
-                METRICS = "metrics", LOG_TAIL = "logTail", ERROR = "error", PROGRESS = "progress", SWEEP = "sweep",
+        public static final String ID = "id",
+                TYPE = "type",
+                STATE = "state",
+                PRIORITY = "priority",
+                SCORE = "score",
+                ATTEMPTS = "attempts",
+                MAX_ATTEMPTS = "maxAttempts",
+                COMPLETIONS = "completions",
+                TIMEOUT_SECONDS = "timeoutSeconds",
+                PROCESSOR = "processor",
+                TOKEN = "token",
+                ARGS = "args",
+                CONFIG = "config",
+                ENV = "env",
+                SUBMITTED_BY = "submittedBy",
+                SUBMITTED_AT = "submittedAt",
+                ASSIGNED_AT = "assignedAt",
+                STARTED_AT = "startedAt",
+                FINISHED_AT = "finishedAt",
+                EXIT_CODE = "exitCode",
+                METRICS = "metrics",
+                LOG_TAIL = "logTail",
+                ERROR = "error",
+                PROGRESS = "progress",
+                SWEEP = "sweep",
                 TRIAL = "trial";
         /** When a job last joined its queue after it was stored: a sweep trial released, a job requeued (its queue wait counts from there). */
         public static final String QUEUED_AT = "queuedAt";
         /** A gang job's member outcomes: {@code member:<role>-<index>}, e.g. "SUCCEEDED (exit 0)". */
         public static final String MEMBER_PREFIX = "member:";
-        public static final List<String> ALL = List.of(ID, TYPE, STATE, PRIORITY, SCORE, ATTEMPTS, MAX_ATTEMPTS, COMPLETIONS,
-                TIMEOUT_SECONDS, PROCESSOR, TOKEN, ARGS, CONFIG, ENV, SUBMITTED_BY, SUBMITTED_AT, ASSIGNED_AT, STARTED_AT,
-                FINISHED_AT, EXIT_CODE, METRICS, LOG_TAIL, ERROR, PROGRESS, SWEEP, TRIAL, QUEUED_AT);
 
-        private JobHash() {
-        }
+        public static final List<String> ALL = List.of(
+                ID,
+                TYPE,
+                STATE,
+                PRIORITY,
+                SCORE,
+                ATTEMPTS,
+                MAX_ATTEMPTS,
+                COMPLETIONS,
+                TIMEOUT_SECONDS,
+                PROCESSOR,
+                TOKEN,
+                ARGS,
+                CONFIG,
+                ENV,
+                SUBMITTED_BY,
+                SUBMITTED_AT,
+                ASSIGNED_AT,
+                STARTED_AT,
+                FINISHED_AT,
+                EXIT_CODE,
+                METRICS,
+                LOG_TAIL,
+                ERROR,
+                PROGRESS,
+                SWEEP,
+                TRIAL,
+                QUEUED_AT);
+
+        private JobHash() {}
     }
 
     /** {@link KeySchema#processor}: one processor (a gang member too). */
     public static final class ProcessorHash {
-        public static final String ID = "id", STATE = "state", JOB = "job", TOKEN = "token", SINCE = "since",
-                HEARTBEAT = "hb", STARTED_AT = "startedAt", REGISTERED_AT = "registeredAt", PID = "pid", HOST = "host",
-                ADDRESS = "addr", GANG = "gang", ROLE = "role", RANK = "rank";
-        public static final List<String> ALL = List.of(ID, STATE, JOB, TOKEN, SINCE, HEARTBEAT, STARTED_AT, REGISTERED_AT, PID,
-                HOST, ADDRESS, GANG, ROLE, RANK);
+        public static final String ID = "id",
+                STATE = "state",
+                JOB = "job",
+                TOKEN = "token",
+                SINCE = "since",
+                HEARTBEAT = "hb",
+                STARTED_AT = "startedAt",
+                REGISTERED_AT = "registeredAt",
+                PID = "pid",
+                HOST = "host",
+                ADDRESS = "addr",
+                GANG = "gang",
+                ROLE = "role",
+                RANK = "rank";
+        public static final List<String> ALL = List.of(
+                ID,
+                STATE,
+                JOB,
+                TOKEN,
+                SINCE,
+                HEARTBEAT,
+                STARTED_AT,
+                REGISTERED_AT,
+                PID,
+                HOST,
+                ADDRESS,
+                GANG,
+                ROLE,
+                RANK);
 
-        private ProcessorHash() {
-        }
+        private ProcessorHash() {}
     }
 
     /** {@link KeySchema#gang}: one gang. */
     public static final class GangHash {
         /** {@code members}: the member ids, comma-separated; {@code lead}: the member whose end ends a job; {@code left},
          * {@code workersLeft}: members (workers) of the current job not yet ended. */
-        public static final String ID = "id", STATE = "state", JOB = "job", TOKEN = "token", SINCE = "since",
-                STARTED_AT = "startedAt", MEMBERS = "members", LEAD = "lead", LEFT = "left", WORKERS_LEFT = "workersLeft";
-        public static final List<String> ALL = List.of(ID, STATE, JOB, TOKEN, SINCE, STARTED_AT, MEMBERS, LEAD, LEFT, WORKERS_LEFT);
+        public static final String ID = "id",
+                STATE = "state",
+                JOB = "job",
+                TOKEN = "token",
+                SINCE = "since",
+                STARTED_AT = "startedAt",
+                MEMBERS = "members",
+                LEAD = "lead",
+                LEFT = "left",
+                WORKERS_LEFT = "workersLeft";
 
-        private GangHash() {
-        }
+        public static final List<String> ALL =
+                List.of(ID, STATE, JOB, TOKEN, SINCE, STARTED_AT, MEMBERS, LEAD, LEFT, WORKERS_LEFT);
+
+        private GangHash() {}
     }
 
     /** {@link KeySchema#pool}: a pool's spec as PUT, and what the scripts read of it without parsing it. */
     public static final class PoolHash {
-        public static final String SPEC = "spec", STATE = "state", MIN_IDLE = "minIdle", MAX_SIZE = "maxSize",
-                IDLE_TIMEOUT_MS = "idleTimeoutMs", COMMAND = "command", ENV = "env", MAX_QUEUED = "maxQueued", GANG = "gang",
-                SWEEP_DEMAND = "sweepDemand", CREATED_AT = "createdAt", UPDATED_AT = "updatedAt";
-        public static final List<String> ALL = List.of(SPEC, STATE, MIN_IDLE, MAX_SIZE, IDLE_TIMEOUT_MS, COMMAND, ENV, MAX_QUEUED,
-                GANG, SWEEP_DEMAND, CREATED_AT, UPDATED_AT);
+        public static final String SPEC = "spec",
+                STATE = "state",
+                MIN_IDLE = "minIdle",
+                MAX_SIZE = "maxSize",
+                IDLE_TIMEOUT_MS = "idleTimeoutMs",
+                COMMAND = "command",
+                ENV = "env",
+                MAX_QUEUED = "maxQueued",
+                GANG = "gang",
+                SWEEP_DEMAND = "sweepDemand",
+                CREATED_AT = "createdAt",
+                UPDATED_AT = "updatedAt";
+        public static final List<String> ALL = List.of(
+                SPEC,
+                STATE,
+                MIN_IDLE,
+                MAX_SIZE,
+                IDLE_TIMEOUT_MS,
+                COMMAND,
+                ENV,
+                MAX_QUEUED,
+                GANG,
+                SWEEP_DEMAND,
+                CREATED_AT,
+                UPDATED_AT);
 
-        private PoolHash() {
-        }
+        private PoolHash() {}
     }
 
     /** {@link KeySchema#sweep}: one sweep, its settings and its counts. */
     public static final class SweepHash {
-        public static final String ID = "id", TYPE = "type", STATE = "state", SPEC = "spec", PARALLELISM = "parallelism",
-                METRIC = "metric", GOAL = "goal", MAX_FAILED_TRIALS = "maxFailedTrials", EARLY_STOPPING = "earlyStopping",
-                MIN_STEPS = "minSteps", MIN_TRIALS = "minTrials", SUBMITTED_BY = "submittedBy", CREATED_AT = "createdAt",
-                FINISHED_AT = "finishedAt", ERROR = "error", TOTAL = "total", DEMAND = "demand", ACTIVE = "active", DONE = "done",
-                SUCCEEDED = "succeeded", FAILED = "failed", CANCELLED = "cancelled", EARLY_STOPPED = "earlyStopped",
-                BEST_TRIAL = "bestTrial", BEST_VALUE = "bestValue", WARNINGS = "warnings", OBJECTIVE_SEEN = "objectiveSeen",
+        public static final String ID = "id",
+                TYPE = "type",
+                STATE = "state",
+                SPEC = "spec",
+                PARALLELISM = "parallelism",
+                METRIC = "metric",
+                GOAL = "goal",
+                MAX_FAILED_TRIALS = "maxFailedTrials",
+                EARLY_STOPPING = "earlyStopping",
+                MIN_STEPS = "minSteps",
+                MIN_TRIALS = "minTrials",
+                SUBMITTED_BY = "submittedBy",
+                CREATED_AT = "createdAt",
+                FINISHED_AT = "finishedAt",
+                ERROR = "error",
+                TOTAL = "total",
+                DEMAND = "demand",
+                ACTIVE = "active",
+                DONE = "done",
+                SUCCEEDED = "succeeded",
+                FAILED = "failed",
+                CANCELLED = "cancelled",
+                EARLY_STOPPED = "earlyStopped",
+                BEST_TRIAL = "bestTrial",
+                BEST_VALUE = "bestValue",
+                WARNINGS = "warnings",
+                OBJECTIVE_SEEN = "objectiveSeen",
                 OBJECTIVE_MISSING = "objectiveMissing";
-        public static final List<String> ALL = List.of(ID, TYPE, STATE, SPEC, PARALLELISM, METRIC, GOAL, MAX_FAILED_TRIALS,
-                EARLY_STOPPING, MIN_STEPS, MIN_TRIALS, SUBMITTED_BY, CREATED_AT, FINISHED_AT, ERROR, TOTAL, DEMAND, ACTIVE, DONE,
-                SUCCEEDED, FAILED, CANCELLED, EARLY_STOPPED, BEST_TRIAL, BEST_VALUE, WARNINGS, OBJECTIVE_SEEN, OBJECTIVE_MISSING);
+        public static final List<String> ALL = List.of(
+                ID,
+                TYPE,
+                STATE,
+                SPEC,
+                PARALLELISM,
+                METRIC,
+                GOAL,
+                MAX_FAILED_TRIALS,
+                EARLY_STOPPING,
+                MIN_STEPS,
+                MIN_TRIALS,
+                SUBMITTED_BY,
+                CREATED_AT,
+                FINISHED_AT,
+                ERROR,
+                TOTAL,
+                DEMAND,
+                ACTIVE,
+                DONE,
+                SUCCEEDED,
+                FAILED,
+                CANCELLED,
+                EARLY_STOPPED,
+                BEST_TRIAL,
+                BEST_VALUE,
+                WARNINGS,
+                OBJECTIVE_SEEN,
+                OBJECTIVE_MISSING);
 
-        private SweepHash() {
-        }
+        private SweepHash() {}
     }
 }

@@ -8,14 +8,11 @@ import java.util.List;
  * processor's now (fenced).
  */
 public sealed interface HeartbeatReply permits HeartbeatReply.Alive, HeartbeatReply.Unknown, HeartbeatReply.Fenced {
-    record Alive(ProcessorState state) implements HeartbeatReply {
-    }
+    record Alive(ProcessorState state) implements HeartbeatReply {}
 
-    record Unknown() implements HeartbeatReply {
-    }
+    record Unknown() implements HeartbeatReply {}
 
-    record Fenced() implements HeartbeatReply {
-    }
+    record Fenced() implements HeartbeatReply {}
 
     /** ARGV after the prefix: processor id, the job it runs and that assignment's token ("" and "" when idle). */
     static List<String> args(String processorId, String jobId, String token) {

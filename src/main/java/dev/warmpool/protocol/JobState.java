@@ -9,7 +9,14 @@ package dev.warmpool.protocol;
  */
 public enum JobState {
     /** PENDING: a sweep's trial held back by the sweep's parallelism. */
-    PENDING, QUEUED, ASSIGNED, RUNNING, SUCCEEDED, FAILED, CANCELLED, TIMED_OUT,
+    PENDING,
+    QUEUED,
+    ASSIGNED,
+    RUNNING,
+    SUCCEEDED,
+    FAILED,
+    CANCELLED,
+    TIMED_OUT,
     /** A sweep's trial stopped by the median rule. */
     EARLY_STOPPED;
 

@@ -18,8 +18,7 @@ public final class KeySchema {
     /** HASH: each pool's agent ACL password (the manager's alone). */
     public static final String AGENTS = "wp:agents";
 
-    private KeySchema() {
-    }
+    private KeySchema() {}
 
     /**
      * STRING: a dashboard session, named by the SHA-256 of the cookie's random value and holding
@@ -181,9 +180,32 @@ public final class KeySchema {
     /** Every key, as docs/redis-keys.md writes it ({@code wp:{type}:proc:{id}}). */
     public static List<String> patterns() {
         String t = "type";
-        return List.of(POOLS, pool(t), processors(t), processor(t, "{id}"), inbox(t, "{id}"), idle(t), queue(t), jobs(t), warmth(t),
-                job(t, "{jobId}"), jobEvents(t, "{jobId}"), sequence(t), demand(t), idempotency(t, "{sha256}"), gangs(t), gang(t, "{id}"), sweeps(t),
-                sweep(t, "{id}"), sweepTrials(t, "{id}"), sweepPending(t, "{id}"), sweepTrial(t, "{id}", "{jobId}"),
-                sweepAt(t, "{id}", "{step}"), sweepSteps(t, "{id}"), AGENTS, RECONCILE_LOCK, uiSession("{sha256}"));
+        return List.of(
+                POOLS,
+                pool(t),
+                processors(t),
+                processor(t, "{id}"),
+                inbox(t, "{id}"),
+                idle(t),
+                queue(t),
+                jobs(t),
+                warmth(t),
+                job(t, "{jobId}"),
+                jobEvents(t, "{jobId}"),
+                sequence(t),
+                demand(t),
+                idempotency(t, "{sha256}"),
+                gangs(t),
+                gang(t, "{id}"),
+                sweeps(t),
+                sweep(t, "{id}"),
+                sweepTrials(t, "{id}"),
+                sweepPending(t, "{id}"),
+                sweepTrial(t, "{id}", "{jobId}"),
+                sweepAt(t, "{id}", "{step}"),
+                sweepSteps(t, "{id}"),
+                AGENTS,
+                RECONCILE_LOCK,
+                uiSession("{sha256}"));
     }
 }

@@ -10,7 +10,10 @@ public record ListJobsReply(List<Map<String, String>> jobs) {
 
     /** ARGV after the prefix: state or "", limit, most index entries to scan, sweep id or "". */
     public static List<String> args(JobState state, int limit, String sweepId) {
-        return List.of(state == null ? "" : state.name(), Integer.toString(limit), Integer.toString(SCAN_BUDGET),
+        return List.of(
+                state == null ? "" : state.name(),
+                Integer.toString(limit),
+                Integer.toString(SCAN_BUDGET),
                 sweepId == null ? "" : sweepId);
     }
 

@@ -9,11 +9,9 @@ import java.util.List;
  * to run (the agent then stops sending that job's lines).
  */
 public sealed interface LogReply permits LogReply.Appended, LogReply.Stale {
-    record Appended() implements LogReply {
-    }
+    record Appended() implements LogReply {}
 
-    record Stale(String reason) implements LogReply {
-    }
+    record Stale(String reason) implements LogReply {}
 
     /** ARGV after the prefix: processor id, job id, token, the stream's cap (entries, about), then the lines. */
     static List<String> args(String processorId, String jobId, String token, int cap, List<String> lines) {

@@ -8,11 +8,9 @@ import java.util.List;
  * nothing was requeued); or alive, when it beat after the deadline.
  */
 public sealed interface LostReply permits LostReply.Lost, LostReply.Alive {
-    record Lost(String jobId, JobState jobState) implements LostReply {
-    }
+    record Lost(String jobId, JobState jobState) implements LostReply {}
 
-    record Alive() implements LostReply {
-    }
+    record Alive() implements LostReply {}
 
     /** ARGV after the prefix: processor id, heartbeat deadline (epoch ms), reason, retention seconds. */
     static List<String> args(String processorId, long heartbeatDeadline, String reason, long retentionSeconds) {

@@ -4,8 +4,7 @@ import java.util.List;
 
 /** pool_delete.lua: the pool draining, with how many queued jobs it cancelled and idle processors it retired; or no such pool. */
 public sealed interface PoolDeleteReply permits PoolDeleteReply.Drained, Refused.NoPool {
-    record Drained(long cancelled, long retired) implements PoolDeleteReply {
-    }
+    record Drained(long cancelled, long retired) implements PoolDeleteReply {}
 
     /** ARGV after the prefix: reason (the cancelled jobs' error), retention seconds. */
     static List<String> args(String reason, long retentionSeconds) {

@@ -7,16 +7,32 @@ import java.util.List;
  * plain one or back (its processors could not follow).
  */
 public enum PoolPutReply {
-    CREATED, UPDATED, GANG_CHANGE;
+    CREATED,
+    UPDATED,
+    GANG_CHANGE;
 
     /**
      * ARGV after the prefix: the spec as PUT (JSON), then the fields scripts read without parsing
      * it: minIdle, maxSize, idle timeout (ms), command (JSON), env (JSON), maxQueued, gang ("1" or "").
      */
-    public static List<String> args(String specJson, int minIdle, int maxSize, long idleTimeoutMillis, String commandJson,
-            String envJson, int maxQueued, boolean gang) {
-        return List.of(specJson, Integer.toString(minIdle), Integer.toString(maxSize), Long.toString(idleTimeoutMillis),
-                commandJson, envJson, Integer.toString(maxQueued), gang ? "1" : "");
+    public static List<String> args(
+            String specJson,
+            int minIdle,
+            int maxSize,
+            long idleTimeoutMillis,
+            String commandJson,
+            String envJson,
+            int maxQueued,
+            boolean gang) {
+        return List.of(
+                specJson,
+                Integer.toString(minIdle),
+                Integer.toString(maxSize),
+                Long.toString(idleTimeoutMillis),
+                commandJson,
+                envJson,
+                Integer.toString(maxQueued),
+                gang ? "1" : "");
     }
 
     public static PoolPutReply decode(Object raw) {

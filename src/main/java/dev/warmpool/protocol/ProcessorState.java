@@ -5,7 +5,11 @@ package dev.warmpool.protocol;
  * goes to LOST (and is removed) when its heartbeat is stale. The scripts alone move processors.
  */
 public enum ProcessorState {
-    STARTING, IDLE, BUSY, DRAINING, LOST;
+    STARTING,
+    IDLE,
+    BUSY,
+    DRAINING,
+    LOST;
 
     public static ProcessorState parse(String s) {
         return s == null || s.isEmpty() ? LOST : valueOf(s);

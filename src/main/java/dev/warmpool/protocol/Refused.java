@@ -7,18 +7,14 @@ import java.util.List;
  * created something before (with that request's fingerprint), or the queue is full.
  */
 public sealed interface Refused permits Refused.NoPool, Refused.Draining, Refused.Duplicate, Refused.Full {
-    record NoPool() implements Refused, SubmitReply, BatchReply, SweepPutReply, PoolDeleteReply {
-    }
+    record NoPool() implements Refused, SubmitReply, BatchReply, SweepPutReply, PoolDeleteReply {}
 
-    record Draining() implements Refused, SubmitReply, BatchReply, SweepPutReply {
-    }
+    record Draining() implements Refused, SubmitReply, BatchReply, SweepPutReply {}
 
     /** {@code first}: what the key created (a job id, a batch's ids joined by commas, a sweep id). */
-    record Duplicate(String first, String fingerprint) implements Refused, SubmitReply, BatchReply, SweepPutReply {
-    }
+    record Duplicate(String first, String fingerprint) implements Refused, SubmitReply, BatchReply, SweepPutReply {}
 
-    record Full(long queued) implements Refused, SubmitReply, BatchReply {
-    }
+    record Full(long queued) implements Refused, SubmitReply, BatchReply {}
 
     /** The refusal in a script's reply ({@code 'NOPOOL'}, {@code {'DUPLICATE', id, fp}}, ...), or null when it took the work. */
     static Refused decode(Object raw) {

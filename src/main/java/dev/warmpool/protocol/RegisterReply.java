@@ -8,14 +8,11 @@ import java.util.List;
  * this member (after Redis lost its data), both of which end the agent.
  */
 public sealed interface RegisterReply permits RegisterReply.Registered, RegisterReply.NoPool, RegisterReply.NoGang {
-    record Registered(String state, String jobId, String specJson) implements RegisterReply {
-    }
+    record Registered(String state, String jobId, String specJson) implements RegisterReply {}
 
-    record NoPool() implements RegisterReply {
-    }
+    record NoPool() implements RegisterReply {}
 
-    record NoGang() implements RegisterReply {
-    }
+    record NoGang() implements RegisterReply {}
 
     /** ARGV after the prefix: processor id, OS pid, host, address ("" or host:port, a gang member's). */
     static List<String> args(String processorId, long osPid, String host, String address) {

@@ -6,8 +6,7 @@ import java.util.Map;
 
 /** Reading script replies in their plain-Java form (String, List, null). */
 public final class Replies {
-    private Replies() {
-    }
+    private Replies() {}
 
     @SuppressWarnings("unchecked")
     public static List<Object> list(Object reply) {

@@ -8,22 +8,31 @@ import java.util.List;
  * or stale, when the assignment moved on.
  */
 public sealed interface ReportReply permits ReportReply.Recorded, ReportReply.Stop, ReportReply.Stale {
-    record Recorded() implements ReportReply {
-    }
+    record Recorded() implements ReportReply {}
 
-    record Stop(String reason) implements ReportReply {
-    }
+    record Stop(String reason) implements ReportReply {}
 
-    record Stale(String reason) implements ReportReply {
-    }
+    record Stale(String reason) implements ReportReply {}
 
     /**
      * ARGV after the prefix: processor id, job id, token, step, metrics JSON, retention seconds,
      * the cap of the job's event stream, which the report joins (entries, about).
      */
-    static List<String> args(String processorId, String jobId, String token, long step, String metricsJson,
-            long retentionSeconds, int eventsCap) {
-        return List.of(processorId, jobId, token, Long.toString(step), metricsJson, Long.toString(retentionSeconds),
+    static List<String> args(
+            String processorId,
+            String jobId,
+            String token,
+            long step,
+            String metricsJson,
+            long retentionSeconds,
+            int eventsCap) {
+        return List.of(
+                processorId,
+                jobId,
+                token,
+                Long.toString(step),
+                metricsJson,
+                Long.toString(retentionSeconds),
                 Integer.toString(Math.max(eventsCap, 1)));
     }
 

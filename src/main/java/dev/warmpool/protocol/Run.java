@@ -7,17 +7,29 @@ import java.util.List;
  * in one reply: the job's args, config and env (JSON), its timeout, the pool's command, env and
  * spec (JSON), and for a gang member its role and the members' addresses (JSON, else "").
  */
-public record Run(String argsJson, String configJson, String envJson, long timeoutSeconds, String commandJson,
-        String poolEnvJson, String specJson, String gangJson) {
+public record Run(
+        String argsJson,
+        String configJson,
+        String envJson,
+        long timeoutSeconds,
+        String commandJson,
+        String poolEnvJson,
+        String specJson,
+        String gangJson) {
 
     /** The run that starts at {@code r.get(from)}, which says {@code RUN} (lib/jobs.lua's run_reply). */
     static Run decode(List<Object> r, int from) {
         if (!"RUN".equals(Replies.string(r.get(from)))) {
             throw new IllegalStateException("not a run reply: " + r);
         }
-        return new Run(Replies.string(r.get(from + 1)), Replies.string(r.get(from + 2)), Replies.string(r.get(from + 3)),
-                Long.parseLong(Replies.string(r.get(from + 4))), Replies.string(r.get(from + 5)),
-                Replies.string(r.get(from + 6)), Replies.string(r.get(from + 7)),
+        return new Run(
+                Replies.string(r.get(from + 1)),
+                Replies.string(r.get(from + 2)),
+                Replies.string(r.get(from + 3)),
+                Long.parseLong(Replies.string(r.get(from + 4))),
+                Replies.string(r.get(from + 5)),
+                Replies.string(r.get(from + 6)),
+                Replies.string(r.get(from + 7)),
                 r.size() > from + 8 ? Replies.string(r.get(from + 8)) : "");
     }
 }

@@ -18,12 +18,36 @@ import java.util.List;
  * runs the very same scripts.
  */
 public enum Script {
-    POOL_PUT, POOL_DELETE, POOL_GC, SUBMIT, SUBMIT_BATCH, CANCEL, REGISTER, HEARTBEAT, START, FINISH, DEREGISTER,
-    SPAWN, SPAWN_GANG, RETIRE, LOST, SNAPSHOT, STATS, LIST_JOBS, REPORT, LOG, SWEEP_PUT, SWEEP_GET, SWEEP_LIST, SWEEP_CANCEL;
+    POOL_PUT,
+    POOL_DELETE,
+    POOL_GC,
+    SUBMIT,
+    SUBMIT_BATCH,
+    CANCEL,
+    REGISTER,
+    HEARTBEAT,
+    START,
+    FINISH,
+    DEREGISTER,
+    SPAWN,
+    SPAWN_GANG,
+    RETIRE,
+    LOST,
+    SNAPSHOT,
+    STATS,
+    LIST_JOBS,
+    REPORT,
+    LOG,
+    SWEEP_PUT,
+    SWEEP_GET,
+    SWEEP_LIST,
+    SWEEP_CANCEL;
 
     /** The helpers, in the order they are put in front of a script. */
     public static final List<String> LIB = List.of("core", "idempotency", "warmth", "jobs", "gang", "dispatch", "ends");
-    private static final java.util.regex.Pattern INCLUDE = java.util.regex.Pattern.compile("(?m)^--- @include \"([a-z]+)\"$");
+
+    private static final java.util.regex.Pattern INCLUDE =
+            java.util.regex.Pattern.compile("(?m)^--- @include \"([a-z]+)\"$");
 
     // read and hashed on first use, not all 22 at class initialisation: an agent uses six of
     // them, and hashing them all (each with its helpers in front) took about 20 ms of its start
@@ -103,7 +127,8 @@ public enum Script {
 
     private static String sha1(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -6,8 +6,7 @@ import java.util.List;
 /** spawn_gang.lua: a gang and its members recorded as STARTING; not when the pool is full or draining. */
 public record SpawnGangReply(boolean recorded) {
     /** One member to start: its processor id, its role, its index within the role. */
-    public record Member(String id, String role, int index) {
-    }
+    public record Member(String id, String role, int index) {}
 
     /** ARGV after the prefix: gang id, then per member: id, role, index. */
     public static List<String> args(String gangId, List<Member> members) {

@@ -12,17 +12,22 @@ import java.util.Map;
  */
 public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
     /** End states, as end_job counts them ({@code e:<STATE>}). */
-    List<String> ENDS = java.util.Arrays.stream(JobState.values()).filter(JobState::ended).map(Enum::name).toList();
+    List<String> ENDS = java.util.Arrays.stream(JobState.values())
+            .filter(JobState::ended)
+            .map(Enum::name)
+            .toList();
 
     /**
      * Upper bounds (ms) of the queue-wait and run-time buckets: lib/warmth.lua's TIMING_BOUNDS
      * (a bucket past the last holds the longer ones). ScriptContractTests holds the two equal.
      */
-    List<Long> BOUNDS_MS = List.of(5L, 10L, 25L, 50L, 100L, 250L, 500L, 1000L, 2500L, 5000L, 10000L, 30000L, 60000L,
-            300000L, 900000L, 3600000L);
+    List<Long> BOUNDS_MS = List.of(
+            5L, 10L, 25L, 50L, 100L, 250L, 500L, 1000L, 2500L, 5000L, 10000L, 30000L, 60000L, 300000L, 900000L,
+            3600000L);
 
     /** A histogram in the warmth hash: its field prefix ({@code qw:} queue wait, {@code rt:} run time). */
     String QUEUE_WAIT = "qw:";
+
     String RUN_TIME = "rt:";
 
     List<String> FIELDS = fields();
@@ -41,11 +46,22 @@ public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
     }
 
     /** A histogram: per bucket the count (not cumulative; the last past every bound), the count and sum of all. */
-    record Histogram(long[] buckets, long count, long sumMs) {
-    }
+    record Histogram(long[] buckets, long count, long sumMs) {}
 
-    record Pool(int starting, int idle, int busy, int draining, int queued, long idleNowMs, long warm, long cold,
-            long idleMs, Map<String, Long> ended, Histogram queueWait, Histogram run) implements StatsReply {
+    record Pool(
+            int starting,
+            int idle,
+            int busy,
+            int draining,
+            int queued,
+            long idleNowMs,
+            long warm,
+            long cold,
+            long idleMs,
+            Map<String, Long> ended,
+            Histogram queueWait,
+            Histogram run)
+            implements StatsReply {
         /** Processors by state, in ProcessorState's lower-case names. */
         public Map<String, Integer> processors() {
             Map<String, Integer> m = new LinkedHashMap<>();
@@ -57,8 +73,7 @@ public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
         }
     }
 
-    record NoPool() implements StatsReply {
-    }
+    record NoPool() implements StatsReply {}
 
     static List<String> args() {
         return FIELDS;
@@ -75,9 +90,19 @@ public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
         }
         Map<String, Long> ended = new LinkedHashMap<>();
         ENDS.forEach(e -> ended.put(e, read.get("e:" + e)));
-        return new Pool((int) number(v.get(0)), (int) number(v.get(1)), (int) number(v.get(2)), (int) number(v.get(3)),
-                (int) number(v.get(4)), number(v.get(5)), read.get("warm"), read.get("cold"), read.get("idleMs"), ended,
-                histogram(read, QUEUE_WAIT), histogram(read, RUN_TIME));
+        return new Pool(
+                (int) number(v.get(0)),
+                (int) number(v.get(1)),
+                (int) number(v.get(2)),
+                (int) number(v.get(3)),
+                (int) number(v.get(4)),
+                number(v.get(5)),
+                read.get("warm"),
+                read.get("cold"),
+                read.get("idleMs"),
+                ended,
+                histogram(read, QUEUE_WAIT),
+                histogram(read, RUN_TIME));
     }
 
     private static Histogram histogram(Map<String, Long> read, String prefix) {

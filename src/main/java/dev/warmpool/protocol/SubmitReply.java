@@ -7,14 +7,17 @@ import java.util.List;
  * submit.lua: its arguments, and its reply: the job went to an idle processor (or gang), it
  * waits in the queue, or it was refused and nothing is stored.
  */
-public sealed interface SubmitReply permits SubmitReply.Assigned, SubmitReply.Queued, Refused.NoPool, Refused.Draining,
-        Refused.Duplicate, Refused.Full {
+public sealed interface SubmitReply
+        permits SubmitReply.Assigned,
+                SubmitReply.Queued,
+                Refused.NoPool,
+                Refused.Draining,
+                Refused.Duplicate,
+                Refused.Full {
     /** {@code now}: the Redis clock (ms) at the submit. */
-    record Assigned(String processor, long now) implements SubmitReply {
-    }
+    record Assigned(String processor, long now) implements SubmitReply {}
 
-    record Queued(long queueLength, long now) implements SubmitReply {
-    }
+    record Queued(long queueLength, long now) implements SubmitReply {}
 
     /** ARGV after the prefix: job id, priority, key hash, fingerprint, ttl, then the job's field/value pairs. */
     static List<String> args(NewJob job, Idempotency idem) {
@@ -35,7 +38,8 @@ public sealed interface SubmitReply permits SubmitReply.Assigned, SubmitReply.Qu
         }
         List<Object> r = Replies.list(raw);
         long now = Long.parseLong(Replies.string(r.get(2)));
-        return "ASSIGNED".equals(Replies.string(r.get(0))) ? new Assigned(Replies.string(r.get(1)), now)
+        return "ASSIGNED".equals(Replies.string(r.get(0)))
+                ? new Assigned(Replies.string(r.get(1)), now)
                 : new Queued(Long.parseLong(Replies.string(r.get(1))), now);
     }
 }

@@ -3,15 +3,13 @@ package dev.warmpool.protocol;
 import java.util.List;
 
 /** sweep_cancel.lua: the sweep cancelled (its open trials with it), already ended (and how), or unknown. */
-public sealed interface SweepCancelReply permits SweepCancelReply.Cancelled, SweepCancelReply.Ended, SweepCancelReply.NoSweep {
-    record Cancelled() implements SweepCancelReply {
-    }
+public sealed interface SweepCancelReply
+        permits SweepCancelReply.Cancelled, SweepCancelReply.Ended, SweepCancelReply.NoSweep {
+    record Cancelled() implements SweepCancelReply {}
 
-    record Ended(String state) implements SweepCancelReply {
-    }
+    record Ended(String state) implements SweepCancelReply {}
 
-    record NoSweep() implements SweepCancelReply {
-    }
+    record NoSweep() implements SweepCancelReply {}
 
     /** ARGV after the prefix: sweep id, reason, retention seconds. */
     static List<String> args(String sweepId, String reason, long retentionSeconds) {

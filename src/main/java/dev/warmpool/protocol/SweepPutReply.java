@@ -5,16 +5,21 @@ import java.util.List;
 import java.util.Map;
 
 /** sweep_put.lua: its arguments, and its reply: the sweep and its trials stored, or refused. */
-public sealed interface SweepPutReply permits SweepPutReply.Created, Refused.NoPool, Refused.Draining, Refused.Duplicate {
-    record Created(long total, long now) implements SweepPutReply {
-    }
+public sealed interface SweepPutReply
+        permits SweepPutReply.Created, Refused.NoPool, Refused.Draining, Refused.Duplicate {
+    record Created(long total, long now) implements SweepPutReply {}
 
     /**
      * ARGV after the prefix: sweep id, key hash, fingerprint, ttl, the trials' priority, n and the
      * sweep's n field/value pairs, m and the m pairs every trial shares, then per trial: id, config JSON.
      */
-    static List<String> args(String sweepId, Idempotency idem, int priority, Map<String, String> sweep,
-            Map<String, String> shared, Map<String, String> trials) {
+    static List<String> args(
+            String sweepId,
+            Idempotency idem,
+            int priority,
+            Map<String, String> sweep,
+            Map<String, String> shared,
+            Map<String, String> trials) {
         List<String> args = new ArrayList<>(8 + 2 * (sweep.size() + shared.size() + trials.size()));
         args.add(sweepId);
         args.add(idem.keyHash());

@@ -3,12 +3,12 @@ package dev.warmpool.reconcile;
 import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.metrics.PoolMetrics;
-import dev.warmpool.protocol.LostReply;
-import dev.warmpool.protocol.SpawnGangReply;
-import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.SizingPolicy;
+import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;
 import io.quarkus.runtime.ShutdownEvent;
@@ -19,8 +19,8 @@ import jakarta.enterprise.event.Observes;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -70,12 +70,14 @@ public class Reconciler implements dev.warmpool.service.Demand {
     private final AtomicBoolean pending = new AtomicBoolean();
     /** When a pass last failed (manager clock): heartbeats missed around then do not count. */
     private volatile long lastFailure;
+
     private volatile long lastPassEnd;
     private volatile long passStartedAt;
     private volatile Thread passThread;
     private static final long STUCK_MILLIS = 30_000;
     /** Pool names whose pool hash this manager found missing, and since when (manager clock). */
     private final Map<String, Long> missingSince = new java.util.concurrent.ConcurrentHashMap<>();
+
     static final long MISSING_GRACE_MILLIS = 10_000;
     /** Processes the runtime has and Redis does not, and since when (manager clock). */
     private final Map<String, Long> unknownSince = new HashMap<>();
@@ -84,28 +86,40 @@ public class Reconciler implements dev.warmpool.service.Demand {
 
     private final dev.warmpool.store.AgentUsers agentUsers;
 
-    public Reconciler(PoolStore store, ProcessorRuntime runtime, WarmpoolConfig config,
-            dev.warmpool.store.AgentUsers agentUsers, PoolMetrics metrics) {
+    public Reconciler(
+            PoolStore store,
+            ProcessorRuntime runtime,
+            WarmpoolConfig config,
+            dev.warmpool.store.AgentUsers agentUsers,
+            PoolMetrics metrics) {
         this.agentUsers = agentUsers;
         this.metrics = metrics;
         this.store = store;
         this.runtime = runtime;
         this.config = config;
-        this.timing = new SizingPolicy.Timing(config.heartbeat().timeout().toMillis(),
-                config.reconcile().startTimeout().toMillis(), config.reconcile().drainTimeout().toMillis(),
-                config.reconcile().orphanGrace().orElse(config.heartbeat().timeout()).toMillis(),
+        this.timing = new SizingPolicy.Timing(
+                config.heartbeat().timeout().toMillis(),
+                config.reconcile().startTimeout().toMillis(),
+                config.reconcile().drainTimeout().toMillis(),
+                config.reconcile()
+                        .orphanGrace()
+                        .orElse(config.heartbeat().timeout())
+                        .toMillis(),
                 dev.warmpool.config.WarmthParams.of(config));
         runtime.onChange(this::nudge);
     }
 
-    @Scheduled(every = "${warmpool.reconcile.interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(
+            every = "${warmpool.reconcile.interval}",
+            delayed = "1s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void everyInterval() {
         Thread t = passThread;
         long started = passStartedAt;
         if (t != null && started > 0 && System.currentTimeMillis() - started > STUCK_MILLIS) {
             // a pass should take milliseconds; say where one hangs, so it can be found and fixed
-            RuntimeException where = new RuntimeException("reconcile pass running for "
-                    + (System.currentTimeMillis() - started) / 1000 + " s");
+            RuntimeException where = new RuntimeException(
+                    "reconcile pass running for " + (System.currentTimeMillis() - started) / 1000 + " s");
             where.setStackTrace(t.getStackTrace());
             LOG.warn(where.getMessage(), where);
         }
@@ -119,10 +133,13 @@ public class Reconciler implements dev.warmpool.service.Demand {
     public void nudge() {
         if (pending.compareAndSet(false, true)) {
             long wait = Math.max(0, lastPassEnd + MIN_GAP_MILLIS - System.currentTimeMillis());
-            worker.schedule(() -> {
-                pending.set(false);
-                runPass();
-            }, wait, TimeUnit.MILLISECONDS);
+            worker.schedule(
+                    () -> {
+                        pending.set(false);
+                        runPass();
+                    },
+                    wait,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -186,8 +203,10 @@ public class Reconciler implements dev.warmpool.service.Demand {
             PoolSnapshot s = snapshot.get();
             metrics.saw(s);
             queued += s.queued();
-            Set<String> ofPool = running.stream().filter(r -> r.type().equals(type))
-                    .map(ProcessorRuntime.Running::processorId).collect(Collectors.toSet());
+            Set<String> ofPool = running.stream()
+                    .filter(r -> r.type().equals(type))
+                    .map(ProcessorRuntime.Running::processorId)
+                    .collect(Collectors.toSet());
             SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, ofPool, heartbeatsSince);
             s.processors().forEach(p -> known.add(type + "/" + p.id()));
             if (agentUsers.enabled() && !s.processors().isEmpty()) {
@@ -198,7 +217,8 @@ public class Reconciler implements dev.warmpool.service.Demand {
             lost += applyLost(type, plan);
             retired += applyRetire(type, plan);
             started += applyStart(s, plan, known);
-            if (s.draining() && store.collectPool(type, retentionSeconds()).await().atMost(CALL)) {
+            if (s.draining()
+                    && store.collectPool(type, retentionSeconds()).await().atMost(CALL)) {
                 LOG.infof("pool %s drained and removed", type);
                 runtime.poolRemoved(type);
                 metrics.removed(type);
@@ -220,8 +240,11 @@ public class Reconciler implements dev.warmpool.service.Demand {
         Map<String, Optional<PoolSnapshot>> out = new HashMap<>();
         for (int from = 0; from < types.size(); from += SNAPSHOTS_AT_ONCE) {
             List<String> chunk = types.subList(from, Math.min(types.size(), from + SNAPSHOTS_AT_ONCE));
-            List<Optional<PoolSnapshot>> got = Uni.join().all(chunk.stream().map(store::snapshot).toList())
-                    .andFailFast().await().atMost(CALL);
+            List<Optional<PoolSnapshot>> got = Uni.join()
+                    .all(chunk.stream().map(store::snapshot).toList())
+                    .andFailFast()
+                    .await()
+                    .atMost(CALL);
             for (int i = 0; i < chunk.size(); i++) {
                 out.put(chunk.get(i), got.get(i));
             }
@@ -233,9 +256,15 @@ public class Reconciler implements dev.warmpool.service.Demand {
         for (SizingPolicy.Lost l : plan.lost()) {
             runtime.stop(type, l.id());
             if (store.lost(type, l.id(), l.heartbeatDeadline(), l.reason(), retentionSeconds())
-                    .await().atMost(CALL) instanceof LostReply.Lost lost) {
-                LOG.warnf("%s; %s", l.reason(), lost.jobId().isEmpty() ? "it held no job"
-                        : "its job " + lost.jobId() + " is now " + lost.jobState());
+                            .await()
+                            .atMost(CALL)
+                    instanceof LostReply.Lost lost) {
+                LOG.warnf(
+                        "%s; %s",
+                        l.reason(),
+                        lost.jobId().isEmpty()
+                                ? "it held no job"
+                                : "its job " + lost.jobId() + " is now " + lost.jobState());
             }
         }
         return plan.lost().size();
@@ -268,9 +297,11 @@ public class Reconciler implements dev.warmpool.service.Demand {
             List<SpawnGangReply.Member> gang = new java.util.ArrayList<>();
             for (int m = 0; m < members.size(); m++) {
                 ids.add(id + "-" + m);
-                gang.add(new SpawnGangReply.Member(id + "-" + m, members.get(m).role(), members.get(m).index()));
+                gang.add(new SpawnGangReply.Member(
+                        id + "-" + m, members.get(m).role(), members.get(m).index()));
             }
-            boolean recorded = s.spec().isGang() ? store.spawnGang(type, id, gang).await().atMost(CALL)
+            boolean recorded = s.spec().isGang()
+                    ? store.spawnGang(type, id, gang).await().atMost(CALL)
                     : store.spawn(type, id).await().atMost(CALL);
             if (!recorded) {
                 break; // full or draining: another manager got there first
@@ -287,7 +318,8 @@ public class Reconciler implements dev.warmpool.service.Demand {
                     all = false;
                     LOG.errorf(e, "could not start processor %s of pool %s", pid, type);
                     store.lost(type, pid, Long.MAX_VALUE, "could not start: " + e.getMessage(), retentionSeconds())
-                            .await().atMost(CALL);
+                            .await()
+                            .atMost(CALL);
                 }
             }
             if (all) {

@@ -9,8 +9,7 @@ import java.util.List;
 public interface ProcessorRuntime {
 
     /** A processor as the runtime sees it. */
-    record Running(String type, String processorId, long startedMillis) {
-    }
+    record Running(String type, String processorId, long startedMillis) {}
 
     /** Starts the agent of processor {@code processorId} in the pool of {@code type}. */
     void start(String type, String processorId, dev.warmpool.pool.PoolSpec spec);
@@ -22,16 +21,13 @@ public interface ProcessorRuntime {
     List<Running> list();
 
     /** The pool is gone from Redis: remove what the runtime keeps for it. */
-    default void poolRemoved(String type) {
-    }
+    default void poolRemoved(String type) {}
 
     /** Calls {@code changed} when the runtime sees a processor go (so the reconciler need not wait for its tick). */
-    default void onChange(Runnable changed) {
-    }
+    default void onChange(Runnable changed) {}
 
     /** Once the manager is up: work that makes later processor starts faster (off the caller's thread). */
-    default void prepare() {
-    }
+    default void prepare() {}
 
     /** Whether this manager may reconcile (the runtime may elect a leader among managers). */
     default boolean leads() {

@@ -26,10 +26,12 @@ final class Access {
         }
         for (String name : new java.util.TreeSet<>(env.keySet())) {
             if (EnvNames.forbidden(name)) {
-                throw Refusal.invalid(field + "." + name, "A job may not set " + PoolService.shown(name)
-                        + ": it would choose what code runs inside the pool's command (LD_*, DYLD_*, WARMPOOL_*, PATH, "
-                        + "HOME, BASH_ENV, PYTHONPATH, NODE_OPTIONS, JAVA_TOOL_OPTIONS and the like never can be). "
-                        + "Pass data in 'config' or 'args' instead.");
+                throw Refusal.invalid(
+                        field + "." + name,
+                        "A job may not set " + PoolService.shown(name)
+                                + ": it would choose what code runs inside the pool's command (LD_*, DYLD_*, WARMPOOL_*, PATH, "
+                                + "HOME, BASH_ENV, PYTHONPATH, NODE_OPTIONS, JAVA_TOOL_OPTIONS and the like never can be). "
+                                + "Pass data in 'config' or 'args' instead.");
             }
         }
     }
@@ -44,21 +46,32 @@ final class Access {
         if (caller.admin() && !anyEnv) {
             return Uni.createFrom().voidItem();
         }
-        return store.spec(type).invoke(spec -> spec.ifPresent(s -> check(type, s, caller, envs, fields))).replaceWithVoid();
+        return store.spec(type)
+                .invoke(spec -> spec.ifPresent(s -> check(type, s, caller, envs, fields)))
+                .replaceWithVoid();
     }
 
     /** Refuses (403) a cancel of what another caller submitted, unless the caller is an admin. */
     static void checkMayCancel(Caller caller, String what, String id, String submittedBy) {
         if (!caller.mayCancel(submittedBy)) {
-            throw new Refusal(Refusal.Kind.FORBIDDEN, "forbidden", "Forbidden", what + " " + id + " was submitted by '" + submittedBy
-                    + "'; only they or an admin may cancel it.").with("submittedBy", submittedBy);
+            throw new Refusal(
+                            Refusal.Kind.FORBIDDEN,
+                            "forbidden",
+                            "Forbidden",
+                            what + " " + id + " was submitted by '" + submittedBy
+                                    + "'; only they or an admin may cancel it.")
+                    .with("submittedBy", submittedBy);
         }
     }
 
     static void check(String type, PoolSpec spec, Caller caller, List<Map<String, String>> envs, List<String> fields) {
         if (!caller.admin() && !spec.admits(caller.name(), caller.roles())) {
-            throw new Refusal(Refusal.Kind.FORBIDDEN, "forbidden", "Forbidden", "'" + caller.name() + "' may not submit to pool '" + type
-                    + "': it admits " + String.join(", ", spec.submitters()) + " (its submitters) and admins.")
+            throw new Refusal(
+                            Refusal.Kind.FORBIDDEN,
+                            "forbidden",
+                            "Forbidden",
+                            "'" + caller.name() + "' may not submit to pool '" + type + "': it admits "
+                                    + String.join(", ", spec.submitters()) + " (its submitters) and admins.")
                     .with("pool", type);
         }
         for (int i = 0; i < envs.size(); i++) {
@@ -68,9 +81,14 @@ final class Access {
             }
             for (String name : new java.util.TreeSet<>(env.keySet())) {
                 if (!EnvNames.allowed(name, spec.jobEnv())) {
-                    throw Refusal.invalid(fields.get(i) + "." + name, "Pool '" + type + "' does not let a job set "
-                            + PoolService.shown(name) + "; " + (spec.jobEnv() == null ? "it lets a job set no variables"
-                            : "it lets a job set " + String.join(", ", spec.jobEnv())) + " (its jobEnv, which an admin sets).");
+                    throw Refusal.invalid(
+                            fields.get(i) + "." + name,
+                            "Pool '" + type + "' does not let a job set "
+                                    + PoolService.shown(name) + "; "
+                                    + (spec.jobEnv() == null
+                                            ? "it lets a job set no variables"
+                                            : "it lets a job set " + String.join(", ", spec.jobEnv()))
+                                    + " (its jobEnv, which an admin sets).");
                 }
             }
         }

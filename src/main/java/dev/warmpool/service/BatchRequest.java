@@ -9,5 +9,4 @@ import java.util.List;
 public record BatchRequest(
         @NotNull(message = "must list the jobs, e.g. [{\"type\": \"pytorch-cpu\"}]")
         @Size(min = 1, max = 1000, message = "must hold 1 to 1000 jobs")
-        List<@NotNull(message = "must not contain null") @Valid JobRequest> jobs) {
-}
+        List<@NotNull(message = "must not contain null") @Valid JobRequest> jobs) {}

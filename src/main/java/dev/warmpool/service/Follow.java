@@ -32,9 +32,11 @@ import java.util.regex.Pattern;
 public class Follow {
     /** The most stream entries read at once; more are read at once after. */
     static final int PAGE = 500;
+
     static final Duration SAFETY_READ = Duration.ofSeconds(15);
     /** A sweep is read again at most this often while its trials report. */
     static final Duration SWEEP_EVERY = Duration.ofMillis(250);
+
     private static final Pattern STREAM_ID = Pattern.compile("\\d{1,20}-\\d{1,20}");
 
     /** What following a job gives: its state, a log line, a report, its end; or a sweep and its trials. */
@@ -65,8 +67,10 @@ public class Follow {
     public Multi<Item> job(String id, String afterId, boolean follow) {
         String type = JobService.typeOf(id);
         if (afterId != null && !STREAM_ID.matcher(afterId).matches()) {
-            throw Refusal.invalid("Last-Event-ID", "Last-Event-ID must be the id of an event this stream sent, like "
-                    + "1733300000000-0; '" + PoolService.shown(afterId) + "' is not one.");
+            throw Refusal.invalid(
+                    "Last-Event-ID",
+                    "Last-Event-ID must be the id of an event this stream sent, like " + "1733300000000-0; '"
+                            + PoolService.shown(afterId) + "' is not one.");
         }
         return Multi.createFrom().emitter(em -> step(em, type, id, afterId, null, follow, true));
     }
@@ -78,78 +82,101 @@ public class Follow {
     public Multi<String> logs(String id, boolean follow) {
         AtomicBoolean any = new AtomicBoolean();
         AtomicReference<Job> last = new AtomicReference<>();
-        return job(id, null, follow).onItem().transformToIterable(item -> {
-            if (JobEvent.LOG.equals(item.kind())) {
-                any.set(true);
-                return List.of((String) item.data());
-            }
-            if (item.data() instanceof Job j) {
-                last.set(j);
-            }
-            return List.<String>of();
-        }).onCompletion().continueWith(() -> {
-            Job j = last.get();
-            if (any.get() || j == null || j.result() == null || j.result().logTail() == null || j.result().logTail().isEmpty()) {
-                return List.of();
-            }
-            String tail = j.result().logTail();
-            return List.of(tail.endsWith("\n") ? tail.substring(0, tail.length() - 1) : tail);
-        });
+        return job(id, null, follow)
+                .onItem()
+                .transformToIterable(item -> {
+                    if (JobEvent.LOG.equals(item.kind())) {
+                        any.set(true);
+                        return List.of((String) item.data());
+                    }
+                    if (item.data() instanceof Job j) {
+                        last.set(j);
+                    }
+                    return List.<String>of();
+                })
+                .onCompletion()
+                .continueWith(() -> {
+                    Job j = last.get();
+                    if (any.get()
+                            || j == null
+                            || j.result() == null
+                            || j.result().logTail() == null
+                            || j.result().logTail().isEmpty()) {
+                        return List.of();
+                    }
+                    String tail = j.result().logTail();
+                    return List.of(tail.endsWith("\n") ? tail.substring(0, tail.length() - 1) : tail);
+                });
     }
 
-    private void step(MultiEmitter<? super Item> em, String type, String id, String cursor, JobState seen, boolean follow,
+    private void step(
+            MultiEmitter<? super Item> em,
+            String type,
+            String id,
+            String cursor,
+            JobState seen,
+            boolean follow,
             boolean first) {
         if (em.isCancelled()) {
             return;
         }
         CompletableFuture<Void> change = follow ? changes.watchChange(id) : null;
-        store.job(type, id).flatMap(job -> job.isEmpty() ? Uni.createFrom().item(new Read(null, List.of()))
-                : store.jobEvents(type, id, cursor, PAGE).map(events -> new Read(job.get(), events)))
-                .subscribe().with(read -> {
-                    Job job = read.job();
-                    if (job == null) {
-                        forget(id, change);
-                        if (first) {
-                            em.fail(JobService.noJob(id));
-                        } else {
-                            em.complete(); // it expired while followed
-                        }
-                        return;
-                    }
-                    if (job.state() != seen && !job.ended()) {
-                        em.emit(new Item(Item.STATE, null, job)); // the lines read with it came in this state
-                    }
-                    String at = cursor;
-                    for (JobEvent e : read.events()) {
-                        em.emit(new Item(e.kind(), e.id(), e.data()));
-                        at = e.id();
-                    }
-                    boolean more = read.events().size() == PAGE;
-                    String next = at;
-                    if (more) {
-                        forget(id, change);
-                        step(em, type, id, next, job.state(), follow, false);
-                    } else if (job.ended() || !follow) {
-                        forget(id, change);
-                        if (job.ended()) {
-                            em.emit(new Item(Item.END, null, job));
-                        }
-                        em.complete();
-                    } else {
-                        Uni.createFrom().completionStage(change).ifNoItem().after(SAFETY_READ).recoverWithItem((Void) null)
-                                .subscribe().with(x -> {
-                                    forget(id, change);
-                                    step(em, type, id, next, job.state(), true, false);
-                                });
-                    }
-                }, e -> {
-                    forget(id, change);
-                    em.fail(e);
-                });
+        store.job(type, id)
+                .flatMap(job -> job.isEmpty()
+                        ? Uni.createFrom().item(new Read(null, List.of()))
+                        : store.jobEvents(type, id, cursor, PAGE).map(events -> new Read(job.get(), events)))
+                .subscribe()
+                .with(
+                        read -> {
+                            Job job = read.job();
+                            if (job == null) {
+                                forget(id, change);
+                                if (first) {
+                                    em.fail(JobService.noJob(id));
+                                } else {
+                                    em.complete(); // it expired while followed
+                                }
+                                return;
+                            }
+                            if (job.state() != seen && !job.ended()) {
+                                em.emit(new Item(Item.STATE, null, job)); // the lines read with it came in this state
+                            }
+                            String at = cursor;
+                            for (JobEvent e : read.events()) {
+                                em.emit(new Item(e.kind(), e.id(), e.data()));
+                                at = e.id();
+                            }
+                            boolean more = read.events().size() == PAGE;
+                            String next = at;
+                            if (more) {
+                                forget(id, change);
+                                step(em, type, id, next, job.state(), follow, false);
+                            } else if (job.ended() || !follow) {
+                                forget(id, change);
+                                if (job.ended()) {
+                                    em.emit(new Item(Item.END, null, job));
+                                }
+                                em.complete();
+                            } else {
+                                Uni.createFrom()
+                                        .completionStage(change)
+                                        .ifNoItem()
+                                        .after(SAFETY_READ)
+                                        .recoverWithItem((Void) null)
+                                        .subscribe()
+                                        .with(x -> {
+                                            forget(id, change);
+                                            step(em, type, id, next, job.state(), true, false);
+                                        });
+                            }
+                        },
+                        e -> {
+                            forget(id, change);
+                            em.fail(e);
+                        });
     }
 
-    private record Read(Job job, List<JobEvent> events) {
-    }
+    private record Read(Job job, List<JobEvent> events) {}
 
     /**
      * The sweep as it is (trials included), then each trial as it ends and the sweep again after
@@ -160,56 +187,68 @@ public class Follow {
         return Multi.createFrom().emitter(em -> sweepStep(em, id, null, List.of(), true));
     }
 
-    private void sweepStep(MultiEmitter<? super Item> em, String id, Set<String> ended, List<String> warned, boolean first) {
+    private void sweepStep(
+            MultiEmitter<? super Item> em, String id, Set<String> ended, List<String> warned, boolean first) {
         if (em.isCancelled()) {
             return;
         }
         CompletableFuture<Void> change = changes.watchChange(id);
-        sweeps.get(id).subscribe().with(s -> {
-            Set<String> now = new HashSet<>();
-            boolean news = ended == null;
-            for (Sweep.Trial t : s.trials() == null ? List.<Sweep.Trial>of() : s.trials()) {
-                if (t.state() != null && t.state().ended()) {
-                    now.add(t.id());
-                    if (ended != null && !ended.contains(t.id())) {
-                        em.emit(new Item(Item.TRIAL, null, t));
-                        news = true;
-                    }
-                }
-            }
-            List<String> warnings = s.warnings() == null ? List.of() : s.warnings();
-            for (String w : warnings) {
-                if (!warned.contains(w)) {
-                    em.emit(new Item(Item.WARNING, null, w));
-                }
-            }
-            boolean over = !"RUNNING".equals(s.state());
-            // the sweep as it is comes first, also when it ended before the follower came
-            if (ended == null || news && !over) {
-                em.emit(new Item(Item.SWEEP, null, s));
-            }
-            if (over) {
-                em.emit(new Item(Item.END, null, s));
-            }
-            if (over) {
-                forget(id, change);
-                em.complete();
-                return;
-            }
-            Uni.createFrom().completionStage(change).ifNoItem().after(SAFETY_READ).recoverWithItem((Void) null)
-                    .onItem().delayIt().by(SWEEP_EVERY)
-                    .subscribe().with(x -> {
-                        forget(id, change);
-                        sweepStep(em, id, now, warnings, false);
-                    });
-        }, e -> {
-            forget(id, change);
-            if (first) {
-                em.fail(e);
-            } else {
-                em.complete();
-            }
-        });
+        sweeps.get(id)
+                .subscribe()
+                .with(
+                        s -> {
+                            Set<String> now = new HashSet<>();
+                            boolean news = ended == null;
+                            for (Sweep.Trial t : s.trials() == null ? List.<Sweep.Trial>of() : s.trials()) {
+                                if (t.state() != null && t.state().ended()) {
+                                    now.add(t.id());
+                                    if (ended != null && !ended.contains(t.id())) {
+                                        em.emit(new Item(Item.TRIAL, null, t));
+                                        news = true;
+                                    }
+                                }
+                            }
+                            List<String> warnings = s.warnings() == null ? List.of() : s.warnings();
+                            for (String w : warnings) {
+                                if (!warned.contains(w)) {
+                                    em.emit(new Item(Item.WARNING, null, w));
+                                }
+                            }
+                            boolean over = !"RUNNING".equals(s.state());
+                            // the sweep as it is comes first, also when it ended before the follower came
+                            if (ended == null || news && !over) {
+                                em.emit(new Item(Item.SWEEP, null, s));
+                            }
+                            if (over) {
+                                em.emit(new Item(Item.END, null, s));
+                            }
+                            if (over) {
+                                forget(id, change);
+                                em.complete();
+                                return;
+                            }
+                            Uni.createFrom()
+                                    .completionStage(change)
+                                    .ifNoItem()
+                                    .after(SAFETY_READ)
+                                    .recoverWithItem((Void) null)
+                                    .onItem()
+                                    .delayIt()
+                                    .by(SWEEP_EVERY)
+                                    .subscribe()
+                                    .with(x -> {
+                                        forget(id, change);
+                                        sweepStep(em, id, now, warnings, false);
+                                    });
+                        },
+                        e -> {
+                            forget(id, change);
+                            if (first) {
+                                em.fail(e);
+                            } else {
+                                em.complete();
+                            }
+                        });
     }
 
     private void forget(String id, CompletableFuture<Void> change) {

@@ -4,31 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.pool.Job;
-import dev.warmpool.protocol.CancelReply;
-import dev.warmpool.protocol.Fields.JobHash;
+import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Times;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Idempotency;
-import dev.warmpool.protocol.CancelReply;
-import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.JobState;
-import dev.warmpool.protocol.CancelReply;
-import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.NewJob;
-import dev.warmpool.protocol.CancelReply;
-import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Refused;
-import dev.warmpool.protocol.CancelReply;
-import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.SubmitReply;
-import dev.warmpool.pool.Names;
-import dev.warmpool.pool.Times;
 import dev.warmpool.store.JobEnds;
 import dev.warmpool.store.PoolStore;
-import dev.warmpool.protocol.CancelReply;
-import dev.warmpool.protocol.Fields.JobHash;
-import dev.warmpool.protocol.Replies;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
@@ -37,9 +24,9 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 /** Jobs: submit (one script: assign or queue), read, wait for the end, list, cancel. */
@@ -59,8 +46,14 @@ public class JobService {
     private final JobEnds ends;
     private final Access access;
 
-    public JobService(PoolStore store, PoolService pools, Demand reconciler, Validator validator,
-            WarmpoolConfig config, SubmitLimiter limiter, JobEnds ends) {
+    public JobService(
+            PoolStore store,
+            PoolService pools,
+            Demand reconciler,
+            Validator validator,
+            WarmpoolConfig config,
+            SubmitLimiter limiter,
+            JobEnds ends) {
         this.ends = ends;
         this.store = store;
         this.pools = pools;
@@ -87,7 +80,8 @@ public class JobService {
     /** The submit script's reply as the accepted job, or the refusal it means. */
     private Uni<Job> submitted(SubmitReply reply, Accepted job, Idempotency idem, String idempotencyKey) {
         if (reply instanceof Refused refused) {
-            return refused(refused, job.request().type(), "", d -> replay(idempotencyKey, idem, d.first(), d.fingerprint()));
+            return refused(
+                    refused, job.request().type(), "", d -> replay(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
         if (reply instanceof SubmitReply.Assigned a) {
             return Uni.createFrom().item(job.view(a.processor(), Times.iso(Long.toString(a.now()))));
@@ -107,9 +101,12 @@ public class JobService {
         PoolService.checkType(type, "jobs[0].type");
         for (int i = 1; i < b.jobs().size(); i++) {
             if (!type.equals(b.jobs().get(i).type())) {
-                throw Refusal.invalid("jobs[" + i + "].type", "Every job of a batch must have the same type: jobs[0] is '"
-                        + type + "', jobs[" + i + "] is '" + PoolService.shown(b.jobs().get(i).type())
-                        + "'; send one batch per type.");
+                throw Refusal.invalid(
+                        "jobs[" + i + "].type",
+                        "Every job of a batch must have the same type: jobs[0] is '"
+                                + type + "', jobs[" + i + "] is '"
+                                + PoolService.shown(b.jobs().get(i).type())
+                                + "'; send one batch per type.");
             }
         }
         for (int i = 0; i < b.jobs().size(); i++) {
@@ -122,17 +119,23 @@ public class JobService {
         for (int i = 0; i < b.jobs().size(); i++) {
             jobs.add(accept(b.jobs().get(i), "jobs[" + i + "].", caller));
         }
-        List<String> envFields = java.util.stream.IntStream.range(0, jobs.size()).mapToObj(i -> "jobs[" + i + "].env").toList();
+        List<String> envFields = java.util.stream.IntStream.range(0, jobs.size())
+                .mapToObj(i -> "jobs[" + i + "].env")
+                .toList();
         return access.check(type, caller, jobs.stream().map(Accepted::env).toList(), envFields)
-                .flatMap(ok -> store.submitBatch(type, jobs.stream().map(Accepted::stored).toList(), idem))
+                .flatMap(ok -> store.submitBatch(
+                        type, jobs.stream().map(Accepted::stored).toList(), idem))
                 .flatMap(reply -> batchSubmitted(reply, type, jobs, idem, idempotencyKey));
     }
 
     /** The batch script's reply as the accepted jobs, in the request's order, or the refusal it means. */
-    private Uni<List<Job>> batchSubmitted(BatchReply reply, String type, List<Accepted> jobs, Idempotency idem,
-            String idempotencyKey) {
+    private Uni<List<Job>> batchSubmitted(
+            BatchReply reply, String type, List<Accepted> jobs, Idempotency idem, String idempotencyKey) {
         if (reply instanceof Refused refused) {
-            return refused(refused, type, "a batch of " + jobs.size() + " jobs is taken whole and would not fit; ",
+            return refused(
+                    refused,
+                    type,
+                    "a batch of " + jobs.size() + " jobs is taken whole and would not fit; ",
                     d -> replayBatch(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
         BatchReply.Taken taken = (BatchReply.Taken) reply;
@@ -155,7 +158,12 @@ public class JobService {
      * {@code fullWhy}), a draining pool (409, taking no new {@code what}), a repeated
      * Idempotency-Key (the replay).
      */
-    static <T> Uni<T> refused(Refused refused, String type, String what, String fullWhy, PoolService pools,
+    static <T> Uni<T> refused(
+            Refused refused,
+            String type,
+            String what,
+            String fullWhy,
+            PoolService pools,
             java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
         if (refused instanceof Refused.Duplicate d) {
             return duplicate.apply(d);
@@ -169,7 +177,10 @@ public class JobService {
         return pools.unknownType(type);
     }
 
-    private <T> Uni<T> refused(Refused refused, String type, String fullWhy,
+    private <T> Uni<T> refused(
+            Refused refused,
+            String type,
+            String fullWhy,
             java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
         return refused(refused, type, "jobs", fullWhy, pools, duplicate);
     }
@@ -177,20 +188,37 @@ public class JobService {
     /** The soft global bound on queued jobs (the last reconcile pass's count). */
     private void checkRoom() {
         if (reconciler.queuedJobs() >= config.jobs().maxQueued()) {
-            throw new Refusal(Refusal.Kind.TOO_MANY, "too-many-jobs", "Too many requests", "warmpool holds " + reconciler.queuedJobs()
-                    + " queued jobs, its limit (warmpool.jobs.max-queued); retry when some have run.").retryAfter(10);
+            throw new Refusal(
+                            Refusal.Kind.TOO_MANY,
+                            "too-many-jobs",
+                            "Too many requests",
+                            "warmpool holds " + reconciler.queuedJobs()
+                                    + " queued jobs, its limit (warmpool.jobs.max-queued); retry when some have run.")
+                    .retryAfter(10);
         }
     }
 
     private static Refusal queueFull(String type, long queued, String why) {
-        return new Refusal(Refusal.Kind.TOO_MANY, "queue-full", "Too many requests", "The queue of pool '" + type + "' is full ("
-                + queued + " jobs, its maxQueued); " + why + "retry when some have run, or raise maxQueued with PUT /pools/"
-                + type + ".").retryAfter(5);
+        return new Refusal(
+                        Refusal.Kind.TOO_MANY,
+                        "queue-full",
+                        "Too many requests",
+                        "The queue of pool '" + type + "' is full ("
+                                + queued + " jobs, its maxQueued); " + why
+                                + "retry when some have run, or raise maxQueued with PUT /pools/"
+                                + type + ".")
+                .retryAfter(5);
     }
 
     /** A valid job request with its defaults filled in and a new id, ready to store and to show. */
-    private record Accepted(NewJob stored, JobRequest request, int timeout, int maxAttempts, List<String> args,
-            JsonNode config, Map<String, String> env) {
+    private record Accepted(
+            NewJob stored,
+            JobRequest request,
+            int timeout,
+            int maxAttempts,
+            List<String> args,
+            JsonNode config,
+            Map<String, String> env) {
         String id() {
             return stored.id();
         }
@@ -198,16 +226,37 @@ public class JobService {
         /** The job as it was accepted: assigned to {@code processor}, or queued when that is null. */
         Job view(String processor, String now) {
             boolean assigned = processor != null;
-            return new Job(id(), request.type(), assigned ? JobState.ASSIGNED : JobState.QUEUED, stored.priority(),
-                    assigned ? 1 : 0, maxAttempts, timeout, processor, now, assigned ? now : null, null, null, args, config,
-                    env.isEmpty() ? null : env, null, null, null, null, null, null, stored.fields().get("submittedBy"));
+            return new Job(
+                    id(),
+                    request.type(),
+                    assigned ? JobState.ASSIGNED : JobState.QUEUED,
+                    stored.priority(),
+                    assigned ? 1 : 0,
+                    maxAttempts,
+                    timeout,
+                    processor,
+                    now,
+                    assigned ? now : null,
+                    null,
+                    null,
+                    args,
+                    config,
+                    env.isEmpty() ? null : env,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    stored.fields().get("submittedBy"));
         }
     }
 
     /** {@code field} prefixes the names in errors, e.g. "jobs[3]." in a batch. */
     private Accepted accept(JobRequest r, String field, Caller caller) {
         if (r.config() != null && !r.config().isObject() && !r.config().isNull()) {
-            throw Refusal.invalid(field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
+            throw Refusal.invalid(
+                    field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
         }
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         int priority = r.priority() == null ? 0 : r.priority();
@@ -234,7 +283,9 @@ public class JobService {
         if (!idem.fingerprint().equals(fingerprint)) {
             return Uni.createFrom().failure(keyReused(config, key, "batch", jobIds.split(",")[0]));
         }
-        return Uni.join().all(Arrays.stream(jobIds.split(",")).map(this::get).toList()).andFailFast();
+        return Uni.join()
+                .all(Arrays.stream(jobIds.split(",")).map(this::get).toList())
+                .andFailFast();
     }
 
     /** The job a repeated Idempotency-Key created, if the request is the same one. */
@@ -247,9 +298,14 @@ public class JobService {
 
     /** A 422 for an Idempotency-Key that came with another request before; {@code what} is "job" or "sweep". */
     static Refusal keyReused(WarmpoolConfig config, String key, String what, Object first) {
-        return new Refusal(Refusal.Kind.UNPROCESSABLE, "idempotency-key-reused", "Unprocessable content", "The Idempotency-Key '"
-                + PoolService.shown(key) + "' was used for a different request in the last "
-                + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new " + what + ".")
+        return new Refusal(
+                        Refusal.Kind.UNPROCESSABLE,
+                        "idempotency-key-reused",
+                        "Unprocessable content",
+                        "The Idempotency-Key '"
+                                + PoolService.shown(key) + "' was used for a different request in the last "
+                                + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new " + what
+                                + ".")
                 .with(what, first);
     }
 
@@ -262,10 +318,13 @@ public class JobService {
             return Idempotency.NONE;
         }
         if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw Refusal.invalid("Idempotency-Key", "The Idempotency-Key header must be 1 to 255 visible ASCII "
-                    + "characters, e.g. a UUID.");
+            throw Refusal.invalid(
+                    "Idempotency-Key",
+                    "The Idempotency-Key header must be 1 to 255 visible ASCII " + "characters, e.g. a UUID.");
         }
-        return new Idempotency(scopedKeyHash(caller, key), Fingerprint.sha256(store.write(request)),
+        return new Idempotency(
+                scopedKeyHash(caller, key),
+                Fingerprint.sha256(store.write(request)),
                 config.jobs().idempotencyRetention().toSeconds());
     }
 
@@ -313,8 +372,13 @@ public class JobService {
             Duration wait = pause.toNanos() < left ? pause : Duration.ofNanos(left);
             Duration most = ends.live() ? SAFETY_READ : LAST_POLL;
             Duration next = pause.multipliedBy(2).compareTo(most) > 0 ? most : pause.multipliedBy(2);
-            return Uni.createFrom().completionStage(end).ifNoItem().after(wait).recoverWithItem((Void) null)
-                    .onTermination().invoke(() -> ends.forget(id, end))
+            return Uni.createFrom()
+                    .completionStage(end)
+                    .ifNoItem()
+                    .after(wait)
+                    .recoverWithItem((Void) null)
+                    .onTermination()
+                    .invoke(() -> ends.forget(id, end))
                     .flatMap(x -> poll(id, deadline, next));
         });
     }
@@ -330,20 +394,28 @@ public class JobService {
             throw Refusal.invalid("limit", "'limit' must be between 1 and 1000.");
         }
         String named = state == null || state.isEmpty() ? null : state.toUpperCase();
-        if (named != null && Arrays.stream(JobState.values()).noneMatch(s -> s.name().equals(named))) {
-            throw Refusal.invalid("state", "'state' must be one of " + Arrays.stream(JobState.values())
-                    .map(Enum::name).collect(Collectors.joining(", ")) + ".");
+        if (named != null
+                && Arrays.stream(JobState.values()).noneMatch(s -> s.name().equals(named))) {
+            throw Refusal.invalid(
+                    "state",
+                    "'state' must be one of "
+                            + Arrays.stream(JobState.values()).map(Enum::name).collect(Collectors.joining(", ")) + ".");
         }
         if (sweep != null && !sweep.isEmpty()) {
             String sweepType = SweepService.typeOf(sweep);
             if (type != null && !type.isEmpty() && !type.equals(sweepType)) {
-                throw Refusal.invalid("type", "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '"
-                        + PoolService.shown(type) + "'; leave 'type' out or make them match.");
+                throw Refusal.invalid(
+                        "type",
+                        "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '" + PoolService.shown(type)
+                                + "'; leave 'type' out or make them match.");
             }
             return store.jobs(sweepType, JobState.parse(named), n, sweep);
         }
         JobState wanted = JobState.parse(named);
-        return pools.newestOverPools(type, n, t -> store.jobs(t, wanted, n),
+        return pools.newestOverPools(
+                type,
+                n,
+                t -> store.jobs(t, wanted, n),
                 Comparator.comparing(Job::submittedAt, Comparator.nullsLast(Comparator.reverseOrder()))
                         .thenComparing(Job::id, Comparator.reverseOrder()));
     }
@@ -366,9 +438,11 @@ public class JobService {
             throw Refusal.invalid("reason", "'reason' is at most 1000 characters.");
         }
         String why = reason == null || reason.isBlank()
-                ? (end == JobState.EARLY_STOPPED ? "early-stopped by " : "cancelled by ") + caller.name() : reason;
+                ? (end == JobState.EARLY_STOPPED ? "early-stopped by " : "cancelled by ") + caller.name()
+                : reason;
         return get(id).invoke(job -> Access.checkMayCancel(caller, "Job", id, job.submittedBy()))
-                .flatMap(job -> store.cancel(type, id, why, config.jobs().retention().toSeconds(), end))
+                .flatMap(job ->
+                        store.cancel(type, id, why, config.jobs().retention().toSeconds(), end))
                 .flatMap(reply -> cancelled(id, reply));
     }
 
@@ -377,8 +451,10 @@ public class JobService {
             throw noJob(id);
         }
         if (reply instanceof CancelReply.Ended ended) {
-            throw Refusal.conflict("job-ended", "Job " + id + " has already ended (" + ended.state()
-                    + "); there is nothing to cancel.").with("state", ended.state().name());
+            throw Refusal.conflict(
+                            "job-ended",
+                            "Job " + id + " has already ended (" + ended.state() + "); there is nothing to cancel.")
+                    .with("state", ended.state().name());
         }
         return get(id);
     }
@@ -388,7 +464,9 @@ public class JobService {
     }
 
     static Refusal noJob(String id) {
-        return Refusal.notFound("job-not-found", "There is no job '" + PoolService.shown(id)
-                + "'; it may never have existed, or it ended longer ago than the retention period.");
+        return Refusal.notFound(
+                "job-not-found",
+                "There is no job '" + PoolService.shown(id)
+                        + "'; it may never have existed, or it ended longer ago than the retention period.");
     }
 }

@@ -5,15 +5,46 @@ import java.util.List;
 import java.util.Map;
 
 /** The body of {@code PUT /pools/{type}}: a {@link PoolSpec} whose sizing fields may be left out. */
-public record PoolRequest(List<String> command, Integer minIdle, Integer maxSize, Integer idleTimeoutSeconds,
-        Map<String, String> env, String workingDir, Integer maxQueued,
-        @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = dev.warmpool.pool.PodTemplate.OnFirstUse.class)
+public record PoolRequest(
+        List<String> command,
+        Integer minIdle,
+        Integer maxSize,
+        Integer idleTimeoutSeconds,
+        Map<String, String> env,
+        String workingDir,
+        Integer maxQueued,
+
+        @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
+                using = dev.warmpool.pool.PodTemplate.OnFirstUse.class)
         dev.warmpool.pool.PodTemplate template,
-        String worker, Integer maxJobsPerProcessor, Map<String, PoolSpec.GangRole> gang, List<String> jobEnv,
-        List<String> submitters, String warmth, List<String> resetCommand, Integer maxAgeSeconds) {
+
+        String worker,
+        Integer maxJobsPerProcessor,
+        Map<String, PoolSpec.GangRole> gang,
+        List<String> jobEnv,
+        List<String> submitters,
+        String warmth,
+        List<String> resetCommand,
+        Integer maxAgeSeconds) {
 
     public PoolSpec toSpec() {
-        return new PoolSpec(command, minIdle, maxSize, idleTimeoutSeconds, env, workingDir, maxQueued, template, worker,
-                maxJobsPerProcessor, gang, jobEnv, submitters, warmth, resetCommand, maxAgeSeconds).withDefaults();
+        return new PoolSpec(
+                        command,
+                        minIdle,
+                        maxSize,
+                        idleTimeoutSeconds,
+                        env,
+                        workingDir,
+                        maxQueued,
+                        template,
+                        worker,
+                        maxJobsPerProcessor,
+                        gang,
+                        jobEnv,
+                        submitters,
+                        warmth,
+                        resetCommand,
+                        maxAgeSeconds)
+                .withDefaults();
     }
 }

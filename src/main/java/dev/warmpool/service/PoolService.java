@@ -26,8 +26,7 @@ public class PoolService {
     }
 
     /** The result of a PUT: whether it created the pool, and the pool. */
-    public record Put(boolean created, PoolView pool) {
-    }
+    public record Put(boolean created, PoolView pool) {}
 
     public Uni<Put> put(String type, PoolRequest request) {
         return putChecked(type, check(type, request));
@@ -40,38 +39,55 @@ public class PoolService {
 
     private Uni<Put> putChecked(String type, PoolSpec spec) {
         return store.putPool(type, spec)
-                .onFailure(PoolStore.GangChange.class).transform(e -> Refusal.conflict("gang-change", "Pool '" + type
-                        + "' " + (spec.isGang() ? "is not a gang pool" : "is a gang pool") + "; its processors cannot change "
-                        + "kind in place. DELETE /pools/" + type + " first, then PUT it again."))
+                .onFailure(PoolStore.GangChange.class)
+                .transform(e -> Refusal.conflict(
+                        "gang-change",
+                        "Pool '" + type
+                                + "' " + (spec.isGang() ? "is not a gang pool" : "is a gang pool")
+                                + "; its processors cannot change "
+                                + "kind in place. DELETE /pools/" + type + " first, then PUT it again."))
                 .invoke(created -> reconciler.nudge())
                 .flatMap(created -> get(type).map(view -> new Put(created, view)));
     }
 
     public Uni<PoolView> get(String type) {
-        return store.snapshot(type).flatMap(s -> s.isPresent()
-                ? Uni.createFrom().item(PoolView.of(s.get(), dev.warmpool.config.WarmthParams.of(config)))
-                : unknownType(type));
+        return store.snapshot(type)
+                .flatMap(s -> s.isPresent()
+                        ? Uni.createFrom().item(PoolView.of(s.get(), dev.warmpool.config.WarmthParams.of(config)))
+                        : unknownType(type));
     }
 
     public Uni<List<PoolView>> list() {
-        return store.types().flatMap(types -> types.isEmpty()
-                ? Uni.createFrom().item(List.<PoolView>of())
-                : Uni.join().all(types.stream().map(store::snapshot).toList()).andFailFast()
-                        .map(all -> all.stream().flatMap(java.util.Optional::stream).map(s -> PoolView.of(s, dev.warmpool.config.WarmthParams.of(config))).toList()));
+        return store.types()
+                .flatMap(types -> types.isEmpty()
+                        ? Uni.createFrom().item(List.<PoolView>of())
+                        : Uni.join()
+                                .all(types.stream().map(store::snapshot).toList())
+                                .andFailFast()
+                                .map(all -> all.stream()
+                                        .flatMap(java.util.Optional::stream)
+                                        .map(s -> PoolView.of(s, dev.warmpool.config.WarmthParams.of(config)))
+                                        .toList()));
     }
 
     public Uni<PoolView> delete(String type) {
-        return store.deletePool(type, "pool " + type + " was deleted", config.jobs().retention().toSeconds())
-                .flatMap(done -> done instanceof Refused.NoPool ? unknownType(type) : Uni.createFrom().voidItem()
-                        .invoke(reconciler::nudge)
-                        .flatMap(x -> get(type)));
+        return store.deletePool(
+                        type,
+                        "pool " + type + " was deleted",
+                        config.jobs().retention().toSeconds())
+                .flatMap(done -> done instanceof Refused.NoPool
+                        ? unknownType(type)
+                        : Uni.createFrom().voidItem().invoke(reconciler::nudge).flatMap(x -> get(type)));
     }
 
     /**
      * The newest {@code n} items over one pool ({@code type}) or all, each pool read in parallel,
      * newest first by {@code newest}.
      */
-    public <T> Uni<List<T>> newestOverPools(String type, int n, java.util.function.Function<String, Uni<List<T>>> ofPool,
+    public <T> Uni<List<T>> newestOverPools(
+            String type,
+            int n,
+            java.util.function.Function<String, Uni<List<T>>> ofPool,
             java.util.Comparator<T> newest) {
         Uni<List<String>> types;
         if (type == null || type.isEmpty()) {
@@ -80,23 +96,36 @@ public class PoolService {
             checkType(type);
             types = Uni.createFrom().item(List.of(type));
         }
-        return types.flatMap(ts -> ts.isEmpty() ? Uni.createFrom().item(List.<T>of())
-                : Uni.join().all(ts.stream().map(ofPool).toList()).andFailFast()
-                        .map(all -> all.stream().flatMap(List::stream).sorted(newest).limit(n).toList()));
+        return types.flatMap(ts -> ts.isEmpty()
+                ? Uni.createFrom().item(List.<T>of())
+                : Uni.join()
+                        .all(ts.stream().map(ofPool).toList())
+                        .andFailFast()
+                        .map(all -> all.stream()
+                                .flatMap(List::stream)
+                                .sorted(newest)
+                                .limit(n)
+                                .toList()));
     }
 
     /** The 409 for a submit to a pool that is being deleted; {@code what}: "jobs" or "sweeps". */
     static Refusal draining(String type, String what) {
-        return Refusal.conflict("pool-draining", "The pool for job type '" + type + "' is being deleted and takes no new "
-                + what + "; create it again with PUT /pools/" + type + ".");
+        return Refusal.conflict(
+                "pool-draining",
+                "The pool for job type '" + type + "' is being deleted and takes no new " + what
+                        + "; create it again with PUT /pools/" + type + ".");
     }
 
     /** A 404 that names the types there are. */
     public <T> Uni<T> unknownType(String type) {
         return store.types().map(types -> {
-            throw Refusal.notFound("unknown-type", "There is no pool for job type '" + shown(type) + "'; "
-                    + (types.isEmpty() ? "there are no pools yet" : "known types: " + String.join(", ", types))
-                    + ". Create it with PUT /pools/" + (Names.validType(type) ? type : "{type}") + ".")
+            throw Refusal.notFound(
+                            "unknown-type",
+                            "There is no pool for job type '" + shown(type) + "'; "
+                                    + (types.isEmpty()
+                                            ? "there are no pools yet"
+                                            : "known types: " + String.join(", ", types))
+                                    + ". Create it with PUT /pools/" + (Names.validType(type) ? type : "{type}") + ".")
                     .with("knownTypes", types);
         });
     }
@@ -105,8 +134,10 @@ public class PoolService {
     PoolSpec check(String type, PoolRequest request) {
         checkType(type);
         if (request == null) {
-            throw Refusal.invalid("command", "The request needs a JSON body with at least 'command', e.g. "
-                    + "{\"command\": [\"python3\", \"train.py\"]}.");
+            throw Refusal.invalid(
+                    "command",
+                    "The request needs a JSON body with at least 'command', e.g. "
+                            + "{\"command\": [\"python3\", \"train.py\"]}.");
         }
         return checkSpec(type, request.toSpec());
     }
@@ -115,27 +146,37 @@ public class PoolService {
         checkType(type);
         PoolSpec spec = Checks.valid(validator, candidate, "the pool");
         if ((spec.command() == null || spec.command().isEmpty()) && !spec.rolesHaveCommands()) {
-            throw Refusal.invalid("command", "'command' must name the program to run, e.g. [\"python3\", \"train.py\"]"
-                    + (spec.isGang() ? "; or give every role of the gang its own 'command'." : "."));
+            throw Refusal.invalid(
+                    "command",
+                    "'command' must name the program to run, e.g. [\"python3\", \"train.py\"]"
+                            + (spec.isGang() ? "; or give every role of the gang its own 'command'." : "."));
         }
         if (spec.isGang()) {
             if (spec.gang().keySet().stream().allMatch(PoolSpec.PARAMETER_SERVER::equals)) {
-                throw Refusal.invalid("gang", "A gang needs a role besides 'ps' (parameter servers serve the others), e.g. "
-                        + "{\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}.");
+                throw Refusal.invalid(
+                        "gang",
+                        "A gang needs a role besides 'ps' (parameter servers serve the others), e.g. "
+                                + "{\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}.");
             }
             if (spec.members().size() > 64) {
-                throw Refusal.invalid("gang", "A gang may have at most 64 members; this one has " + spec.members().size() + ".");
+                throw Refusal.invalid(
+                        "gang",
+                        "A gang may have at most 64 members; this one has "
+                                + spec.members().size() + ".");
             }
             if (spec.persistent() || spec.maxJobsPerProcessor() != null) {
-                throw Refusal.invalid(spec.persistent() ? "worker" : "maxJobsPerProcessor", "A gang pool runs a new process "
-                        + "per member and job and reuses its gangs; leave 'worker' and 'maxJobsPerProcessor' out.");
+                throw Refusal.invalid(
+                        spec.persistent() ? "worker" : "maxJobsPerProcessor",
+                        "A gang pool runs a new process "
+                                + "per member and job and reuses its gangs; leave 'worker' and 'maxJobsPerProcessor' out.");
             }
         }
         checkJobEnv(spec);
         checkTemplate(spec);
         if (spec.minIdle() > spec.maxSize()) {
-            throw Refusal.invalid("minIdle", "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' ("
-                    + spec.maxSize() + ").");
+            throw Refusal.invalid(
+                    "minIdle",
+                    "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' (" + spec.maxSize() + ").");
         }
         return spec;
     }
@@ -146,8 +187,10 @@ public class PoolService {
             String p = jobEnv.get(i);
             String name = p.endsWith("*") ? p.substring(0, p.length() - 1) : p;
             if (dev.warmpool.protocol.EnvNames.forbidden(name)) {
-                throw Refusal.invalid("jobEnv[" + i + "]", "'" + p + "' can never be set by a job, even when a pool lists it: "
-                        + "it would let the job choose what code runs. Set it in the pool's 'env' if the pool needs it.");
+                throw Refusal.invalid(
+                        "jobEnv[" + i + "]",
+                        "'" + p + "' can never be set by a job, even when a pool lists it: "
+                                + "it would let the job choose what code runs. Set it in the pool's 'env' if the pool needs it.");
             }
         }
     }
@@ -161,8 +204,10 @@ public class PoolService {
             });
             if (spec.isGang()) {
                 // members must reach each other by name: one network per gang, not built yet on docker
-                throw Refusal.invalid("gang", "This warmpool runs processors as containers, and gangs do not run on the "
-                        + "docker runtime yet; run the gang on the local or kubernetes runtime.");
+                throw Refusal.invalid(
+                        "gang",
+                        "This warmpool runs processors as containers, and gangs do not run on the "
+                                + "docker runtime yet; run the gang on the local or kubernetes runtime.");
             }
         }
         if (t == null) {
@@ -170,15 +215,29 @@ public class PoolService {
         }
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
-            throw new Refusal(Refusal.Kind.FORBIDDEN, "forbidden", "Forbidden", "The image '" + shown(t.image()) + "' is not one this "
-                    + "warmpool may run: its images start with " + String.join(", ", images)
-                    + " (warmpool.policy.images).").with("field", "template.image");
+            throw new Refusal(
+                            Refusal.Kind.FORBIDDEN,
+                            "forbidden",
+                            "Forbidden",
+                            "The image '" + shown(t.image()) + "' is not one this "
+                                    + "warmpool may run: its images start with " + String.join(", ", images)
+                                    + " (warmpool.policy.images).")
+                    .with("field", "template.image");
         }
         if (t.hostAccess() && !config.policy().allowHostAccess()) {
-            throw new Refusal(Refusal.Kind.FORBIDDEN, "forbidden", "Forbidden", "The template asks for host access (a hostPath volume or a "
-                    + "privileged container), which this warmpool does not allow (warmpool.policy.allow-host-access).")
-                    .with("field", t.securityContext() != null && Boolean.TRUE.equals(t.securityContext().getPrivileged())
-                            ? "template.securityContext.privileged" : "template.volumes");
+            throw new Refusal(
+                            Refusal.Kind.FORBIDDEN,
+                            "forbidden",
+                            "Forbidden",
+                            "The template asks for host access (a hostPath volume or a "
+                                    + "privileged container), which this warmpool does not allow (warmpool.policy.allow-host-access).")
+                    .with(
+                            "field",
+                            t.securityContext() != null
+                                            && Boolean.TRUE.equals(
+                                                    t.securityContext().getPrivileged())
+                                    ? "template.securityContext.privileged"
+                                    : "template.volumes");
         }
     }
 
@@ -194,8 +253,10 @@ public class PoolService {
     /** {@code field}: where the type was given, e.g. "jobs[0].type" in a batch. */
     static void checkType(String type, String field) {
         if (!Names.validType(type)) {
-            throw Refusal.invalid(field, "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
-                    + "digits and '-', at most 40 characters, starting and ending with a letter or digit.");
+            throw Refusal.invalid(
+                    field,
+                    "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
+                            + "digits and '-', at most 40 characters, starting and ending with a letter or digit.");
         }
     }
 }

@@ -3,20 +3,25 @@ package dev.warmpool.service;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
-import dev.warmpool.pool.Warmth;
 import dev.warmpool.pool.Processor;
+import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.ProcessorState;
 import java.util.Comparator;
 import java.util.List;
 
 /** A pool as {@code GET /pools/{type}} shows it. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record PoolView(String type, String state, PoolSpec spec, Status status, List<Processor> processors,
-        List<Processor> gangs, WarmthView warmth) {
+public record PoolView(
+        String type,
+        String state,
+        PoolSpec spec,
+        Status status,
+        List<Processor> processors,
+        List<Processor> gangs,
+        WarmthView warmth) {
 
     /** Counts of processors by state, and of queued jobs. */
-    public record Status(int starting, int idle, int busy, int draining, int queued) {
-    }
+    public record Status(int starting, int idle, int busy, int draining, int queued) {}
 
     /**
      * What idle warmth costs and what the policy chose: arrivals that found a warm processor
@@ -27,13 +32,16 @@ public record PoolView(String type, String state, PoolSpec spec, Status status, 
      * keeping warm, the level's processor goes back at once).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record WarmthView(String policy, long warmStarts, long coldStarts, double idleProcessorSeconds, int demand,
-            List<Level> levels) {
-    }
+    public record WarmthView(
+            String policy,
+            long warmStarts,
+            long coldStarts,
+            double idleProcessorSeconds,
+            int demand,
+            List<Level> levels) {}
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Level(int level, long samples, boolean learned, Double prewarmSeconds, Double keepAliveSeconds) {
-    }
+    public record Level(int level, long samples, boolean learned, Double prewarmSeconds, Double keepAliveSeconds) {}
 
     /** The view with {@code spec} in place of its own. */
     public PoolView withSpec(PoolSpec spec) {
@@ -41,11 +49,24 @@ public record PoolView(String type, String state, PoolSpec spec, Status status, 
     }
 
     public static PoolView of(PoolSnapshot s, Warmth.Params params) {
-        return new PoolView(s.type(), s.draining() ? "DRAINING" : "ACTIVE", s.spec(),
-                new Status(s.count(ProcessorState.STARTING), s.count(ProcessorState.IDLE), s.count(ProcessorState.BUSY),
-                        s.count(ProcessorState.DRAINING), s.queued()),
-                s.processors().stream().sorted(Comparator.comparing(Processor::id)).toList(),
-                s.spec().isGang() ? s.gangs().stream().sorted(Comparator.comparing(Processor::id)).toList() : null,
+        return new PoolView(
+                s.type(),
+                s.draining() ? "DRAINING" : "ACTIVE",
+                s.spec(),
+                new Status(
+                        s.count(ProcessorState.STARTING),
+                        s.count(ProcessorState.IDLE),
+                        s.count(ProcessorState.BUSY),
+                        s.count(ProcessorState.DRAINING),
+                        s.queued()),
+                s.processors().stream()
+                        .sorted(Comparator.comparing(Processor::id))
+                        .toList(),
+                s.spec().isGang()
+                        ? s.gangs().stream()
+                                .sorted(Comparator.comparing(Processor::id))
+                                .toList()
+                        : null,
                 warmth(s, params));
     }
 
@@ -54,11 +75,22 @@ public record PoolView(String type, String state, PoolSpec spec, Status status, 
         List<Level> levels = null;
         if (s.spec().learned()) {
             levels = Warmth.windows(h, s.spec().maxSize(), params, s.spec().idleTimeoutSeconds() * 1000L).stream()
-                    .map(w -> w.keepAliveMs() < 0 ? new Level(w.level(), w.samples(), w.trusted(), null, null)
-                            : new Level(w.level(), w.samples(), w.trusted(), w.prewarmMs() / 1000.0, w.keepAliveMs() / 1000.0))
+                    .map(w -> w.keepAliveMs() < 0
+                            ? new Level(w.level(), w.samples(), w.trusted(), null, null)
+                            : new Level(
+                                    w.level(),
+                                    w.samples(),
+                                    w.trusted(),
+                                    w.prewarmMs() / 1000.0,
+                                    w.keepAliveMs() / 1000.0))
                     .toList();
         }
-        return new WarmthView(s.spec().learned() ? PoolSpec.LEARNED : PoolSpec.FIXED, h.warm(), h.cold(),
-                s.idleProcessorMs() / 1000.0, h.demand(), levels);
+        return new WarmthView(
+                s.spec().learned() ? PoolSpec.LEARNED : PoolSpec.FIXED,
+                h.warm(),
+                h.cold(),
+                s.idleProcessorMs() / 1000.0,
+                h.demand(),
+                levels);
     }
 }

@@ -12,7 +12,13 @@ import java.util.Map;
 public class Refusal extends RuntimeException {
     /** What sort of no: bad input, not allowed, missing, in the way, not now. */
     public enum Kind {
-        INVALID, FORBIDDEN, NOT_FOUND, CONFLICT, UNPROCESSABLE, TOO_MANY, UNAVAILABLE
+        INVALID,
+        FORBIDDEN,
+        NOT_FOUND,
+        CONFLICT,
+        UNPROCESSABLE,
+        TOO_MANY,
+        UNAVAILABLE
     }
 
     private final Kind kind;

@@ -1,7 +1,6 @@
 package dev.warmpool.service;
 
 import dev.warmpool.pool.Job;
-import dev.warmpool.pool.PoolSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +16,7 @@ public final class Secrets {
     /** What a hidden value reads as. */
     public static final String REDACTED = "***";
 
-    private Secrets() {
-    }
+    private Secrets() {}
 
     /** The pool as {@code caller} may see it. */
     public static PoolView shownTo(PoolView pool, Caller caller) {

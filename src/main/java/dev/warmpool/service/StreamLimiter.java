@@ -54,9 +54,16 @@ public class StreamLimiter {
             return full[0] ? n : now + 1;
         });
         if (full[0]) {
-            throw new Refusal(Refusal.Kind.TOO_MANY, "too-many-streams", "Too many requests", "'" + caller.name() + "' holds "
-                    + perCaller + " event streams open on this manager, its limit (warmpool.connections.streams-per-caller); "
-                    + "close one (a dashboard tab, a followed job or sweep) and retry.").with("limit", perCaller).retryAfter(5);
+            throw new Refusal(
+                            Refusal.Kind.TOO_MANY,
+                            "too-many-streams",
+                            "Too many requests",
+                            "'" + caller.name() + "' holds "
+                                    + perCaller
+                                    + " event streams open on this manager, its limit (warmpool.connections.streams-per-caller); "
+                                    + "close one (a dashboard tab, a followed job or sweep) and retry.")
+                    .with("limit", perCaller)
+                    .retryAfter(5);
         }
     }
 }

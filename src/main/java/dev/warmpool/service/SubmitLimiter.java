@@ -36,9 +36,16 @@ public class SubmitLimiter {
             wait = (Math.min(jobs, burst) - b.tokens) / rate;
         }
         int seconds = (int) Math.max(1, Math.ceil(wait));
-        throw new Refusal(Refusal.Kind.TOO_MANY, "rate-limited", "Too many requests", "'" + caller.name() + "' submits more than "
-                + fmt(rate) + " jobs a second (warmpool.limits.submits-per-second, bursts of " + (long) burst
-                + "); retry in " + seconds + " s.").retryAfter(seconds).with("jobs", jobs);
+        throw new Refusal(
+                        Refusal.Kind.TOO_MANY,
+                        "rate-limited",
+                        "Too many requests",
+                        "'" + caller.name() + "' submits more than "
+                                + fmt(rate) + " jobs a second (warmpool.limits.submits-per-second, bursts of "
+                                + (long) burst
+                                + "); retry in " + seconds + " s.")
+                .retryAfter(seconds)
+                .with("jobs", jobs);
     }
 
     private static String fmt(double d) {

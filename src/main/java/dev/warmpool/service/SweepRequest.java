@@ -16,30 +16,51 @@ import java.util.Map;
  * to run them as trial jobs of the pool of {@code type}. Only {@code type} and {@code space} are required.
  */
 public record SweepRequest(
-        @NotEmpty(message = "must name the job type of the trials, e.g. \"pytorch-cpu\"") String type,
+        @NotEmpty(message = "must name the job type of the trials, e.g. \"pytorch-cpu\"")
+        String type,
+
         @Size(max = 1024, message = "may have at most 1024 elements")
-        List<@NotNull(message = "must not contain null") @Size(max = 65_536, message = "must be at most 65536 characters") String> args,
+        List<
+                        @NotNull(message = "must not contain null")
+                        @Size(max = 65_536, message = "must be at most 65536 characters") String>
+                args,
+
         JsonNode space,
-        @Pattern(regexp = "grid|random", message = "must be \"grid\" (every combination) or \"random\" (with trials and a seed)")
+
+        @Pattern(
+                regexp = "grid|random",
+                message = "must be \"grid\" (every combination) or \"random\" (with trials and a seed)")
         String algorithm,
+
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer trials,
         // 2^53 - 1: the largest whole number a JSON client that reads numbers as doubles (JavaScript) shows exactly
         @Min(value = 0, message = "must be 0 or more")
-        @Max(value = 9_007_199_254_740_991L, message = "must be at most 9007199254740991 (2^53 - 1), so that every client reads it back exactly")
+        @Max(
+                value = 9_007_199_254_740_991L,
+                message = "must be at most 9007199254740991 (2^53 - 1), so that every client reads it back exactly")
         Long seed,
+
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer parallelism,
+
         @Valid dev.warmpool.sweep.Objective objective,
-        @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000, the most trials a sweep has")
+
+        @Min(value = 0, message = "must be 0 or more")
+        @Max(value = 10_000, message = "must be at most 10000, the most trials a sweep has")
         Integer maxFailedTrials,
+
         @Valid dev.warmpool.sweep.EarlyStopping earlyStopping,
+
         @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty @Size(max = 256) String, @NotNull(message = "must not be null") @Size(max = 65_536) String> env,
+
         @Min(value = -1000, message = "must be -1000 or more") @Max(value = 1000, message = "must be 1000 or less")
         Integer priority,
-        @Min(value = 1, message = "must be 1 second or more") @Max(value = 604_800, message = "must be at most 604800 (7 days)")
+
+        @Min(value = 1, message = "must be 1 second or more")
+        @Max(value = 604_800, message = "must be at most 604800 (7 days)")
         Integer timeoutSeconds,
+
         @Min(value = 1, message = "must be 1 or more") @Max(value = 100, message = "must be at most 100")
-        Integer maxAttempts) {
-}
+        Integer maxAttempts) {}

@@ -4,16 +4,15 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.protocol.Fields.JobHash;
-import dev.warmpool.protocol.Fields.SweepHash;
-import dev.warmpool.protocol.JobState;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.StoredJson;
 import dev.warmpool.pool.Times;
-import dev.warmpool.store.PoolStore;
-import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.Fields.JobHash;
+import dev.warmpool.protocol.Fields.SweepHash;
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
+import dev.warmpool.store.PoolStore;
 import dev.warmpool.sweep.SearchSpace;
 import dev.warmpool.sweep.Sweep;
 import io.smallrye.mutiny.Uni;
@@ -37,6 +36,7 @@ import java.util.Optional;
 public class SweepService {
     /** Most trials of one sweep; the grid algorithm refuses a larger product. */
     public static final int MAX_TRIALS = 10_000;
+
     private static final SecureRandom SEEDS = new SecureRandom();
 
     private final PoolStore store;
@@ -48,8 +48,14 @@ public class SweepService {
     private final SubmitLimiter limiter;
     private final Access access;
 
-    public SweepService(PoolStore store, PoolService pools, Demand reconciler, Validator validator,
-            WarmpoolConfig config, ObjectMapper json, SubmitLimiter limiter) {
+    public SweepService(
+            PoolStore store,
+            PoolService pools,
+            Demand reconciler,
+            Validator validator,
+            WarmpoolConfig config,
+            ObjectMapper json,
+            SubmitLimiter limiter) {
         this.limiter = limiter;
         this.access = new Access(store);
         this.store = store;
@@ -61,8 +67,10 @@ public class SweepService {
     }
 
     public Uni<Sweep> submit(SweepRequest request, String idempotencyKey, Caller caller) {
-        SweepRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\", \"space\": {\"lr\": "
-                + "{\"grid\": [0.01, 0.1]}}}");
+        SweepRequest r = Checks.valid(
+                validator,
+                request,
+                "at least {\"type\": \"<job type>\", \"space\": {\"lr\": " + "{\"grid\": [0.01, 0.1]}}}");
         PoolService.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
@@ -73,23 +81,35 @@ public class SweepService {
         Map<String, String> sweep = new LinkedHashMap<>();
         sweep.put(SweepHash.TYPE, r.type());
         sweep.put(SweepHash.PARALLELISM, Integer.toString(spec.parallelism()));
-        sweep.put(SweepHash.METRIC, spec.objective() == null ? "" : spec.objective().metric());
-        sweep.put(SweepHash.GOAL, spec.objective() == null ? "" : spec.objective().goal());
-        sweep.put(SweepHash.MAX_FAILED_TRIALS, spec.maxFailedTrials() == null ? "-1" : spec.maxFailedTrials().toString());
+        sweep.put(
+                SweepHash.METRIC,
+                spec.objective() == null ? "" : spec.objective().metric());
+        sweep.put(
+                SweepHash.GOAL, spec.objective() == null ? "" : spec.objective().goal());
+        sweep.put(
+                SweepHash.MAX_FAILED_TRIALS,
+                spec.maxFailedTrials() == null ? "-1" : spec.maxFailedTrials().toString());
         dev.warmpool.sweep.EarlyStopping stopping = spec.earlyStopping();
         sweep.put(SweepHash.EARLY_STOPPING, stopping == null ? "" : stopping.rule());
-        sweep.put(SweepHash.MIN_STEPS, stopping == null ? "0" : stopping.minSteps().toString());
-        sweep.put(SweepHash.MIN_TRIALS, stopping == null ? "0" : stopping.minTrials().toString());
+        sweep.put(
+                SweepHash.MIN_STEPS,
+                stopping == null ? "0" : stopping.minSteps().toString());
+        sweep.put(
+                SweepHash.MIN_TRIALS,
+                stopping == null ? "0" : stopping.minTrials().toString());
         sweep.put(SweepHash.SPEC, store.write(spec));
         sweep.put(SweepHash.SUBMITTED_BY, caller.name());
         Map<String, String> shared = new LinkedHashMap<>();
         shared.put(JobHash.TYPE, r.type());
         int priority = r.priority() == null ? 0 : r.priority();
         shared.put(JobHash.PRIORITY, Integer.toString(priority));
-        shared.put(JobHash.TIMEOUT_SECONDS, Integer.toString(r.timeoutSeconds() == null
-                ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds()));
-        shared.put(JobHash.MAX_ATTEMPTS, Integer.toString(r.maxAttempts() == null
-                ? config.jobs().defaultMaxAttempts() : r.maxAttempts()));
+        shared.put(
+                JobHash.TIMEOUT_SECONDS,
+                Integer.toString(
+                        r.timeoutSeconds() == null ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds()));
+        shared.put(
+                JobHash.MAX_ATTEMPTS,
+                Integer.toString(r.maxAttempts() == null ? config.jobs().defaultMaxAttempts() : r.maxAttempts()));
         shared.put(JobHash.ARGS, store.write(r.args() == null ? List.of() : r.args()));
         shared.put(JobHash.ENV, store.write(r.env() == null ? Map.of() : r.env()));
         shared.put(JobHash.SUBMITTED_BY, caller.name());
@@ -101,9 +121,17 @@ public class SweepService {
                 .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials))
                 .flatMap(reply -> {
                     if (reply instanceof dev.warmpool.protocol.Refused refused) {
-                        return JobService.refused(refused, r.type(), "sweeps", "", pools, d -> idem.fingerprint()
-                                .equals(d.fingerprint()) ? get(d.first())
-                                : Uni.createFrom().failure(JobService.keyReused(config, idempotencyKey, "sweep", d.first())));
+                        return JobService.refused(
+                                refused,
+                                r.type(),
+                                "sweeps",
+                                "",
+                                pools,
+                                d -> idem.fingerprint().equals(d.fingerprint())
+                                        ? get(d.first())
+                                        : Uni.createFrom()
+                                                .failure(JobService.keyReused(
+                                                        config, idempotencyKey, "sweep", d.first())));
                     }
                     reconciler.nudge(); // the pool grows to the sweep's parallelism now, not at the next tick
                     return get(id);
@@ -113,34 +141,53 @@ public class SweepService {
     /** The request with every default filled in; a random sweep without a seed gets one, shown back. */
     private static Sweep.Spec normalize(SweepRequest r) {
         if (r.space() == null || r.space().isNull()) {
-            throw Refusal.invalid("space", "'space' is required: an object of parameters, e.g. "
-                    + "{\"lr\": {\"logUniform\": [0.0001, 0.1]}, \"layers\": {\"grid\": [2, 4]}}.");
+            throw Refusal.invalid(
+                    "space",
+                    "'space' is required: an object of parameters, e.g. "
+                            + "{\"lr\": {\"logUniform\": [0.0001, 0.1]}, \"layers\": {\"grid\": [2, 4]}}.");
         }
         String algorithm = r.algorithm() == null ? (r.trials() == null ? "grid" : "random") : r.algorithm();
         if ("grid".equals(algorithm) && (r.trials() != null || r.seed() != null)) {
-            throw Refusal.invalid(r.trials() != null ? "trials" : "seed", "The grid algorithm runs every combination of "
-                    + "the space once; 'trials' and 'seed' belong to the random algorithm (\"algorithm\": \"random\").");
+            throw Refusal.invalid(
+                    r.trials() != null ? "trials" : "seed",
+                    "The grid algorithm runs every combination of "
+                            + "the space once; 'trials' and 'seed' belong to the random algorithm (\"algorithm\": \"random\").");
         }
         if ("random".equals(algorithm) && r.trials() == null) {
-            throw Refusal.invalid("trials", "The random algorithm needs 'trials': how many configurations to draw, e.g. 32.");
+            throw Refusal.invalid(
+                    "trials", "The random algorithm needs 'trials': how many configurations to draw, e.g. 32.");
         }
-        dev.warmpool.sweep.Objective objective = r.objective() == null ? null
-                : new dev.warmpool.sweep.Objective(r.objective().metric(),
-                        r.objective().goal() == null ? "minimize" : r.objective().goal());
+        dev.warmpool.sweep.Objective objective = r.objective() == null
+                ? null
+                : new dev.warmpool.sweep.Objective(
+                        r.objective().metric(),
+                        r.objective().goal() == null
+                                ? "minimize"
+                                : r.objective().goal());
         dev.warmpool.sweep.EarlyStopping stopping = r.earlyStopping();
         if (stopping != null) {
             if (objective == null) {
-                throw Refusal.invalid("earlyStopping", "Early stopping compares trials by the objective; give an "
-                        + "'objective', e.g. {\"metric\": \"loss\", \"goal\": \"minimize\"}.");
+                throw Refusal.invalid(
+                        "earlyStopping",
+                        "Early stopping compares trials by the objective; give an "
+                                + "'objective', e.g. {\"metric\": \"loss\", \"goal\": \"minimize\"}.");
             }
-            stopping = new dev.warmpool.sweep.EarlyStopping(stopping.rule() == null ? "median" : stopping.rule(),
+            stopping = new dev.warmpool.sweep.EarlyStopping(
+                    stopping.rule() == null ? "median" : stopping.rule(),
                     stopping.minSteps() == null ? 1 : stopping.minSteps(),
                     stopping.minTrials() == null ? 3 : stopping.minTrials());
         }
         Long seed = "random".equals(algorithm) ? (r.seed() == null ? SEEDS.nextLong() >>> 12 : r.seed()) : null;
         int parallelism = r.parallelism() == null ? MAX_TRIALS : r.parallelism();
-        return new Sweep.Spec(algorithm, seed, r.space(), r.args() == null ? List.of() : r.args(), parallelism,
-                objective, stopping, r.maxFailedTrials());
+        return new Sweep.Spec(
+                algorithm,
+                seed,
+                r.space(),
+                r.args() == null ? List.of() : r.args(),
+                parallelism,
+                objective,
+                stopping,
+                r.maxFailedTrials());
     }
 
     private static List<Map<String, Object>> configurations(SweepRequest r, Sweep.Spec spec) {
@@ -148,7 +195,10 @@ public class SweepService {
             SearchSpace space = SearchSpace.parse(r.space());
             return "grid".equals(spec.algorithm()) ? space.grid(MAX_TRIALS) : space.random(r.trials(), spec.seed());
         } catch (IllegalArgumentException e) {
-            throw Refusal.invalid("space", e.getMessage().substring(0, 1).toUpperCase() + e.getMessage().substring(1) + ".");
+            throw Refusal.invalid(
+                    "space",
+                    e.getMessage().substring(0, 1).toUpperCase()
+                            + e.getMessage().substring(1) + ".");
         }
     }
 
@@ -168,7 +218,12 @@ public class SweepService {
         if (n < 1 || n > 1000) {
             throw Refusal.invalid("limit", "'limit' must be between 1 and 1000.");
         }
-        return pools.newestOverPools(type, n, t -> store.sweeps(t, n).map(hs -> hs.stream().map(h -> view(h, List.of(), false)).toList()),
+        return pools.newestOverPools(
+                type,
+                n,
+                t -> store.sweeps(t, n)
+                        .map(hs ->
+                                hs.stream().map(h -> view(h, List.of(), false)).toList()),
                 Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
                         .thenComparing(Sweep::id, Comparator.reverseOrder()));
     }
@@ -176,42 +231,78 @@ public class SweepService {
     /** Cancels a sweep: the caller's own, or anyone's as an admin (403 otherwise, and nothing changes). */
     public Uni<Sweep> cancel(String id, Caller caller) {
         String type = typeOf(id);
-        return get(id).invoke(sweep -> Access.checkMayCancel(caller, "Sweep", id, sweep.submittedBy())).flatMap(s -> store.cancelSweep(type, id, "the sweep was cancelled by " + caller.name(),
-                config.jobs().retention().toSeconds())).flatMap(reply -> {
-            if (reply instanceof SweepCancelReply.NoSweep) {
-                throw noSweep(id);
-            }
-            if (reply instanceof SweepCancelReply.Ended ended) {
-                throw Refusal.conflict("sweep-ended", "Sweep " + id + " has already ended (" + ended.state()
-                        + "); there is nothing to cancel.").with("state", ended.state());
-            }
-            return get(id);
-        });
+        return get(id).invoke(sweep -> Access.checkMayCancel(caller, "Sweep", id, sweep.submittedBy()))
+                .flatMap(s -> store.cancelSweep(
+                        type,
+                        id,
+                        "the sweep was cancelled by " + caller.name(),
+                        config.jobs().retention().toSeconds()))
+                .flatMap(reply -> {
+                    if (reply instanceof SweepCancelReply.NoSweep) {
+                        throw noSweep(id);
+                    }
+                    if (reply instanceof SweepCancelReply.Ended ended) {
+                        throw Refusal.conflict(
+                                        "sweep-ended",
+                                        "Sweep " + id + " has already ended (" + ended.state()
+                                                + "); there is nothing to cancel.")
+                                .with("state", ended.state());
+                    }
+                    return get(id);
+                });
     }
 
     private Sweep view(Map<String, String> h, List<Map<String, String>> trialFields, boolean withTrials) {
         List<Sweep.Trial> trials = new ArrayList<>();
         for (Map<String, String> t : trialFields) {
-            trials.add(new Sweep.Trial(t.get(JobHash.ID), num(t, JobHash.TRIAL),
-                    JobState.parse(t.get(JobHash.STATE)), tree(t.get(JobHash.CONFIG)), tree(t.get(JobHash.METRICS)), tree(t.get(JobHash.PROGRESS)),
-                    integer(t.get(JobHash.ATTEMPTS)), blankToNull(t.get(JobHash.PROCESSOR)), Times.iso(t.get(JobHash.SUBMITTED_AT)),
-                    Times.iso(t.get(JobHash.STARTED_AT)), Times.iso(t.get(JobHash.FINISHED_AT)),
+            trials.add(new Sweep.Trial(
+                    t.get(JobHash.ID),
+                    num(t, JobHash.TRIAL),
+                    JobState.parse(t.get(JobHash.STATE)),
+                    tree(t.get(JobHash.CONFIG)),
+                    tree(t.get(JobHash.METRICS)),
+                    tree(t.get(JobHash.PROGRESS)),
+                    integer(t.get(JobHash.ATTEMPTS)),
+                    blankToNull(t.get(JobHash.PROCESSOR)),
+                    Times.iso(t.get(JobHash.SUBMITTED_AT)),
+                    Times.iso(t.get(JobHash.STARTED_AT)),
+                    Times.iso(t.get(JobHash.FINISHED_AT)),
                     JobState.SUCCEEDED.name().equals(t.get(JobHash.STATE)) ? null : blankToNull(t.get(JobHash.ERROR))));
         }
         Sweep.Best best = null;
         String bestId = blankToNull(h.get(SweepHash.BEST_TRIAL));
         Double bestValue = StoredJson.finiteNumber(h.get(SweepHash.BEST_VALUE)); // an older build may have stored 'nan'
         if (bestId != null && bestValue != null) {
-            Optional<Sweep.Trial> trial = trials.stream().filter(t -> bestId.equals(t.id())).findFirst();
-            best = new Sweep.Best(bestId, bestValue, trial.map(Sweep.Trial::config).orElse(null),
+            Optional<Sweep.Trial> trial =
+                    trials.stream().filter(t -> bestId.equals(t.id())).findFirst();
+            best = new Sweep.Best(
+                    bestId,
+                    bestValue,
+                    trial.map(Sweep.Trial::config).orElse(null),
                     trial.map(Sweep.Trial::metrics).orElse(null));
         }
-        Sweep.Progress progress = new Sweep.Progress(num(h, SweepHash.DONE), num(h, SweepHash.TOTAL), num(h, SweepHash.ACTIVE), num(h, SweepHash.SUCCEEDED),
-                num(h, SweepHash.FAILED), num(h, SweepHash.CANCELLED), num(h, SweepHash.EARLY_STOPPED));
+        Sweep.Progress progress = new Sweep.Progress(
+                num(h, SweepHash.DONE),
+                num(h, SweepHash.TOTAL),
+                num(h, SweepHash.ACTIVE),
+                num(h, SweepHash.SUCCEEDED),
+                num(h, SweepHash.FAILED),
+                num(h, SweepHash.CANCELLED),
+                num(h, SweepHash.EARLY_STOPPED));
         Sweep.Spec spec = read(h.get(SweepHash.SPEC), Sweep.Spec.class);
-        return new Sweep(h.get(SweepHash.ID), h.get(SweepHash.TYPE), h.get(SweepHash.STATE), spec, progress, best, Times.iso(h.get(SweepHash.CREATED_AT)),
-                Times.iso(h.get(SweepHash.FINISHED_AT)), blankToNull(h.get(SweepHash.ERROR)), withTrials ? trials : null,
-                blankToNull(h.get(SweepHash.SUBMITTED_BY)), warnings(h.get(SweepHash.WARNINGS)));
+        return new Sweep(
+                h.get(SweepHash.ID),
+                h.get(SweepHash.TYPE),
+                h.get(SweepHash.STATE),
+                spec,
+                progress,
+                best,
+                Times.iso(h.get(SweepHash.CREATED_AT)),
+                Times.iso(h.get(SweepHash.FINISHED_AT)),
+                blankToNull(h.get(SweepHash.ERROR)),
+                withTrials ? trials : null,
+                blankToNull(h.get(SweepHash.SUBMITTED_BY)),
+                warnings(h.get(SweepHash.WARNINGS)));
     }
 
     /** The stored warnings (a JSON array of sentences), or null when there are none. */
@@ -257,12 +348,15 @@ public class SweepService {
 
     static String typeOf(String id) {
         // a trial's id (the sweep's id, '-', its index) is a job id, not a sweep id
-        return Optional.ofNullable(Names.typeOfJob(id)).filter(t -> id.lastIndexOf('-') < id.indexOf('.'))
+        return Optional.ofNullable(Names.typeOfJob(id))
+                .filter(t -> id.lastIndexOf('-') < id.indexOf('.'))
                 .orElseThrow(() -> noSweep(id));
     }
 
     static Refusal noSweep(String id) {
-        return Refusal.notFound("sweep-not-found", "There is no sweep '" + PoolService.shown(id)
-                + "'; it may never have existed, or it ended longer ago than the retention period.");
+        return Refusal.notFound(
+                "sweep-not-found",
+                "There is no sweep '" + PoolService.shown(id)
+                        + "'; it may never have existed, or it ended longer ago than the retention period.");
     }
 }

@@ -1,7 +1,7 @@
 package dev.warmpool.store;
 
-import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.KeySchema;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
 import io.vertx.mutiny.redis.client.Response;
@@ -38,13 +38,19 @@ public class AgentUsers {
     private final boolean enabled;
     private final long rotationMillis;
 
-    public AgentUsers(RedisAPI redis, @ConfigProperty(name = "quarkus.redis.hosts") String hosts,
+    public AgentUsers(
+            RedisAPI redis,
+            @ConfigProperty(name = "quarkus.redis.hosts") String hosts,
             @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType,
             WarmpoolConfig config) {
         this.redis = redis;
         this.managerUrl = hosts.replace(" ", "");
-        this.enabled = config.redis().agentUsers() && "standalone".equals(clientType) && !managerUrl.contains(",")
-                && hasPassword(managerUrl) && java.util.List.of("local", "docker").contains(config.runtime().type());
+        this.enabled = config.redis().agentUsers()
+                && "standalone".equals(clientType)
+                && !managerUrl.contains(",")
+                && hasPassword(managerUrl)
+                && java.util.List.of("local", "docker")
+                        .contains(config.runtime().type());
         this.rotationMillis = config.redis().agentPasswordRotation().toMillis();
     }
 
@@ -72,25 +78,34 @@ public class AgentUsers {
         return ensure(type).map(pw -> {
             URI u = URI.create(managerUrl);
             return u.getScheme() + "://" + user(type) + ":" + URLEncoder.encode(pw, StandardCharsets.UTF_8) + "@"
-                    + u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort()) + (u.getRawPath() == null ? "" : u.getRawPath());
+                    + u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort())
+                    + (u.getRawPath() == null ? "" : u.getRawPath());
         });
     }
 
     /** Makes (or restores, after Redis lost its ACLs) the pool's user, rotating its password when due; its current password. */
     public Uni<String> ensure(String type) {
-        return redis.hmget(List.of(PASSWORDS, type, type + ":prev", type + ":at")).flatMap(r -> {
-            String current = text(r.get(0));
-            String prev = text(r.get(1));
-            long at = r.get(2) == null ? 0 : Long.parseLong(r.get(2).toString());
-            long now = System.currentTimeMillis();
-            if (current == null || now - at >= rotationMillis) {
-                String next = newPassword();
-                return redis.hset(List.of(PASSWORDS, type, next, type + ":prev", current == null ? "" : current,
-                        type + ":at", Long.toString(now)))
-                        .flatMap(x -> setUser(type, next, current)).replaceWith(next);
-            }
-            return setUser(type, current, prev).replaceWith(current);
-        });
+        return redis.hmget(List.of(PASSWORDS, type, type + ":prev", type + ":at"))
+                .flatMap(r -> {
+                    String current = text(r.get(0));
+                    String prev = text(r.get(1));
+                    long at = r.get(2) == null ? 0 : Long.parseLong(r.get(2).toString());
+                    long now = System.currentTimeMillis();
+                    if (current == null || now - at >= rotationMillis) {
+                        String next = newPassword();
+                        return redis.hset(List.of(
+                                        PASSWORDS,
+                                        type,
+                                        next,
+                                        type + ":prev",
+                                        current == null ? "" : current,
+                                        type + ":at",
+                                        Long.toString(now)))
+                                .flatMap(x -> setUser(type, next, current))
+                                .replaceWith(next);
+                    }
+                    return setUser(type, current, prev).replaceWith(current);
+                });
     }
 
     /** Removes a pool's user and passwords (its pool is gone). */
@@ -99,7 +114,8 @@ public class AgentUsers {
             return Uni.createFrom().voidItem();
         }
         return redis.acl(List.of("DELUSER", user(type)))
-                .flatMap(x -> redis.hdel(List.of(PASSWORDS, type, type + ":prev", type + ":at"))).replaceWithVoid();
+                .flatMap(x -> redis.hdel(List.of(PASSWORDS, type, type + ":prev", type + ":at")))
+                .replaceWithVoid();
     }
 
     /** The user as it should be, whatever it was (idempotent: after a Redis restart it is made anew). */
@@ -123,15 +139,30 @@ public class AgentUsers {
         for (String family : AGENT_KEYS) {
             rules.add("~" + KeySchema.prefix(type) + family);
         }
-        rules.addAll(List.of("resetchannels", "&" + KeySchema.ended(type), "&" + KeySchema.changed(type), "-@all",
-                "+@read", "+@write", "+@scripting", "+@connection", "+time", "+publish", "-@dangerous", "-script", "-function",
-                "-scan", "-keys", "-randomkey"));
+        rules.addAll(List.of(
+                "resetchannels",
+                "&" + KeySchema.ended(type),
+                "&" + KeySchema.changed(type),
+                "-@all",
+                "+@read",
+                "+@write",
+                "+@scripting",
+                "+@connection",
+                "+time",
+                "+publish",
+                "-@dangerous",
+                "-script",
+                "-function",
+                "-scan",
+                "-keys",
+                "-randomkey"));
         return rules;
     }
 
     /** The keys of a pool (below its prefix) that its agents' scripts change. */
-    static final List<String> AGENT_KEYS = List.of("procs", "proc:*", "inbox:*", "idle", "queue", "jobs", "job:*", "warmth",
-            "seq", "demand", "gangs", "gang:*", "sweeps", "sweep:*");
+    static final List<String> AGENT_KEYS = List.of(
+            "procs", "proc:*", "inbox:*", "idle", "queue", "jobs", "job:*", "warmth", "seq", "demand", "gangs",
+            "gang:*", "sweeps", "sweep:*");
 
     private static String newPassword() {
         byte[] b = new byte[24];

@@ -37,7 +37,8 @@ public class JobEnds {
     private final ReactivePubSubCommands<String> pubsub;
     private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> followers = new ConcurrentHashMap<>();
-    private static final java.util.List<String> PATTERNS = java.util.List.of(KeySchema.ENDED_PATTERN, KeySchema.CHANGED_PATTERN);
+    private static final java.util.List<String> PATTERNS =
+            java.util.List.of(KeySchema.ENDED_PATTERN, KeySchema.CHANGED_PATTERN);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile boolean subscribed;
 
@@ -63,20 +64,31 @@ public class JobEnds {
             return;
         }
         pubsub.subscribeToPatterns(PATTERNS, this::on, this::lost, e -> lost())
-                .subscribe().with(s -> {
-                    subscribed = true;
-                    LOG.debugf("subscribed to %s", PATTERNS);
-                }, e -> {
-                    LOG.debugf("could not subscribe to %s (%s); trying again in %s", PATTERNS, e.getMessage(), RETRY);
-                    lost();
-                });
+                .subscribe()
+                .with(
+                        s -> {
+                            subscribed = true;
+                            LOG.debugf("subscribed to %s", PATTERNS);
+                        },
+                        e -> {
+                            LOG.debugf(
+                                    "could not subscribe to %s (%s); trying again in %s",
+                                    PATTERNS, e.getMessage(), RETRY);
+                            lost();
+                        });
     }
 
     /** The subscription ended (Redis restarted, the connection broke): waiters re-read on their own until it is back. */
     private void lost() {
         subscribed = false;
         if (!stopping.get()) {
-            Uni.createFrom().voidItem().onItem().delayIt().by(RETRY).subscribe().with(x -> subscribe(), e -> subscribe());
+            Uni.createFrom()
+                    .voidItem()
+                    .onItem()
+                    .delayIt()
+                    .by(RETRY)
+                    .subscribe()
+                    .with(x -> subscribe(), e -> subscribe());
         }
     }
 

@@ -1,5 +1,13 @@
 package dev.warmpool.store;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.pool.Job;
+import dev.warmpool.pool.JobEvent;
+import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Processor;
+import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Fields.PoolHash;
@@ -24,14 +32,6 @@ import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.protocol.SweepListReply;
 import dev.warmpool.protocol.SweepPutReply;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.pool.Job;
-import dev.warmpool.pool.JobEvent;
-import dev.warmpool.pool.PoolSnapshot;
-import dev.warmpool.pool.Warmth;
-import dev.warmpool.pool.PoolSpec;
-import dev.warmpool.pool.Processor;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -51,12 +51,17 @@ public class PoolStore {
     /** The submit script's round trip, as the manager sees it: {@code warmpool_dispatch_seconds}. */
     private final io.micrometer.core.instrument.Timer dispatch;
 
-    public PoolStore(ScriptRunner scripts, RedisAPI redis, ObjectMapper json, io.micrometer.core.instrument.MeterRegistry registry) {
+    public PoolStore(
+            ScriptRunner scripts,
+            RedisAPI redis,
+            ObjectMapper json,
+            io.micrometer.core.instrument.MeterRegistry registry) {
         this.scripts = scripts;
         this.redis = redis;
         this.json = json;
         this.dispatch = io.micrometer.core.instrument.Timer.builder("warmpool.dispatch")
-                .description("The submit script (store a job, hand it to a warm processor or queue it), round trip").register(registry);
+                .description("The submit script (store a job, hand it to a warm processor or queue it), round trip")
+                .register(registry);
     }
 
     /** Creates or updates a pool; true when it was created. */
@@ -65,9 +70,18 @@ public class PoolStore {
         // which the reconciler drops after a grace period) and again after the script: a
         // reconciler that saw the name without its pool in between cannot have dropped it for good
         return redis.sadd(List.of(KeySchema.POOLS, type))
-                .flatMap(x -> scripts.run(Script.POOL_PUT, type, PoolPutReply.args(write(spec), spec.minIdle(),
-                        spec.maxSize(), spec.idleTimeoutSeconds() * 1000L, write(spec.command()), write(spec.env()),
-                        spec.maxQueued(), spec.isGang())))
+                .flatMap(x -> scripts.run(
+                        Script.POOL_PUT,
+                        type,
+                        PoolPutReply.args(
+                                write(spec),
+                                spec.minIdle(),
+                                spec.maxSize(),
+                                spec.idleTimeoutSeconds() * 1000L,
+                                write(spec.command()),
+                                write(spec.env()),
+                                spec.maxQueued(),
+                                spec.isGang())))
                 .map(reply -> switch (PoolPutReply.decode(reply)) {
                     case GANG_CHANGE -> throw new GangChange();
                     case CREATED -> true;
@@ -85,13 +99,17 @@ public class PoolStore {
 
     /** Drains a pool (pool_delete.lua). */
     public Uni<PoolDeleteReply> deletePool(String type, String reason, long retentionSeconds) {
-        return scripts.run(Script.POOL_DELETE, type, PoolDeleteReply.args(reason, retentionSeconds)).map(PoolDeleteReply::decode);
+        return scripts.run(Script.POOL_DELETE, type, PoolDeleteReply.args(reason, retentionSeconds))
+                .map(PoolDeleteReply::decode);
     }
 
     /** Removes a drained pool whose processors are all gone; true when it did. */
     public Uni<Boolean> collectPool(String type, long retentionSeconds) {
-        return scripts.run(Script.POOL_GC, type, PoolGcReply.args(retentionSeconds)).map(PoolGcReply::decode)
-                .flatMap(reply -> reply.collected() ? forget(type).replaceWith(true) : Uni.createFrom().item(false));
+        return scripts.run(Script.POOL_GC, type, PoolGcReply.args(retentionSeconds))
+                .map(PoolGcReply::decode)
+                .flatMap(reply -> reply.collected()
+                        ? forget(type).replaceWith(true)
+                        : Uni.createFrom().item(false));
     }
 
     /**
@@ -99,27 +117,39 @@ public class PoolStore {
      * set live in different slots on Redis Cluster, so this is a check, then the removal.
      */
     public Uni<Void> forget(String type) {
-        return redis.exists(List.of(KeySchema.pool(type))).flatMap(n -> n != null && n.toLong() > 0
-                ? Uni.createFrom().voidItem()
-                : redis.srem(List.of(KeySchema.POOLS, type)).replaceWithVoid());
+        return redis.exists(List.of(KeySchema.pool(type)))
+                .flatMap(n -> n != null && n.toLong() > 0
+                        ? Uni.createFrom().voidItem()
+                        : redis.srem(List.of(KeySchema.POOLS, type)).replaceWithVoid());
     }
 
     public Uni<List<String>> types() {
-        return redis.smembers(KeySchema.POOLS).map(r -> Replies.list(ScriptRunner.plain(r)).stream()
-                .map(Replies::string).sorted().toList());
+        return redis.smembers(KeySchema.POOLS)
+                .map(r -> Replies.list(ScriptRunner.plain(r)).stream()
+                        .map(Replies::string)
+                        .sorted()
+                        .toList());
     }
 
     public Uni<Optional<PoolSnapshot>> snapshot(String type) {
-        return scripts.run(Script.SNAPSHOT, type, SnapshotReply.args()).map(SnapshotReply::decode).map(reply -> {
-            if (!(reply instanceof SnapshotReply.Pool p)) {
-                return Optional.empty();
-            }
-            return Optional.of(new PoolSnapshot(type, read(p.pool().get(PoolHash.SPEC), PoolSpec.class),
-                    !"ACTIVE".equals(p.pool().get(PoolHash.STATE)), p.queued(), p.now(),
-                    p.processors().stream().map(Processor::of).toList(),
-                    Math.max(0, Integer.parseInt(p.pool().getOrDefault(PoolHash.SWEEP_DEMAND, "0"))),
-                    p.gangs().stream().map(Processor::of).toList(), Warmth.History.of(p.warmth()), p.idleNowMs()));
-        });
+        return scripts.run(Script.SNAPSHOT, type, SnapshotReply.args())
+                .map(SnapshotReply::decode)
+                .map(reply -> {
+                    if (!(reply instanceof SnapshotReply.Pool p)) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(new PoolSnapshot(
+                            type,
+                            read(p.pool().get(PoolHash.SPEC), PoolSpec.class),
+                            !"ACTIVE".equals(p.pool().get(PoolHash.STATE)),
+                            p.queued(),
+                            p.now(),
+                            p.processors().stream().map(Processor::of).toList(),
+                            Math.max(0, Integer.parseInt(p.pool().getOrDefault(PoolHash.SWEEP_DEMAND, "0"))),
+                            p.gangs().stream().map(Processor::of).toList(),
+                            Warmth.History.of(p.warmth()),
+                            p.idleNowMs()));
+                });
     }
 
     /** One pool's counts for a scrape (stats.lua): no processor rows, no warmth histograms. */
@@ -130,18 +160,21 @@ public class PoolStore {
     /** Stores a job and assigns it to an idle processor or queues it, in one step (submit.lua). */
     public Uni<SubmitReply> submit(String type, NewJob job, Idempotency idem) {
         long t0 = System.nanoTime();
-        return scripts.run(Script.SUBMIT, type, SubmitReply.args(job, idem)).map(SubmitReply::decode)
+        return scripts.run(Script.SUBMIT, type, SubmitReply.args(job, idem))
+                .map(SubmitReply::decode)
                 .invoke(r -> dispatch.record(System.nanoTime() - t0, java.util.concurrent.TimeUnit.NANOSECONDS));
     }
 
     /** Stores a batch of jobs of one pool and assigns or queues each, all or none (submit_batch.lua). */
     public Uni<BatchReply> submitBatch(String type, List<NewJob> jobs, Idempotency idem) {
-        return scripts.run(Script.SUBMIT_BATCH, type, BatchReply.args(jobs, idem)).map(BatchReply::decode);
+        return scripts.run(Script.SUBMIT_BATCH, type, BatchReply.args(jobs, idem))
+                .map(BatchReply::decode);
     }
 
     /** Cancels a job (cancel.lua): it ends in {@code end}, CANCELLED or EARLY_STOPPED. */
     public Uni<CancelReply> cancel(String type, String jobId, String reason, long retentionSeconds, JobState end) {
-        return scripts.run(Script.CANCEL, type, CancelReply.args(jobId, reason, retentionSeconds, end)).map(CancelReply::decode);
+        return scripts.run(Script.CANCEL, type, CancelReply.args(jobId, reason, retentionSeconds, end))
+                .map(CancelReply::decode);
     }
 
     /** The pool's spec as it was PUT, or empty when there is no such pool. */
@@ -153,7 +186,8 @@ public class PoolStore {
             try {
                 return Optional.of(json.readValue(r.toString(), PoolSpec.class));
             } catch (JsonProcessingException e) {
-                throw new IllegalStateException("pool " + type + " has a spec that does not parse: " + e.getOriginalMessage(), e);
+                throw new IllegalStateException(
+                        "pool " + type + " has a spec that does not parse: " + e.getOriginalMessage(), e);
             }
         });
     }
@@ -171,17 +205,21 @@ public class PoolStore {
      */
     public Uni<List<JobEvent>> jobEvents(String type, String jobId, String afterId, int count) {
         String start = afterId == null ? "-" : "(" + afterId;
-        return redis.xrange(List.of(KeySchema.jobEvents(type, jobId), start, "+", "COUNT", Integer.toString(count))).map(r -> {
-            List<JobEvent> out = new java.util.ArrayList<>();
-            for (Object entry : Replies.list(ScriptRunner.plain(r))) {
-                List<Object> e = Replies.list(entry);
-                List<Object> fields = Replies.list(e.get(1));
-                for (int i = 0; i + 1 < fields.size(); i += 2) {
-                    out.add(new JobEvent(Replies.string(e.get(0)), Replies.string(fields.get(i)), Replies.string(fields.get(i + 1))));
-                }
-            }
-            return out;
-        });
+        return redis.xrange(List.of(KeySchema.jobEvents(type, jobId), start, "+", "COUNT", Integer.toString(count)))
+                .map(r -> {
+                    List<JobEvent> out = new java.util.ArrayList<>();
+                    for (Object entry : Replies.list(ScriptRunner.plain(r))) {
+                        List<Object> e = Replies.list(entry);
+                        List<Object> fields = Replies.list(e.get(1));
+                        for (int i = 0; i + 1 < fields.size(); i += 2) {
+                            out.add(new JobEvent(
+                                    Replies.string(e.get(0)),
+                                    Replies.string(fields.get(i)),
+                                    Replies.string(fields.get(i + 1))));
+                        }
+                    }
+                    return out;
+                });
     }
 
     public Uni<List<Job>> jobs(String type, JobState state, int limit) {
@@ -191,15 +229,23 @@ public class PoolStore {
     /** The jobs of a pool, newest first; or, with a sweep id, that sweep's trials in trial order (list_jobs.lua). */
     public Uni<List<Job>> jobs(String type, JobState state, int limit, String sweepId) {
         return scripts.run(Script.LIST_JOBS, type, ListJobsReply.args(state, limit, sweepId))
-                .map(reply -> ListJobsReply.decode(reply).jobs().stream().map(h -> Job.from(h, json)).toList());
+                .map(reply -> ListJobsReply.decode(reply).jobs().stream()
+                        .map(h -> Job.from(h, json))
+                        .toList());
     }
 
     /**
      * Stores a sweep and its trials and releases the first of them (see sweep_put.lua): the
      * sweep's fields, the fields every trial shares, and each trial's id and config JSON.
      */
-    public Uni<SweepPutReply> putSweep(String type, String sweepId, Idempotency idem, int priority,
-            Map<String, String> sweep, Map<String, String> shared, Map<String, String> trials) {
+    public Uni<SweepPutReply> putSweep(
+            String type,
+            String sweepId,
+            Idempotency idem,
+            int priority,
+            Map<String, String> sweep,
+            Map<String, String> shared,
+            Map<String, String> trials) {
         return scripts.run(Script.SWEEP_PUT, type, SweepPutReply.args(sweepId, idem, priority, sweep, shared, trials))
                 .map(SweepPutReply::decode);
     }
@@ -211,7 +257,8 @@ public class PoolStore {
 
     /** The newest sweeps of a pool, newest first, as hashes (sweep_list.lua). */
     public Uni<List<Map<String, String>>> sweeps(String type, int limit) {
-        return scripts.run(Script.SWEEP_LIST, type, SweepListReply.args(limit)).map(r -> SweepListReply.decode(r).sweeps());
+        return scripts.run(Script.SWEEP_LIST, type, SweepListReply.args(limit))
+                .map(r -> SweepListReply.decode(r).sweeps());
     }
 
     /** Cancels a sweep (sweep_cancel.lua). */
@@ -222,40 +269,48 @@ public class PoolStore {
 
     /** Records a processor about to be started; false when the pool is full or draining. */
     public Uni<Boolean> spawn(String type, String processorId) {
-        return scripts.run(Script.SPAWN, type, SpawnReply.args(processorId)).map(r -> SpawnReply.decode(r).recorded());
+        return scripts.run(Script.SPAWN, type, SpawnReply.args(processorId))
+                .map(r -> SpawnReply.decode(r).recorded());
     }
 
     /** Records a gang about to be started; false when the pool is full or draining. */
     public Uni<Boolean> spawnGang(String type, String gangId, List<SpawnGangReply.Member> members) {
-        return scripts.run(Script.SPAWN_GANG, type, SpawnGangReply.args(gangId, members)).map(r -> SpawnGangReply.decode(r).recorded());
+        return scripts.run(Script.SPAWN_GANG, type, SpawnGangReply.args(gangId, members))
+                .map(r -> SpawnGangReply.decode(r).recorded());
     }
 
     public Uni<Boolean> retire(String type, String processorId, long idleSinceAtMost) {
-        return scripts.run(Script.RETIRE, type, RetireReply.args(processorId, idleSinceAtMost)).map(r -> RetireReply.decode(r).retired());
+        return scripts.run(Script.RETIRE, type, RetireReply.args(processorId, idleSinceAtMost))
+                .map(r -> RetireReply.decode(r).retired());
     }
 
     /** Removes a lost processor and requeues its job (lost.lua). */
-    public Uni<LostReply> lost(String type, String processorId, long heartbeatDeadline, String reason,
-            long retentionSeconds) {
+    public Uni<LostReply> lost(
+            String type, String processorId, long heartbeatDeadline, String reason, long retentionSeconds) {
         return scripts.run(Script.LOST, type, LostReply.args(processorId, heartbeatDeadline, reason, retentionSeconds))
                 .map(LostReply::decode);
     }
 
     /** Redis's clock and when the server started, both in its epoch milliseconds. */
-    public record Clock(long now, long startedAt) {
-    }
+    public record Clock(long now, long startedAt) {}
 
     public Uni<Clock> clock() {
-        return Uni.combine().all().unis(redis.time(), redis.info(List.of("server"))).asTuple().map(t -> {
-            long now = Long.parseLong(t.getItem1().get(0).toString()) * 1000 + Long.parseLong(t.getItem1().get(1).toString()) / 1000;
-            long uptime = 0;
-            for (String line : t.getItem2().toString().split("\r?\n")) {
-                if (line.startsWith("uptime_in_seconds:")) {
-                    uptime = Long.parseLong(line.substring("uptime_in_seconds:".length()).trim());
-                }
-            }
-            return new Clock(now, now - uptime * 1000);
-        });
+        return Uni.combine()
+                .all()
+                .unis(redis.time(), redis.info(List.of("server")))
+                .asTuple()
+                .map(t -> {
+                    long now = Long.parseLong(t.getItem1().get(0).toString()) * 1000
+                            + Long.parseLong(t.getItem1().get(1).toString()) / 1000;
+                    long uptime = 0;
+                    for (String line : t.getItem2().toString().split("\r?\n")) {
+                        if (line.startsWith("uptime_in_seconds:")) {
+                            uptime = Long.parseLong(line.substring("uptime_in_seconds:".length())
+                                    .trim());
+                        }
+                    }
+                    return new Clock(now, now - uptime * 1000);
+                });
     }
 
     /** Takes the reconciler lock for {@code ttlMillis}; true when this holder has it. */

@@ -23,8 +23,7 @@ public final class PrivateFiles {
     static final Set<PosixFilePermission> DIR = PosixFilePermissions.fromString("rwx------");
     static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
 
-    private PrivateFiles() {
-    }
+    private PrivateFiles() {}
 
     /**
      * Makes {@code dir} (0700) or checks the one there is, then narrows everything below it to

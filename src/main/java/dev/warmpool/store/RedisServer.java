@@ -54,8 +54,18 @@ public final class RedisServer {
 
     /** A throw-away server on {@code port}. */
     public static RedisServer ephemeralOn(int port, String... options) {
-        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"));
+        List<String> cmd = new ArrayList<>(List.of(
+                binary().toString(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no"));
         cmd.addAll(List.of(options));
         return launch(cmd, port, null);
     }
@@ -105,11 +115,15 @@ public final class RedisServer {
             cmd.add("/usr/bin/setsid");
         }
         // umask 077 for all that redis-server writes (AOF, RDB, log, pid file); exec keeps its pid
-        cmd.addAll(List.of("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"", binary(dir).toString()));
+        cmd.addAll(List.of(
+                "/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"", binary(dir).toString()));
         try {
             if (password != null) {
                 Path conf = dir.toAbsolutePath().resolve("redis.conf");
-                writePrivate(conf, "# written by warmpool: the password its manager and agents use\nrequirepass " + password + "\n");
+                writePrivate(
+                        conf,
+                        "# written by warmpool: the password its manager and agents use\nrequirepass " + password
+                                + "\n");
                 cmd.add(conf.toString());
             }
         } catch (IOException e) {
@@ -118,9 +132,18 @@ public final class RedisServer {
         cmd.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1"));
         cmd.addAll(alsoBind);
         cmd.addAll(List.of(
-                "--dir", dir.toAbsolutePath().toString(), "--appendonly", "yes", "--save", "",
-                "--logfile", dir.toAbsolutePath().resolve("redis.log").toString(), "--pidfile", pidFile.toString(),
-                "--daemonize", "no"));
+                "--dir",
+                dir.toAbsolutePath().toString(),
+                "--appendonly",
+                "yes",
+                "--save",
+                "",
+                "--logfile",
+                dir.toAbsolutePath().resolve("redis.log").toString(),
+                "--pidfile",
+                pidFile.toString(),
+                "--daemonize",
+                "no"));
         return launch(cmd, port, dir.resolve("redis.out"));
     }
 
@@ -165,7 +188,9 @@ public final class RedisServer {
                     return false;
                 }
             });
-            return holds ? Optional.empty() : Optional.of("the listener on port " + port + " is not held by pid " + pid);
+            return holds
+                    ? Optional.empty()
+                    : Optional.of("the listener on port " + port + " is not held by pid " + pid);
         } catch (IOException e) {
             return Optional.of("cannot read the sockets of pid " + pid + ": " + e.getMessage());
         }
@@ -175,9 +200,12 @@ public final class RedisServer {
     static Optional<String> listeningInode(Path tcp, int port) {
         String local = String.format("0100007F:%04X", port);
         try (Stream<String> lines = Files.lines(tcp)) {
-            return lines.skip(1).map(String::trim).map(l -> l.split("\\s+"))
+            return lines.skip(1)
+                    .map(String::trim)
+                    .map(l -> l.split("\\s+"))
                     .filter(f -> f.length > 9 && f[1].equals(local) && f[3].equals("0A"))
-                    .map(f -> f[9]).findFirst();
+                    .map(f -> f[9])
+                    .findFirst();
         } catch (IOException e) {
             return Optional.empty();
         }
@@ -237,10 +265,15 @@ public final class RedisServer {
         commands.add(List.of("CONFIG", "SET", "bind", "127.0.0.1 " + String.join(" ", alsoBind)));
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(5000);
-            var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+            var in = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
             for (List<String> c : commands) {
                 StringBuilder resp = new StringBuilder("*" + c.size() + "\r\n");
-                c.forEach(a -> resp.append("$").append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n"));
+                c.forEach(a -> resp.append("$")
+                        .append(a.getBytes(StandardCharsets.UTF_8).length)
+                        .append("\r\n")
+                        .append(a)
+                        .append("\r\n"));
                 s.getOutputStream().write(resp.toString().getBytes(StandardCharsets.UTF_8));
                 String reply = in.readLine();
                 if (reply == null || !reply.startsWith("+OK")) {
@@ -286,16 +319,22 @@ public final class RedisServer {
      * never run from a shared path such as {@code /tmp}, where another user could plant one.
      */
     static Path binary(Path privateDir) {
-        Optional<Path> onPath = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+        Optional<Path> onPath = Stream.of(
+                        System.getenv().getOrDefault("PATH", "").split(":"))
                 .filter(d -> !d.isEmpty())
-                .map(d -> Path.of(d, "redis-server")).filter(Files::isExecutable).findFirst();
+                .map(d -> Path.of(d, "redis-server"))
+                .filter(Files::isExecutable)
+                .findFirst();
         return onPath.orElseGet(() -> unpackEmbedded(privateDir));
     }
 
     private static Path unpackEmbedded(Path dir) {
         String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
-        String name = os.contains("mac") ? (arch.contains("aarch64") ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64")
+        String name = os.contains("mac")
+                ? (arch.contains("aarch64")
+                        ? "redis-server-6.2.6-v5-darwin-arm64"
+                        : "redis-server-6.2.6-v5-darwin-amd64")
                 : arch.contains("aarch64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
         Path target = dir.toAbsolutePath().resolve("warmpool-" + name);
         try (InputStream in = RedisServer.class.getClassLoader().getResourceAsStream(name)) {

@@ -21,21 +21,16 @@ import java.util.TreeMap;
 public final class SearchSpace {
 
     /** One parameter's domain. */
-    public sealed interface Param permits Values, Uniform, LogUniform, IntRange {
-    }
+    public sealed interface Param permits Values, Uniform, LogUniform, IntRange {}
 
     /** A list of values ({@code grid} or {@code choice}). */
-    public record Values(List<JsonNode> values) implements Param {
-    }
+    public record Values(List<JsonNode> values) implements Param {}
 
-    public record Uniform(double lo, double hi) implements Param {
-    }
+    public record Uniform(double lo, double hi) implements Param {}
 
-    public record LogUniform(double lo, double hi) implements Param {
-    }
+    public record LogUniform(double lo, double hi) implements Param {}
 
-    public record IntRange(long lo, long hi) implements Param {
-    }
+    public record IntRange(long lo, long hi) implements Param {}
 
     private final Map<String, Param> params;
 
@@ -60,15 +55,17 @@ public final class SearchSpace {
 
     private static Param param(String name, JsonNode spec) {
         if (spec == null || !spec.isObject() || spec.size() != 1) {
-            throw new IllegalArgumentException("space." + name + " must be one of {\"grid\": [...]}, {\"choice\": [...]}, "
-                    + "{\"uniform\": [lo, hi]}, {\"logUniform\": [lo, hi]}, {\"int\": [lo, hi]}");
+            throw new IllegalArgumentException(
+                    "space." + name + " must be one of {\"grid\": [...]}, {\"choice\": [...]}, "
+                            + "{\"uniform\": [lo, hi]}, {\"logUniform\": [lo, hi]}, {\"int\": [lo, hi]}");
         }
         String kind = spec.fieldNames().next();
         JsonNode arg = spec.get(kind);
         return switch (kind) {
             case "grid", "choice" -> {
                 if (!arg.isArray() || arg.isEmpty()) {
-                    throw new IllegalArgumentException("space." + name + "." + kind + " must be a non-empty list of values");
+                    throw new IllegalArgumentException(
+                            "space." + name + "." + kind + " must be a non-empty list of values");
                 }
                 List<JsonNode> values = new ArrayList<>();
                 arg.forEach(values::add);
@@ -87,14 +84,18 @@ public final class SearchSpace {
             }
             case "int" -> {
                 double[] r = range(name, kind, arg);
-                if (r[0] != Math.rint(r[0]) || r[1] != Math.rint(r[1]) || Math.abs(r[0]) > MAX_EXACT || Math.abs(r[1]) > MAX_EXACT) {
-                    throw new IllegalArgumentException("space." + name + ".int needs whole numbers from -" + (long) MAX_EXACT
-                            + " to " + (long) MAX_EXACT);
+                if (r[0] != Math.rint(r[0])
+                        || r[1] != Math.rint(r[1])
+                        || Math.abs(r[0]) > MAX_EXACT
+                        || Math.abs(r[1]) > MAX_EXACT) {
+                    throw new IllegalArgumentException("space." + name + ".int needs whole numbers from -"
+                            + (long) MAX_EXACT + " to " + (long) MAX_EXACT);
                 }
                 yield new IntRange((long) r[0], (long) r[1]);
             }
-            default -> throw new IllegalArgumentException("space." + name + ": unknown kind '" + kind
-                    + "'; use grid, choice, uniform, logUniform or int");
+            default ->
+                throw new IllegalArgumentException("space." + name + ": unknown kind '" + kind
+                        + "'; use grid, choice, uniform, logUniform or int");
         };
     }
 
@@ -102,7 +103,10 @@ public final class SearchSpace {
     private static final double MAX_EXACT = 9_007_199_254_740_991d;
 
     private static double[] range(String name, String kind, JsonNode arg) {
-        if (!arg.isArray() || arg.size() != 2 || !arg.get(0).isNumber() || !arg.get(1).isNumber()) {
+        if (!arg.isArray()
+                || arg.size() != 2
+                || !arg.get(0).isNumber()
+                || !arg.get(1).isNumber()) {
             throw new IllegalArgumentException("space." + name + "." + kind + " must be [lo, hi], two numbers");
         }
         double lo = arg.get(0).asDouble(), hi = arg.get(1).asDouble();
@@ -111,8 +115,8 @@ public final class SearchSpace {
         }
         if (!Double.isFinite(hi - lo)) {
             // a draw between them would be Infinity or NaN, which no trial can use
-            throw new IllegalArgumentException("space." + name + "." + kind + " needs a finite range: hi - lo must be at most "
-                    + Double.MAX_VALUE);
+            throw new IllegalArgumentException("space." + name + "." + kind
+                    + " needs a finite range: hi - lo must be at most " + Double.MAX_VALUE);
         }
         return new double[] {lo, hi};
     }

@@ -10,27 +10,52 @@ import java.util.List;
  * {@code warnings}, sentences about what may be wrong although nothing failed (an objective no trial reports).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Sweep(String id, String type, String state, Spec spec, Progress progress, Best best, String createdAt,
-        String finishedAt, String error, List<Trial> trials, String submittedBy, List<String> warnings) {
+public record Sweep(
+        String id,
+        String type,
+        String state,
+        Spec spec,
+        Progress progress,
+        Best best,
+        String createdAt,
+        String finishedAt,
+        String error,
+        List<Trial> trials,
+        String submittedBy,
+        List<String> warnings) {
 
     /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Spec(String algorithm, Long seed, JsonNode space, List<String> args, int parallelism,
-            dev.warmpool.sweep.Objective objective, dev.warmpool.sweep.EarlyStopping earlyStopping,
-            Integer maxFailedTrials) {
-    }
+    public record Spec(
+            String algorithm,
+            Long seed,
+            JsonNode space,
+            List<String> args,
+            int parallelism,
+            dev.warmpool.sweep.Objective objective,
+            dev.warmpool.sweep.EarlyStopping earlyStopping,
+            Integer maxFailedTrials) {}
 
     /** Trials by where they are: {@code active} were released (queued or running) and have not ended. */
-    public record Progress(int done, int total, int active, int succeeded, int failed, int cancelled, int earlyStopped) {
-    }
+    public record Progress(
+            int done, int total, int active, int succeeded, int failed, int cancelled, int earlyStopped) {}
 
     /** The best completed trial so far by the objective. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Best(String trial, double value, JsonNode config, JsonNode metrics) {
-    }
+    public record Best(String trial, double value, JsonNode config, JsonNode metrics) {}
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Trial(String id, int index, JobState state, JsonNode config, JsonNode metrics, JsonNode progress,
-            Integer attempts, String processor, String submittedAt, String startedAt, String finishedAt, String error) {
-    }
+    public record Trial(
+            String id,
+            int index,
+            JobState state,
+            JsonNode config,
+            JsonNode metrics,
+            JsonNode progress,
+            Integer attempts,
+            String processor,
+            String submittedAt,
+            String startedAt,
+            String finishedAt,
+            String error) {}
 }

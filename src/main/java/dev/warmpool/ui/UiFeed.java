@@ -38,8 +38,7 @@ public class UiFeed {
     static final int RECENT_JOBS = 50;
 
     /** One item of the feed: the state as JSON, or a sentence saying why a read failed (the feed goes on). */
-    public record Item(boolean problem, String text) {
-    }
+    public record Item(boolean problem, String text) {}
 
     private final Multi<Item> shared;
     /** What the open pages were last sent, for a page that opens meanwhile; null while none is open. */
@@ -47,8 +46,13 @@ public class UiFeed {
 
     /** How many processors a pool's card lists: the busy ones (what they run) first. */
     static final int SHOWN = 12;
-    private static final List<ProcessorState> ORDER = List.of(ProcessorState.BUSY, ProcessorState.STARTING, ProcessorState.DRAINING,
-            ProcessorState.IDLE, ProcessorState.LOST);
+
+    private static final List<ProcessorState> ORDER = List.of(
+            ProcessorState.BUSY,
+            ProcessorState.STARTING,
+            ProcessorState.DRAINING,
+            ProcessorState.IDLE,
+            ProcessorState.LOST);
 
     /**
      * A pool as its card shows it: {@code GET /pools}'s view with {@link #SHOWN} processors and the
@@ -56,42 +60,88 @@ public class UiFeed {
      * time the state changes, so it carries what the page draws: a pool of 100 processors would
      * otherwise send all of them each second.
      */
-    public record Card(String type, String state, PoolSpec spec, PoolView.Status status, List<Processor> processors, int more,
+    public record Card(
+            String type,
+            String state,
+            PoolSpec spec,
+            PoolView.Status status,
+            List<Processor> processors,
+            int more,
             PoolView.WarmthView warmth) {
         static Card of(PoolView v) {
-            List<Processor> all = v.processors().stream().sorted(Comparator.comparingInt(p -> ORDER.indexOf(p.state()))).toList();
+            List<Processor> all = v.processors().stream()
+                    .sorted(Comparator.comparingInt(p -> ORDER.indexOf(p.state())))
+                    .toList();
             PoolView.WarmthView w = v.warmth();
-            return new Card(v.type(), v.state(), v.spec(), v.status(), all.subList(0, Math.min(SHOWN, all.size())),
+            return new Card(
+                    v.type(),
+                    v.state(),
+                    v.spec(),
+                    v.status(),
+                    all.subList(0, Math.min(SHOWN, all.size())),
                     Math.max(0, all.size() - SHOWN),
-                    w == null ? null : new PoolView.WarmthView(w.policy(), w.warmStarts(), w.coldStarts(), w.idleProcessorSeconds(), w.demand(), null));
+                    w == null
+                            ? null
+                            : new PoolView.WarmthView(
+                                    w.policy(),
+                                    w.warmStarts(),
+                                    w.coldStarts(),
+                                    w.idleProcessorSeconds(),
+                                    w.demand(),
+                                    null));
         }
     }
 
     @Inject
     public UiFeed(PoolService pools, JobService jobs, ObjectMapper json) {
-        this(() -> Uni.combine().all().unis(pools.list(), jobs.list(null, null, RECENT_JOBS, null)).asTuple().map(t -> {
-            Map<String, Object> state = new LinkedHashMap<>();
-            state.put("pools", t.getItem1().stream().map(Secrets::redacted).map(Card::of).toList());
-            state.put("jobs", t.getItem2().stream().map(Secrets::redacted).toList());
-            try {
-                return json.writeValueAsString(state);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
-        }), PERIOD);
+        this(
+                () -> Uni.combine()
+                        .all()
+                        .unis(pools.list(), jobs.list(null, null, RECENT_JOBS, null))
+                        .asTuple()
+                        .map(t -> {
+                            Map<String, Object> state = new LinkedHashMap<>();
+                            state.put(
+                                    "pools",
+                                    t.getItem1().stream()
+                                            .map(Secrets::redacted)
+                                            .map(Card::of)
+                                            .toList());
+                            state.put(
+                                    "jobs",
+                                    t.getItem2().stream().map(Secrets::redacted).toList());
+                            try {
+                                return json.writeValueAsString(state);
+                            } catch (JsonProcessingException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }),
+                PERIOD);
     }
 
     UiFeed(Supplier<Uni<String>> read, Duration period) {
-        this.shared = Multi.createFrom().ticks().startingAfter(Duration.ofMillis(1)).every(period).onOverflow().drop()
-                .onItem().transformToUniAndConcatenate(tick -> Uni.createFrom().deferred(read::get).map(text -> new Item(false, text))
-                        .onFailure().recoverWithItem(e -> new Item(true, String.valueOf(e.getMessage()))))
+        this.shared = Multi.createFrom()
+                .ticks()
+                .startingAfter(Duration.ofMillis(1))
+                .every(period)
+                .onOverflow()
+                .drop()
+                .onItem()
+                .transformToUniAndConcatenate(tick -> Uni.createFrom()
+                        .deferred(read::get)
+                        .map(text -> new Item(false, text))
+                        .onFailure()
+                        .recoverWithItem(e -> new Item(true, String.valueOf(e.getMessage()))))
                 .invoke(i -> {
                     if (!i.problem()) {
                         latest.set(i.text());
                     }
                 })
-                .onTermination().invoke(() -> latest.set(null))
-                .broadcast().withCancellationAfterLastSubscriberDeparture().toAllSubscribers();
+                .onTermination()
+                .invoke(() -> latest.set(null))
+                .broadcast()
+                .withCancellationAfterLastSubscriberDeparture()
+                .toAllSubscribers();
     }
 
     /**
@@ -103,9 +153,14 @@ public class UiFeed {
         return Multi.createFrom().deferred(() -> {
             String now = latest.get();
             AtomicReference<String> sent = new AtomicReference<>("");
-            Multi<Item> first = now == null ? Multi.createFrom().empty() : Multi.createFrom().item(new Item(false, now));
-            return Multi.createBy().concatenating().streams(first, shared.onOverflow().dropPreviousItems())
-                    .select().where(i -> i.problem() || !sent.getAndSet(i.text()).equals(i.text()));
+            Multi<Item> first = now == null
+                    ? Multi.createFrom().empty()
+                    : Multi.createFrom().item(new Item(false, now));
+            return Multi.createBy()
+                    .concatenating()
+                    .streams(first, shared.onOverflow().dropPreviousItems())
+                    .select()
+                    .where(i -> i.problem() || !sent.getAndSet(i.text()).equals(i.text()));
         });
     }
 }

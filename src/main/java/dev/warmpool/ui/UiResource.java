@@ -1,23 +1,22 @@
 package dev.warmpool.ui;
 
+import dev.warmpool.api.QuietConnections;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.auth.StaticTokens;
 import dev.warmpool.auth.UiSession;
 import dev.warmpool.auth.UiSessions;
-import io.smallrye.common.annotation.Blocking;
-import io.smallrye.mutiny.Uni;
-import jakarta.ws.rs.CookieParam;
-import jakarta.ws.rs.core.HttpHeaders;
-import dev.warmpool.api.QuietConnections;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.service.Caller;
 import dev.warmpool.service.StreamLimiter;
-import io.vertx.ext.web.RoutingContext;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -26,6 +25,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.NewCookie;
 import jakarta.ws.rs.core.Response;
@@ -35,7 +35,6 @@ import jakarta.ws.rs.sse.Sse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
@@ -64,8 +63,14 @@ public class UiResource {
     private final String app = resource("ui/app.html");
     private final String login = resource("ui/login.html");
 
-    public UiResource(SecurityIdentity identity, StaticTokens tokens, UiFeed feed, WarmpoolConfig config, StreamLimiter streams,
-            QuietConnections quiet, UiSessions sessions) {
+    public UiResource(
+            SecurityIdentity identity,
+            StaticTokens tokens,
+            UiFeed feed,
+            WarmpoolConfig config,
+            StreamLimiter streams,
+            QuietConnections quiet,
+            UiSessions sessions) {
         this.sessions = sessions;
         this.streams = streams;
         this.quiet = quiet;
@@ -87,7 +92,9 @@ public class UiResource {
     @Produces(MediaType.TEXT_HTML)
     @Blocking // reads the caller (lazy authentication), which may block
     public Uni<Response> job(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
-        return ID.matcher(id).matches() ? page("/ui/jobs/" + id, token, uri) : Uni.createFrom().item(notFound());
+        return ID.matcher(id).matches()
+                ? page("/ui/jobs/" + id, token, uri)
+                : Uni.createFrom().item(notFound());
     }
 
     @GET
@@ -103,7 +110,9 @@ public class UiResource {
     @Produces(MediaType.TEXT_HTML)
     @Blocking // reads the caller (lazy authentication), which may block
     public Uni<Response> sweep(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
-        return ID.matcher(id).matches() ? page("/ui/sweeps/" + id, token, uri) : Uni.createFrom().item(notFound());
+        return ID.matcher(id).matches()
+                ? page("/ui/sweeps/" + id, token, uri)
+                : Uni.createFrom().item(notFound());
     }
 
     /** The login form's post: a valid token sets the cookie and goes on to {@code next}. */
@@ -120,7 +129,9 @@ public class UiResource {
     @Path("/logout")
     @Produces(MediaType.TEXT_HTML)
     public Uni<Response> logout(@CookieParam(UiSession.COOKIE) String session, @Context UriInfo uri) {
-        return sessions.close(session).onFailure().recoverWithNull()
+        return sessions.close(session)
+                .onFailure()
+                .recoverWithNull()
                 .map(x -> seeOther("/ui").cookie(cookie("", uri, 0)).build());
     }
 
@@ -143,8 +154,13 @@ public class UiResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     public Multi<OutboundSseEvent> events(@Context Sse sse, @Context RoutingContext rc) {
         Caller caller = new Caller(identity.getPrincipal().getName(), identity.getRoles());
-        Multi<OutboundSseEvent> stream = streams.held(caller, () -> feed.follow()
-                .map(i -> sse.newEventBuilder().name(i.problem() ? "problem" : "state").data(i.text()).build()));
+        Multi<OutboundSseEvent> stream = streams.held(
+                caller,
+                () -> feed.follow()
+                        .map(i -> sse.newEventBuilder()
+                                .name(i.problem() ? "problem" : "state")
+                                .data(i.text())
+                                .build()));
         quiet.allowQuiet(rc);
         return stream;
     }
@@ -160,10 +176,15 @@ public class UiResource {
                 return Uni.createFrom().item(seeOther(path).build());
             }
             if (tokens.match(token).isPresent()) {
-                return sessions.open(token).map(session -> seeOther(path).cookie(cookie(session, uri, -1)).build());
+                return sessions.open(token)
+                        .map(session ->
+                                seeOther(path).cookie(cookie(session, uri, -1)).build());
             }
-            return Uni.createFrom().item(form(path,
-                    "That token is not valid here: check it (the run command writes one to .warmpool/token) and try again."));
+            return Uni.createFrom()
+                    .item(
+                            form(
+                                    path,
+                                    "That token is not valid here: check it (the run command writes one to .warmpool/token) and try again."));
         }
         if (identity.isAnonymous()) {
             return Uni.createFrom().item(form(path, ""));
@@ -172,11 +193,17 @@ public class UiResource {
     }
 
     private Response app(String path) {
-        String role = identity.hasRole(Roles.ADMIN) ? Roles.ADMIN : identity.hasRole(Roles.SUBMITTER) ? Roles.SUBMITTER : Roles.VIEWER;
-        String body = app.replace("{{role}}", role).replace("{{user}}", html(identity.getPrincipal().getName()))
-                .replace("{{auth}}", authEnabled ? "on" : "off").replace("{{chartjs}}", CHART_JS);
-        return Response.ok(body, MediaType.TEXT_HTML_TYPE.withCharset("UTF-8")).header("Cache-Control", "no-store")
-                .header("Content-Security-Policy", CSP).build();
+        String role = identity.hasRole(Roles.ADMIN)
+                ? Roles.ADMIN
+                : identity.hasRole(Roles.SUBMITTER) ? Roles.SUBMITTER : Roles.VIEWER;
+        String body = app.replace("{{role}}", role)
+                .replace("{{user}}", html(identity.getPrincipal().getName()))
+                .replace("{{auth}}", authEnabled ? "on" : "off")
+                .replace("{{chartjs}}", CHART_JS);
+        return Response.ok(body, MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
+                .header("Cache-Control", "no-store")
+                .header("Content-Security-Policy", CSP)
+                .build();
     }
 
     /** The pages run only their own script and the vendored chart library, and talk only to this server. */
@@ -184,16 +211,23 @@ public class UiResource {
             + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
     private Response form(String next, String error) {
-        String body = login.replace("{{next}}", html(next)).replace("{{error}}", html(error))
+        String body = login.replace("{{next}}", html(next))
+                .replace("{{error}}", html(error))
                 .replace("{{errorClass}}", error.isEmpty() ? "hidden" : "error");
         // 401: the page holds no data until the caller shows a token
-        return Response.status(401).entity(body).type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
-                .header("Cache-Control", "no-store").header("Content-Security-Policy", CSP).build();
+        return Response.status(401)
+                .entity(body)
+                .type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
+                .header("Cache-Control", "no-store")
+                .header("Content-Security-Policy", CSP)
+                .build();
     }
 
     private static Response notFound() {
-        return Response.status(404).entity("<!doctype html><title>warmpool</title><p>No such page. <a href=\"/ui\">The dashboard</a>")
-                .type(MediaType.TEXT_HTML_TYPE).build();
+        return Response.status(404)
+                .entity("<!doctype html><title>warmpool</title><p>No such page. <a href=\"/ui\">The dashboard</a>")
+                .type(MediaType.TEXT_HTML_TYPE)
+                .build();
     }
 
     /** Only one of the dashboard's own pages: never a redirect elsewhere. */
@@ -202,8 +236,11 @@ public class UiResource {
             return "/ui";
         }
         String path = next.split("[?#]", 2)[0];
-        return path.equals("/ui") || path.equals("/ui/sweeps") || path.matches("/ui/(jobs|sweeps)/[A-Za-z0-9._:-]{1,200}")
-                ? path : "/ui";
+        return path.equals("/ui")
+                        || path.equals("/ui/sweeps")
+                        || path.matches("/ui/(jobs|sweeps)/[A-Za-z0-9._:-]{1,200}")
+                ? path
+                : "/ui";
     }
 
     /**
@@ -213,12 +250,22 @@ public class UiResource {
      */
     private static NewCookie cookie(String value, UriInfo uri, int maxAge) {
         boolean https = "https".equalsIgnoreCase(uri.getRequestUri().getScheme());
-        return new NewCookie.Builder(UiSession.COOKIE).value(value).path("/").httpOnly(true).secure(https)
-                .sameSite(NewCookie.SameSite.STRICT).maxAge(maxAge).build();
+        return new NewCookie.Builder(UiSession.COOKIE)
+                .value(value)
+                .path("/")
+                .httpOnly(true)
+                .secure(https)
+                .sameSite(NewCookie.SameSite.STRICT)
+                .maxAge(maxAge)
+                .build();
     }
 
     static String html(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;").replace("'", "&#39;");
+        return s.replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("\"", "&quot;")
+                .replace("'", "&#39;");
     }
 
     private static String resource(String name) {

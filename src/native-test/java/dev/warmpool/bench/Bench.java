@@ -16,8 +16,7 @@ import java.util.List;
  * version that BenchIT runs in {@code ./mvnw verify}, to prove the benchmark still works.
  */
 public final class Bench {
-    private Bench() {
-    }
+    private Bench() {}
 
     public static void main(String[] args) throws Exception {
         List<String> a = List.of(args);
@@ -39,10 +38,16 @@ public final class Bench {
         } else if (a.contains("--burst")) {
             int n = intArg(args, 1, 2000);
             // BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it or of the agents
-            String extra = System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
+            String extra =
+                    System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
             onOwnRedis((url, j) -> {
                 withManager(url, extra.isEmpty() ? new String[0] : extra.split("\\s+"), m -> {
-                    Burst.burst(m, j, "warmup", List.of("warmpool:noop"), n); // JIT the paths first, as the full run's earlier parts do
+                    Burst.burst(
+                            m,
+                            j,
+                            "warmup",
+                            List.of("warmpool:noop"),
+                            n); // JIT the paths first, as the full run's earlier parts do
                     Burst.burst(m, j, "true", List.of("true"), n);
                     Burst.burst(m, j, "trueBatch", List.of("true"), n, 100);
                     Burst.burst(m, j, "noop", List.of("warmpool:noop"), n);
@@ -57,7 +62,10 @@ public final class Bench {
             onOwnRedis((url, j) -> {
                 for (String[] job : new String[][] {{"", "[\"true\"]"}, {"sleep50ms.", "[\"sleep\", \"0.05\"]"}}) {
                     withManager(url, new String[0], m -> Dispatch.waits(m, job[0] + "endMessage", n, job[1]));
-                    withManager(url, new String[] {"-Dwarmpool.jobs.wake-on-end=false"}, m -> Dispatch.waits(m, job[0] + "polling", n, job[1]));
+                    withManager(
+                            url,
+                            new String[] {"-Dwarmpool.jobs.wake-on-end=false"},
+                            m -> Dispatch.waits(m, job[0] + "polling", n, job[1]));
                 }
             });
         } else if (a.contains("--isolation")) {
@@ -76,8 +84,14 @@ public final class Bench {
         } else if (a.contains("--notebook")) {
             onOwnRedis((url, j) -> Notebook.notebook(url, j, intArg(args, 1, 200)));
         } else if (a.contains("--sweeps")) {
-            onOwnRedis((url, j) -> withManager(url, new String[0], m -> Sweeps.sweeps(m, intArg(args, 1, 32),
-                    args.length > 2 ? Double.parseDouble(args[2]) : 2, args.length > 3 ? Double.parseDouble(args[3]) : 0.2)));
+            onOwnRedis((url, j) -> withManager(
+                    url,
+                    new String[0],
+                    m -> Sweeps.sweeps(
+                            m,
+                            intArg(args, 1, 32),
+                            args.length > 2 ? Double.parseDouble(args[2]) : 2,
+                            args.length > 3 ? Double.parseDouble(args[3]) : 0.2)));
         } else {
             all(quick);
         }

@@ -6,61 +6,73 @@ import static dev.warmpool.bench.Harness.*;
 
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
 import dev.warmpool.runtime.local.LocalAgents;
-import dev.warmpool.store.RedisServer;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Pipeline;
 
 /** A burst on 4 warm processors and what it costs (CPU by process, Redis commands), beside the machine's own spawn ceiling. */
 final class Burst {
-    private Burst() {
-    }
+    private Burst() {}
 
     static void burst(ManagerProcess m, Jedis j, String label, List<String> command, int n) throws Exception {
         burst(m, j, label, command, n, 1);
     }
 
     /** With {@code batch} > 1 the jobs go in batches of that many ({@code POST /jobs/batch}), 4 batches in flight. */
-    static void burst(ManagerProcess m, Jedis j, String label, List<String> command, int n, int batch) throws Exception {
+    static void burst(ManagerProcess m, Jedis j, String label, List<String> command, int n, int batch)
+            throws Exception {
         String type = "b-burst-" + label.toLowerCase();
-        send(m, "PUT", "/pools/" + type, "{\"command\": [\"" + String.join("\", \"", command)
-                + "\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
+        send(
+                m,
+                "PUT",
+                "/pools/" + type,
+                "{\"command\": [\"" + String.join("\", \"", command)
+                        + "\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
         await(() -> count(m, type, "idle") == 4);
         long memBefore = usedMemory(j);
         j.configResetStat();
         long redisPid = Long.parseLong(j.info("server").replaceAll("(?s).*process_id:(\\d+).*", "$1"));
         List<Long> agents = LocalAgents.agentPids(redisUrl(j));
-        long[] cpu0 = {cpuMs(m.process.pid(), false), agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
-                agents.stream().mapToLong(a -> cpuMs(a, true)).sum(), cpuMs(redisPid, false), cpuMs(ProcessHandle.current().pid(), false)};
+        long[] cpu0 = {
+            cpuMs(m.process.pid(), false),
+            agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
+            agents.stream().mapToLong(a -> cpuMs(a, true)).sum(),
+            cpuMs(redisPid, false),
+            cpuMs(ProcessHandle.current().pid(), false)
+        };
         List<String> ids;
         if (batch <= 1) {
             ids = Pipelined.post(m.base(), "/jobs", "{\"type\": \"" + type + "\"}", n, 4, 16);
         } else {
-            String body = "{\"jobs\": [" + String.join(", ", java.util.Collections.nCopies(batch, "{\"type\": \"" + type + "\"}")) + "]}";
+            String body = "{\"jobs\": ["
+                    + String.join(", ", java.util.Collections.nCopies(batch, "{\"type\": \"" + type + "\"}")) + "]}";
             ids = new ArrayList<>();
             for (String reply : Pipelined.post(m.base(), "/jobs/batch", body, n / batch, 4, 1, r -> r)) {
-                for (com.fasterxml.jackson.databind.JsonNode job : Pipelined.json(reply).path("jobs")) {
+                for (com.fasterxml.jackson.databind.JsonNode job :
+                        Pipelined.json(reply).path("jobs")) {
                     ids.add(id(job));
                 }
             }
         }
         await(() -> j.zcard(KeySchema.queue(type)) == 0 && count(m, type, "busy") == 0);
         Map<String, Long> stats = commandStats(j);
-        long[] cpu1 = {cpuMs(m.process.pid(), false), agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
-                agents.stream().mapToLong(a -> cpuMs(a, true)).sum(), cpuMs(redisPid, false), cpuMs(ProcessHandle.current().pid(), false)};
+        long[] cpu1 = {
+            cpuMs(m.process.pid(), false),
+            agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
+            agents.stream().mapToLong(a -> cpuMs(a, true)).sum(),
+            cpuMs(redisPid, false),
+            cpuMs(ProcessHandle.current().pid(), false)
+        };
         List<Double> wait = new ArrayList<>();
         long first = Long.MAX_VALUE, last = 0;
         for (String id : ids) {
             List<String> t = j.hmget(KeySchema.job(type, id), "submittedAt", "startedAt", "finishedAt");
-            long submitted = Long.parseLong(t.get(0)), started = Long.parseLong(t.get(1)), done = Long.parseLong(t.get(2));
+            long submitted = Long.parseLong(t.get(0)),
+                    started = Long.parseLong(t.get(1)),
+                    done = Long.parseLong(t.get(2));
             wait.add((double) (started - submitted));
             first = Math.min(first, submitted);
             last = Math.max(last, done);
@@ -77,7 +89,9 @@ final class Burst {
         }
         if (label.equals("true")) {
             // commands the clients sent (each one round trip) and those the scripts ran inside Redis
-            long topLevel = stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L) + stats.getOrDefault("blpop", 0L)
+            long topLevel = stats.getOrDefault("evalsha", 0L)
+                    + stats.getOrDefault("eval", 0L)
+                    + stats.getOrDefault("blpop", 0L)
                     + stats.getOrDefault("hgetall", 0L);
             long all = stats.values().stream().mapToLong(Long::longValue).sum();
             put("redis.roundTripsPerJob", (double) topLevel / n);
@@ -93,12 +107,20 @@ final class Burst {
      * JVM so the launch mechanism matches.
      */
     static void spawnCeiling(int perThread) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx32m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1"));
         if (Runtime.version().feature() <= 25) {
             cmd.add("-Djdk.lang.Process.launchMechanism=VFORK");
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Bench.class.getName(), "--spawn-ceiling", Integer.toString(perThread)));
+        cmd.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                Bench.class.getName(),
+                "--spawn-ceiling",
+                Integer.toString(perThread)));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         p.waitFor();
@@ -118,8 +140,10 @@ final class Burst {
             for (int t = 0; t < threads; t++) {
                 all.add(pool.submit(() -> {
                     for (int i = 0; i < perThread; i++) {
-                        Process p = new ProcessBuilder("true").redirectErrorStream(true)
-                                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                        Process p = new ProcessBuilder("true")
+                                .redirectErrorStream(true)
+                                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                                .start();
                         p.getInputStream().readAllBytes();
                         p.waitFor();
                     }

@@ -28,20 +28,20 @@ import java.util.List;
 final class Containers {
     static final String IMAGE = "warmpool-base:bookworm";
 
-    private Containers() {
-    }
+    private Containers() {}
 
     static void containers(int n, int cold) throws Exception {
         run("bash", "src/main/docker/base-image.sh", IMAGE);
         String password = "bench-" + Long.toHexString(System.nanoTime());
-        String gateway = DockerRuntime.gateway(DockerRuntime.client(
-                System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")), "bridge");
+        String gateway = DockerRuntime.gateway(
+                DockerRuntime.client(System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
+                "bridge");
         RedisServer redis = RedisServer.ephemeral("--requirepass", password, "--bind", "127.0.0.1", gateway);
         String instance = "127.0.0.1:" + redis.port();
         try {
             fresh(n);
-            ManagerProcess m = Harness.manager("redis://:" + password + "@" + instance, "bench-containers",
-                    "-Dwarmpool.runtime.type=docker");
+            ManagerProcess m = Harness.manager(
+                    "redis://:" + password + "@" + instance, "bench-containers", "-Dwarmpool.runtime.type=docker");
             try {
                 warm(m, n);
                 cold(m, cold);
@@ -49,11 +49,15 @@ final class Containers {
                 m.stop();
             }
         } finally {
-            for (String id : run("docker", "ps", "-aq", "--filter", "label=warmpool.dev/instance=" + instance).split("\n")) {
+            for (String id : run("docker", "ps", "-aq", "--filter", "label=warmpool.dev/instance=" + instance)
+                    .split("\n")) {
                 if (!id.isBlank()) {
                     // the manager may be removing it already; whatever is left goes
-                    new ProcessBuilder("docker", "rm", "-f", "-v", id.trim()).redirectErrorStream(true)
-                            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                    new ProcessBuilder("docker", "rm", "-f", "-v", id.trim())
+                            .redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .start()
+                            .waitFor();
                 }
             }
             redis.stop();
@@ -61,18 +65,26 @@ final class Containers {
         double fresh = Figures.number("containers.dockerRun.submitToRunning.p50");
         double warm = Figures.number("containers.warm.submitToRunning.p50");
         put("containers.dockerRunVsWarm.p50", fresh / Math.max(warm, 0.5));
-        System.out.printf("%-34s %12s %12s %12s%n", "submit -> running (ms), " + n + " jobs", "docker run", "warm", "ratio");
+        System.out.printf(
+                "%-34s %12s %12s %12s%n", "submit -> running (ms), " + n + " jobs", "docker run", "warm", "ratio");
         for (String p : List.of("p50", "p99")) {
             double f = Figures.number("containers.dockerRun.submitToRunning." + p);
             double w = Figures.number("containers.warm.submitToRunning." + p);
             System.out.printf("%-34s %12.1f %12.1f %12.0f%n", p, f, w, f / Math.max(w, 0.5));
         }
-        System.out.printf("%-34s %12.1f %12.1f%n", "submit -> finished p50", Figures.number("containers.dockerRun.submitToFinished.p50"),
+        System.out.printf(
+                "%-34s %12.1f %12.1f%n",
+                "submit -> finished p50",
+                Figures.number("containers.dockerRun.submitToFinished.p50"),
                 Figures.number("containers.warm.submitToFinished.p50"));
-        System.out.printf("(warm: server clocks, whole ms, so 0.5 ms stands for a 0 in the ratio; image %s; cold start of one "
-                + "processor, container + agent ready + job running: p50 %.0f ms, of which Docker's create %.0f ms and "
-                + "start %.0f ms)%n%n", IMAGE, Figures.number("containers.coldProcessor.submitToRunning.p50"),
-                Figures.number("containers.coldParts.apiCreate.p50"), Figures.number("containers.coldParts.apiStart.p50"));
+        System.out.printf(
+                "(warm: server clocks, whole ms, so 0.5 ms stands for a 0 in the ratio; image %s; cold start of one "
+                        + "processor, container + agent ready + job running: p50 %.0f ms, of which Docker's create %.0f ms and "
+                        + "start %.0f ms)%n%n",
+                IMAGE,
+                Figures.number("containers.coldProcessor.submitToRunning.p50"),
+                Figures.number("containers.coldParts.apiCreate.p50"),
+                Figures.number("containers.coldParts.apiStart.p50"));
     }
 
     /** {@code docker run --rm IMAGE sh -c 'date +%s%N'}: what a job without warmpool waits for. */
@@ -81,7 +93,8 @@ final class Containers {
         run("docker", "run", "--rm", IMAGE, "true"); // the first run of an image pays for its layers once
         for (int i = 0; i < n; i++) {
             Instant t0 = Instant.now();
-            String out = run("docker", "run", "--rm", IMAGE, "sh", "-c", "date +%s%N").trim();
+            String out = run("docker", "run", "--rm", IMAGE, "sh", "-c", "date +%s%N")
+                    .trim();
             double end = Instant.now().toEpochMilli() - t0.toEpochMilli();
             double start = Long.parseLong(out) / 1e6 - (t0.getEpochSecond() * 1e3 + t0.getNano() / 1e6);
             running.add(start);
@@ -95,8 +108,12 @@ final class Containers {
 
     /** The same job on the warm container of a pool of the same image, one after another. */
     static void warm(ManagerProcess m, int n) throws Exception {
-        send(m, "PUT", "/pools/c-warm", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, "
-                + "\"template\": {\"image\": \"" + IMAGE + "\"}}");
+        send(
+                m,
+                "PUT",
+                "/pools/c-warm",
+                "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, " + "\"template\": {\"image\": \"" + IMAGE
+                        + "\"}}");
         await(() -> count(m, "c-warm", "idle") == 1);
         List<List<Double>> t = Dispatch.oneAfterAnother(m, "c-warm", n, () -> count(m, "c-warm", "idle") == 1);
         put("containers.warm.jobs", n);
@@ -112,8 +129,12 @@ final class Containers {
         List<Double> running = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String type = "c-cold-" + i;
-            send(m, "PUT", "/pools/" + type, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 1, "
-                    + "\"template\": {\"image\": \"" + IMAGE + "\"}}");
+            send(
+                    m,
+                    "PUT",
+                    "/pools/" + type,
+                    "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 1, " + "\"template\": {\"image\": \""
+                            + IMAGE + "\"}}");
             JsonNode job = get(m, "/jobs/" + id(send(m, "POST", "/jobs", "{\"type\": \"" + type + "\"}")) + "?wait=60");
             running.add(millis(job, "startedAt") - millis(job, "submittedAt"));
             send(m, "DELETE", "/pools/" + type, null);

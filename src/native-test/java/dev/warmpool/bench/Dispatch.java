@@ -16,8 +16,7 @@ import java.util.function.BooleanSupplier;
 
 /** One job after another: on a warm processor, on a cold one (a new pool each), and on a warm gang. */
 final class Dispatch {
-    private Dispatch() {
-    }
+    private Dispatch() {}
 
     static void warm(ManagerProcess m, int n) throws Exception {
         send(m, "PUT", "/pools/b-idle", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
@@ -76,8 +75,12 @@ final class Dispatch {
      * claim of all three members is one script; the job runs when the slowest member starts.
      */
     static void gang(ManagerProcess m, int n) throws Exception {
-        send(m, "PUT", "/pools/b-gang", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"gang\": "
-                + "{\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"60\"]}, \"worker\": {\"count\": 2}}}");
+        send(
+                m,
+                "PUT",
+                "/pools/b-gang",
+                "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"gang\": "
+                        + "{\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"60\"]}, \"worker\": {\"count\": 2}}}");
         await(() -> count(m, "b-gang", "idle") == 3);
         // before each job, the ps member is free again
         List<List<Double>> t = oneAfterAnother(m, "b-gang", n, () -> count(m, "b-gang", "idle") == 3);
@@ -94,7 +97,8 @@ final class Dispatch {
      * {@code n} jobs of {@code type}, each submitted once {@code ready} holds and waited for: submit
      * to running and to finished by the server's clocks, and submit to finished as the client sees it.
      */
-    static List<List<Double>> oneAfterAnother(ManagerProcess m, String type, int n, BooleanSupplier ready) throws Exception {
+    static List<List<Double>> oneAfterAnother(ManagerProcess m, String type, int n, BooleanSupplier ready)
+            throws Exception {
         List<Double> running = new ArrayList<>(), finished = new ArrayList<>(), client = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             await(ready, 2);

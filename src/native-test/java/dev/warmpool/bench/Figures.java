@@ -10,8 +10,7 @@ import java.util.Map;
 final class Figures {
     static final Map<String, Object> ALL = new LinkedHashMap<>();
 
-    private Figures() {
-    }
+    private Figures() {}
 
     static void put(String key, Object value) {
         ALL.put(key, value);

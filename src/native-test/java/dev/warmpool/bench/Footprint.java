@@ -9,21 +9,16 @@ import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.runtime.local.LocalAgents;
-import dev.warmpool.store.RedisServer;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 
 /** What a processor costs: Redis bytes per idle processor, agent RSS, agent start to registered; the manager on a class-data archive. */
 final class Footprint {
-    private Footprint() {
-    }
+    private Footprint() {}
 
     static void memoryPerProcessor(ManagerProcess m, Jedis j, int n) throws Exception {
         send(m, "PUT", "/pools/b-mem", "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": " + (n + 10) + "}");
@@ -62,7 +57,8 @@ final class Footprint {
     /** Pools {@code prefix + from} to {@code prefix + (to - 1)}, each with {@code n} simulated processors. */
     static void simulatedPools(ManagerProcess m, Jedis j, String prefix, int from, int to, int n) throws Exception {
         for (int i = from; i < to; i++) {
-            Harness.send(m, "PUT", "/pools/" + prefix + i, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 200}");
+            Harness.send(
+                    m, "PUT", "/pools/" + prefix + i, "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 200}");
             register(j, prefix + i, n);
         }
     }

@@ -35,8 +35,7 @@ final class Harness {
      */
     static final String LEAN = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:MaxRAM=512m -XX:MaxRAMPercentage=75";
 
-    private Harness() {
-    }
+    private Harness() {}
 
     interface OnRedis {
         void run(String redisUrl, Jedis j) throws Exception;
@@ -77,7 +76,12 @@ final class Harness {
      * while measuring, so Redis sees only what the bench sends.
      */
     static ManagerProcess quietManager(String redisUrl, String name, Path dir) throws Exception {
-        return manager(redisUrl, name, dir, "-Dwarmpool.reconcile.orphan-grace=1h", "-Dwarmpool.heartbeat.timeout=1h",
+        return manager(
+                redisUrl,
+                name,
+                dir,
+                "-Dwarmpool.reconcile.orphan-grace=1h",
+                "-Dwarmpool.heartbeat.timeout=1h",
                 "-Dwarmpool.reconcile.interval=1h");
     }
 
@@ -89,11 +93,14 @@ final class Harness {
     }
 
     /** The packaged manager on the JVM {@code java}, with the bench's state directory, agent jar and token. */
-    static ManagerProcess launch(Path java, String redisUrl, String name, Path dir, List<String> options) throws Exception {
+    static ManagerProcess launch(Path java, String redisUrl, String name, Path dir, List<String> options)
+            throws Exception {
         List<String> all = new ArrayList<>(List.of(
                 // a private dir of its own: what jobs read (trial scripts) lies beside it, in target/bench
-                "-Dwarmpool.runtime.local.state-dir=" + Path.of("target", "bench", "state").toAbsolutePath(),
-                "-Dwarmpool.runtime.local.agent-jar=" + Path.of("target", "warmpool-agent.jar").toAbsolutePath(),
+                "-Dwarmpool.runtime.local.state-dir="
+                        + Path.of("target", "bench", "state").toAbsolutePath(),
+                "-Dwarmpool.runtime.local.agent-jar="
+                        + Path.of("target", "warmpool-agent.jar").toAbsolutePath(),
                 "-Dwarmpool.auth.tokens-file=" + tokensFile()));
         all.addAll(options);
         return ManagerProcess.launch(java, redisUrl, name, dir, TOKEN, all);
@@ -115,8 +122,10 @@ final class Harness {
         return send(m, method, path, body, Map.of());
     }
 
-    static JsonNode send(ManagerProcess m, String method, String path, String body, Map<String, String> headers) throws Exception {
-        HttpResponse<String> r = ManagerProcess.HTTP.send(m.request(method, path, body, headers), HttpResponse.BodyHandlers.ofString());
+    static JsonNode send(ManagerProcess m, String method, String path, String body, Map<String, String> headers)
+            throws Exception {
+        HttpResponse<String> r =
+                ManagerProcess.HTTP.send(m.request(method, path, body, headers), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() >= 300) {
             throw new IllegalStateException(method + " " + path + ": " + r.statusCode() + " " + r.body());
         }
@@ -154,7 +163,10 @@ final class Harness {
 
     /** Polls (every {@code everyMs}) until the condition holds, at most 10 minutes. */
     static void await(BooleanSupplier condition, long everyMs) {
-        Awaitility.await().atMost(Duration.ofMinutes(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(everyMs))
+        Awaitility.await()
+                .atMost(Duration.ofMinutes(10))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(everyMs))
                 .until(condition::getAsBoolean);
     }
 

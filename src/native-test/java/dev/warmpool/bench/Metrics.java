@@ -36,10 +36,10 @@ final class Metrics {
     static final int SCRAPES = 20;
     /** PoolMetrics shares a read among scrapes closer than 1 s: the bench waits past it so each scrape reads. */
     static final long FRESH_READ_MS = 1_100;
+
     static final long WINDOW_MS = 5_000;
 
-    private Metrics() {
-    }
+    private Metrics() {}
 
     static void metrics(String redisUrl, Jedis j, Path other) throws Exception {
         j.flushAll();
@@ -78,7 +78,8 @@ final class Metrics {
                 await(() -> System.nanoTime() >= ready, 50);
                 long[] before = redisWork(j);
                 long t0 = System.nanoTime();
-                HttpResponse<String> r = ManagerProcess.HTTP.send(m.request("GET", "/q/metrics", null, Map.of()), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = ManagerProcess.HTTP.send(
+                        m.request("GET", "/q/metrics", null, Map.of()), HttpResponse.BodyHandlers.ofString());
                 ms.add((System.nanoTime() - t0) / 1e6);
                 long[] after = redisWork(j);
                 usec += after[0] - before[0];
@@ -131,12 +132,18 @@ final class Metrics {
      * (log-normal, a median of 1 min), as the dashboard's feed and each reconcile pass read it.
      */
     static void learnedPool(ManagerProcess m, Jedis j, String build) throws Exception {
-        send(m, "PUT", "/pools/m-learned", "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 64, \"warmth\": \"learned\"}");
+        send(
+                m,
+                "PUT",
+                "/pools/m-learned",
+                "{\"command\": [\"true\"], \"minIdle\": 0, \"maxSize\": 64, \"warmth\": \"learned\"}");
         Random gaps = new Random(7);
         Map<String, String> h = new LinkedHashMap<>();
         for (int level = 1; level <= Warmth.LEVELS; level++) {
             for (int i = 0; i < 500; i++) {
-                h.merge("h:" + level + ":" + Warmth.bin((long) Math.exp(gaps.nextGaussian() * 2 + 11)), "1",
+                h.merge(
+                        "h:" + level + ":" + Warmth.bin((long) Math.exp(gaps.nextGaussian() * 2 + 11)),
+                        "1",
                         (a, b) -> Long.toString(Long.parseLong(a) + 1));
             }
         }
@@ -156,16 +163,18 @@ final class Metrics {
     /** Waits for a second in which Redis served fewer than 50 calls: the manager's start-up work is done. */
     static void quiet(Jedis j) {
         long[] last = {redisWork(j)[1], System.nanoTime()};
-        await(() -> {
-            if (System.nanoTime() - last[1] < 1_000_000_000L) {
-                return false;
-            }
-            long calls = redisWork(j)[1];
-            boolean quiet = calls - last[0] < 50;
-            last[0] = calls;
-            last[1] = System.nanoTime();
-            return quiet;
-        }, 100);
+        await(
+                () -> {
+                    if (System.nanoTime() - last[1] < 1_000_000_000L) {
+                        return false;
+                    }
+                    long calls = redisWork(j)[1];
+                    boolean quiet = calls - last[0] < 50;
+                    last[0] = calls;
+                    last[1] = System.nanoTime();
+                    return quiet;
+                },
+                100);
     }
 
     /** Submit to the first feed event that shows the job, with ten pages open. */
@@ -204,8 +213,11 @@ final class Metrics {
         private final CompletableFuture<Stream<String>> lines;
 
         Page(ManagerProcess m, Consumer<String> onLine) {
-            lines = ManagerProcess.HTTP.sendAsync(m.request("GET", "/ui/events", null, Map.of("Accept", "text/event-stream")),
-                    HttpResponse.BodyHandlers.ofLines()).thenApply(HttpResponse::body);
+            lines = ManagerProcess.HTTP
+                    .sendAsync(
+                            m.request("GET", "/ui/events", null, Map.of("Accept", "text/event-stream")),
+                            HttpResponse.BodyHandlers.ofLines())
+                    .thenApply(HttpResponse::body);
             lines.thenAcceptAsync(l -> {
                 try {
                     l.forEach(onLine);
@@ -242,11 +254,18 @@ final class Metrics {
     }
 
     static void print(Path other) {
-        System.out.printf("%-34s %10s %10s %12s %12s%n", "/q/metrics, a fresh read", "ms p50", "ms p99", "Redis us", "Redis calls");
+        System.out.printf(
+                "%-34s %10s %10s %12s %12s%n",
+                "/q/metrics, a fresh read", "ms p50", "ms p99", "Redis us", "Redis calls");
         for (int n : POOLS) {
             String k = "metrics.scrape." + n + "pools";
-            System.out.printf("%-34s %10.1f %10.1f %12.0f %12.1f%n", n + " pools x 100 processors", Figures.number(k + ".ms.p50"),
-                    Figures.number(k + ".ms.p99"), Figures.number(k + ".redisUsPerScrape"), Figures.number(k + ".redisCallsPerScrape"));
+            System.out.printf(
+                    "%-34s %10.1f %10.1f %12.0f %12.1f%n",
+                    n + " pools x 100 processors",
+                    Figures.number(k + ".ms.p50"),
+                    Figures.number(k + ".ms.p99"),
+                    Figures.number(k + ".redisUsPerScrape"),
+                    Figures.number(k + ".redisCallsPerScrape"));
         }
         System.out.println();
         Map<String, String> builds = new LinkedHashMap<>();
@@ -255,25 +274,35 @@ final class Metrics {
             builds.put("other", other.toString());
         }
         System.out.printf("%-34s", "dashboards open (100 pools)");
-        builds.values().forEach(b -> System.out.printf(" %24s", b.length() > 24 ? "..." + b.substring(b.length() - 21) : b));
+        builds.values()
+                .forEach(b -> System.out.printf(" %24s", b.length() > 24 ? "..." + b.substring(b.length() - 21) : b));
         System.out.printf("%n%-34s", "");
         builds.values().forEach(b -> System.out.printf(" %12s %11s", "Redis calls/s", "Redis ms/s"));
         System.out.println();
         for (int n : PAGES) {
             System.out.printf("%-34s", n + " pages");
-            builds.keySet().forEach(b -> System.out.printf(" %12.0f %11.1f", Figures.number("metrics.pages." + b + "." + n + ".redisCallsPerSecond"),
-                    Figures.number("metrics.pages." + b + "." + n + ".redisMsPerSecond")));
+            builds.keySet()
+                    .forEach(b -> System.out.printf(
+                            " %12.0f %11.1f",
+                            Figures.number("metrics.pages." + b + "." + n + ".redisCallsPerSecond"),
+                            Figures.number("metrics.pages." + b + "." + n + ".redisMsPerSecond")));
             System.out.println();
         }
         System.out.printf("%-34s", "one state sent to a page, KB");
-        builds.keySet().forEach(b -> System.out.printf(" %12.0f %11s", Figures.number("metrics.pages." + b + ".stateKb"), ""));
+        builds.keySet()
+                .forEach(b -> System.out.printf(" %12.0f %11s", Figures.number("metrics.pages." + b + ".stateKb"), ""));
         System.out.println();
         System.out.printf("%n%-34s", "GET /pools of a learned pool, 64 levels");
-        builds.keySet().forEach(b -> System.out.printf(" %11.1f %12s", Figures.number("metrics.learnedPool." + b + ".getMs.p50"), "ms p50"));
+        builds.keySet()
+                .forEach(b -> System.out.printf(
+                        " %11.1f %12s", Figures.number("metrics.learnedPool." + b + ".getMs.p50"), "ms p50"));
         System.out.printf("%n%-34s", "");
-        builds.keySet().forEach(b -> System.out.printf(" %11.1f %12s", Figures.number("metrics.learnedPool." + b + ".getMs.p99"), "ms p99"));
+        builds.keySet()
+                .forEach(b -> System.out.printf(
+                        " %11.1f %12s", Figures.number("metrics.learnedPool." + b + ".getMs.p99"), "ms p99"));
         System.out.println();
-        System.out.printf("%nsubmit -> shown on 10 open pages: p50 %.0f ms, p99 %.0f ms (the feed reads once a second)%n%n",
+        System.out.printf(
+                "%nsubmit -> shown on 10 open pages: p50 %.0f ms, p99 %.0f ms (the feed reads once a second)%n%n",
                 Figures.number("metrics.feed.submitToShown.p50"), Figures.number("metrics.feed.submitToShown.p99"));
     }
 }

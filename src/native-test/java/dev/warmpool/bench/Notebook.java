@@ -39,8 +39,7 @@ import redis.clients.jedis.resps.StreamEntry;
 final class Notebook {
     private static final String PYTHON = System.getenv().getOrDefault("PYTHON", "/usr/bin/python3");
 
-    private Notebook() {
-    }
+    private Notebook() {}
 
     static void notebook(String redisUrl, Jedis j, int n) throws Exception {
         withManager(redisUrl, new String[0], m -> {
@@ -50,15 +49,19 @@ final class Notebook {
             Burst.burst(m, j, "echoLiveLog", List.of("echo", "step 1 loss 0.5"), 10 * n);
             python(m, "notebook.optuna", "optuna_tpe_vs_random.py", "40", "5");
         });
-        withManager(redisUrl, new String[] {"-Dwarmpool.jobs.wake-on-end=false"},
+        withManager(
+                redisUrl,
+                new String[] {"-Dwarmpool.jobs.wake-on-end=false"},
                 m -> python(m, "notebook.python.polling", "client_latency.py", String.valueOf(n)));
         withManager(redisUrl, new String[] {"-Dwarmpool.jobs.log-lines=0"}, m -> {
             Burst.burst(m, j, "echoWarmup", List.of("echo", "step 1 loss 0.5"), 2 * n);
             Burst.burst(m, j, "echoNoLiveLog", List.of("echo", "step 1 loss 0.5"), 10 * n);
         });
         if (Figures.ALL.containsKey("burst.echoNoLiveLog.jobsPerSecond")) {
-            put("notebook.burstLiveLogOverNone", Figures.number("burst.echoLiveLog.jobsPerSecond")
-                    / Figures.number("burst.echoNoLiveLog.jobsPerSecond"));
+            put(
+                    "notebook.burstLiveLogOverNone",
+                    Figures.number("burst.echoLiveLog.jobsPerSecond")
+                            / Figures.number("burst.echoNoLiveLog.jobsPerSecond"));
         }
         bullmq(redisUrl, n);
     }
@@ -69,7 +72,8 @@ final class Notebook {
             put(prefix + ".skipped", PYTHON + " is missing");
             return;
         }
-        List<String> cmd = new ArrayList<>(List.of(PYTHON, Path.of("bench", "python", script).toString()));
+        List<String> cmd = new ArrayList<>(
+                List.of(PYTHON, Path.of("bench", "python", script).toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().put("WARMPOOL_URL", m.base());
@@ -84,8 +88,10 @@ final class Notebook {
             put("notebook.bullmq.skipped", "node or npm is not on PATH");
             return;
         }
-        figures("notebook.bullmq", new ProcessBuilder("bench/bullmq/run", redisUrl, String.valueOf(n))
-                .redirectError(ProcessBuilder.Redirect.INHERIT));
+        figures(
+                "notebook.bullmq",
+                new ProcessBuilder("bench/bullmq/run", redisUrl, String.valueOf(n))
+                        .redirectError(ProcessBuilder.Redirect.INHERIT));
     }
 
     private static void figures(String prefix, ProcessBuilder pb) throws Exception {
@@ -97,7 +103,11 @@ final class Notebook {
         JsonNode figures = ManagerProcess.JSON.readTree(out.substring(out.lastIndexOf('\n') + 1));
         for (Iterator<Map.Entry<String, JsonNode>> it = figures.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> f = it.next();
-            put(prefix + "." + f.getKey(), f.getValue().isNumber() ? (Object) f.getValue().doubleValue() : f.getValue().toString());
+            put(
+                    prefix + "." + f.getKey(),
+                    f.getValue().isNumber()
+                            ? (Object) f.getValue().doubleValue()
+                            : f.getValue().toString());
         }
     }
 
@@ -108,13 +118,18 @@ final class Notebook {
      */
     private static void firstLogLine(ManagerProcess m, Jedis j, int n) throws Exception {
         String type = "b-log";
-        send(m, "PUT", "/pools/" + type, "{\"command\": [\"sh\", \"-c\", \"echo first line; sleep 0.2\"], \"minIdle\": 1, \"maxSize\": 1}");
+        send(
+                m,
+                "PUT",
+                "/pools/" + type,
+                "{\"command\": [\"sh\", \"-c\", \"echo first line; sleep 0.2\"], \"minIdle\": 1, \"maxSize\": 1}");
         await(() -> count(m, type, "idle") == 1);
         List<Double> client = new ArrayList<>(), agent = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();
             String id = id(send(m, "POST", "/jobs", "{\"type\": \"" + type + "\"}"));
-            HttpResponse<InputStream> r = ManagerProcess.HTTP.send(m.request("GET", "/jobs/" + id + "/logs?follow=true", null, Map.of()),
+            HttpResponse<InputStream> r = ManagerProcess.HTTP.send(
+                    m.request("GET", "/jobs/" + id + "/logs?follow=true", null, Map.of()),
                     HttpResponse.BodyHandlers.ofInputStream());
             try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
                 String line = in.readLine();
@@ -127,7 +142,8 @@ final class Notebook {
                 }
             }
             JsonNode job = get(m, "/jobs/" + id + "?wait=30");
-            List<StreamEntry> first = j.xrange(KeySchema.jobEvents(type, id), (StreamEntryID) null, (StreamEntryID) null, 1);
+            List<StreamEntry> first =
+                    j.xrange(KeySchema.jobEvents(type, id), (StreamEntryID) null, (StreamEntryID) null, 1);
             agent.add(first.get(0).getID().getTime() - millis(job, "startedAt"));
             await(() -> count(m, type, "idle") == 1, 1);
         }

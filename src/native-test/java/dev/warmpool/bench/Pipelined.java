@@ -13,20 +13,30 @@ import java.util.concurrent.Semaphore;
  * measures.
  */
 final class Pipelined {
-    private Pipelined() {
-    }
+    private Pipelined() {}
 
-    static List<String> post(String base, String path, String body, int n, int connections, int window) throws Exception {
+    static List<String> post(String base, String path, String body, int n, int connections, int window)
+            throws Exception {
         return post(base, path, body, n, connections, window, r -> Harness.id(json(r)));
     }
 
     /** {@code n} POSTs of {@code body}; {@code take} gets what is wanted from each 202's body. */
-    static List<String> post(String base, String path, String body, int n, int connections, int window,
-            java.util.function.Function<String, String> take) throws Exception {
+    static List<String> post(
+            String base,
+            String path,
+            String body,
+            int n,
+            int connections,
+            int window,
+            java.util.function.Function<String, String> take)
+            throws Exception {
         URI uri = URI.create(base);
         byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
-                + "\r\nAuthorization: Bearer " + Harness.TOKEN + "\r\nContent-Type: application/json\r\nContent-Length: " + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
-                + "\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                        + "\r\nAuthorization: Bearer " + Harness.TOKEN
+                        + "\r\nContent-Type: application/json\r\nContent-Length: "
+                        + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                        + "\r\n\r\n" + body)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
         List<CompletableFuture<List<String>>> parts = new ArrayList<>();
         for (int c = 0; c < connections; c++) {
             int share = n / connections + (c < n % connections ? 1 : 0);
@@ -45,8 +55,9 @@ final class Pipelined {
         return ids;
     }
 
-    private static List<String> one(URI uri, byte[] request, int n, int window,
-            java.util.function.Function<String, String> take) throws Exception {
+    private static List<String> one(
+            URI uri, byte[] request, int n, int window, java.util.function.Function<String, String> take)
+            throws Exception {
         try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
             socket.setTcpNoDelay(true);
             Semaphore slots = new Semaphore(window);
@@ -64,7 +75,8 @@ final class Pipelined {
             });
             writer.setDaemon(true);
             writer.start();
-            java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+            java.io.DataInputStream in =
+                    new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String status = line(in);
@@ -74,11 +86,13 @@ final class Pipelined {
                     if (h.regionMatches(true, 0, "content-length:", 0, 15)) {
                         length = Integer.parseInt(h.substring(15).trim());
                     }
-                    chunked |= h.regionMatches(true, 0, "transfer-encoding:", 0, 18) && h.toLowerCase().contains("chunked");
+                    chunked |= h.regionMatches(true, 0, "transfer-encoding:", 0, 18)
+                            && h.toLowerCase().contains("chunked");
                 }
                 java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
                 if (chunked) {
-                    for (int size = Integer.parseInt(line(in).split(";")[0].trim(), 16); size > 0;
+                    for (int size = Integer.parseInt(line(in).split(";")[0].trim(), 16);
+                            size > 0;
                             size = Integer.parseInt(line(in).split(";")[0].trim(), 16)) {
                         body.write(in.readNBytes(size));
                         line(in);

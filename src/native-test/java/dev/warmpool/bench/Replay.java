@@ -45,13 +45,17 @@ public final class Replay {
     /** A cold start's price, as a multiple of the learned pools' fixed keep-alive (--price). */
     static volatile double price = Warmth.Params.DEFAULT.coldStartPrice();
 
-    private Replay() {
-    }
+    private Replay() {}
 
     /** One policy's day over all functions. */
-    record Result(long invocations, long coldStarts, long warmStarts, double idleProcessorSeconds, double queueWaitP50,
-            double queueWaitP99, long processorStarts) {
-    }
+    record Result(
+            long invocations,
+            long coldStarts,
+            long warmStarts,
+            double idleProcessorSeconds,
+            double queueWaitP50,
+            double queueWaitP99,
+            long processorStarts) {}
 
     public static void main(String[] args) throws Exception {
         Map<String, String> a = options(args);
@@ -76,9 +80,16 @@ public final class Replay {
         print(results);
         Map<String, Map<String, Result>> byTrigger = byTrigger(rows, jobMs, startMs);
         System.out.println();
-        System.out.printf("%-8s %10s %12s %12s %14s %14s%n", "trigger", "jobs", "cold 10m", "cold learned", "idle-s 10m", "idle-s learned");
-        byTrigger.forEach((t, two) -> System.out.printf("%-8s %10d %12d %12d %14.0f %14.0f%n", t, two.get("learned").invocations(),
-                two.get("fixed-10m").coldStarts(), two.get("learned").coldStarts(), two.get("fixed-10m").idleProcessorSeconds(),
+        System.out.printf(
+                "%-8s %10s %12s %12s %14s %14s%n",
+                "trigger", "jobs", "cold 10m", "cold learned", "idle-s 10m", "idle-s learned");
+        byTrigger.forEach((t, two) -> System.out.printf(
+                "%-8s %10d %12d %12d %14.0f %14.0f%n",
+                t,
+                two.get("learned").invocations(),
+                two.get("fixed-10m").coldStarts(),
+                two.get("learned").coldStarts(),
+                two.get("fixed-10m").idleProcessorSeconds(),
                 two.get("learned").idleProcessorSeconds()));
         Path out = Path.of(a.getOrDefault("out", "target/replay.json"));
         write(results, byTrigger, rows.size(), jobMs, startMs, out);
@@ -111,8 +122,10 @@ public final class Replay {
     /** fixed-10m and learned, by the rows' trigger (a generated day: timer, http for notebooks and office hours, queue for streams, event for rare types). */
     static Map<String, Map<String, Result>> byTrigger(List<TraceGen.Row> rows, long jobMs, long startMs) {
         Map<String, Map<String, Result>> out = new java.util.TreeMap<>();
-        for (String trigger : rows.stream().map(TraceGen.Row::trigger).distinct().sorted().toList()) {
-            List<TraceGen.Row> some = rows.stream().filter(r -> r.trigger().equals(trigger)).toList();
+        for (String trigger :
+                rows.stream().map(TraceGen.Row::trigger).distinct().sorted().toList()) {
+            List<TraceGen.Row> some =
+                    rows.stream().filter(r -> r.trigger().equals(trigger)).toList();
             Map<String, Result> two = new LinkedHashMap<>();
             two.put("fixed-10m", result(pools(some, spec(10, PoolSpec.FIXED), jobMs, startMs)));
             two.put("learned", result(pools(some, spec(LEARNED_PRICE_MINUTES, PoolSpec.LEARNED), jobMs, startMs)));
@@ -122,12 +135,29 @@ public final class Replay {
     }
 
     static PoolSpec spec(int keepAliveMinutes, String warmth) {
-        return new PoolSpec(List.of("true"), 0, 1000, keepAliveMinutes * 60, Map.of(), null, 1_000_000, null, "process", null,
-                null, null, null, warmth, null, null);
+        return new PoolSpec(
+                List.of("true"),
+                0,
+                1000,
+                keepAliveMinutes * 60,
+                Map.of(),
+                null,
+                1_000_000,
+                null,
+                "process",
+                null,
+                null,
+                null,
+                null,
+                warmth,
+                null,
+                null);
     }
 
     static List<Pool> pools(List<TraceGen.Row> rows, PoolSpec spec, long jobMs, long startMs) {
-        return rows.parallelStream().map(r -> new Pool(r, spec, jobMs, startMs).run()).toList();
+        return rows.parallelStream()
+                .map(r -> new Pool(r, spec, jobMs, startMs).run())
+                .toList();
     }
 
     static Result result(List<Pool> pools) {
@@ -181,7 +211,8 @@ public final class Replay {
         final List<Long> waits = new ArrayList<>();
         final Map<String, Proc> procs = new LinkedHashMap<>();
         final java.util.ArrayDeque<Long> queue = new java.util.ArrayDeque<>(); // arrival times
-        final PriorityQueue<long[]> events = new PriorityQueue<>((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+        final PriorityQueue<long[]> events =
+                new PriorityQueue<>((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
         long idleMs;
         long starts;
         int nextId;
@@ -213,7 +244,11 @@ public final class Replay {
             this.jobMs = jobMs;
             this.startMs = startMs;
             this.endMs = row.perMinute().length * 60_000L;
-            this.timing = new SizingPolicy.Timing(Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4,
+            this.timing = new SizingPolicy.Timing(
+                    Long.MAX_VALUE / 4,
+                    Long.MAX_VALUE / 4,
+                    Long.MAX_VALUE / 4,
+                    Long.MAX_VALUE / 4,
                     params.withLead(startMs + PASS_MS));
         }
 
@@ -310,7 +345,8 @@ public final class Replay {
                 ps.add(new Processor(p.id, p.state, null, p.since, now, p.startedAt));
                 running.add(p.id);
             }
-            PoolSnapshot s = new PoolSnapshot("replay", spec, false, queue.size(), now, ps, 0, List.of(), recorder.history(), 0);
+            PoolSnapshot s =
+                    new PoolSnapshot("replay", spec, false, queue.size(), now, ps, 0, List.of(), recorder.history(), 0);
             SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, running);
             for (SizingPolicy.Retire r : plan.retire()) {
                 Proc p = procs.get(r.id());
@@ -331,16 +367,38 @@ public final class Replay {
 
     static void print(Map<String, Result> results) {
         Result anchor = results.get("fixed-10m");
-        System.out.printf("%-11s %11s %11s %10s %16s %8s %14s %14s %10s%n", "policy", "invocations", "coldStarts", "vs 10m",
-                "idle proc-s", "vs 10m", "wait p50 (s)", "wait p99 (s)", "starts");
-        results.forEach((name, r) -> System.out.printf("%-11s %11d %11d %10.2f %16.0f %8.2f %14.3f %14.3f %10d%n", name,
-                r.invocations(), r.coldStarts(), (double) r.coldStarts() / Math.max(1, anchor.coldStarts()),
-                r.idleProcessorSeconds(), r.idleProcessorSeconds() / Math.max(1e-9, anchor.idleProcessorSeconds()),
-                r.queueWaitP50(), r.queueWaitP99(), r.processorStarts()));
+        System.out.printf(
+                "%-11s %11s %11s %10s %16s %8s %14s %14s %10s%n",
+                "policy",
+                "invocations",
+                "coldStarts",
+                "vs 10m",
+                "idle proc-s",
+                "vs 10m",
+                "wait p50 (s)",
+                "wait p99 (s)",
+                "starts");
+        results.forEach((name, r) -> System.out.printf(
+                "%-11s %11d %11d %10.2f %16.0f %8.2f %14.3f %14.3f %10d%n",
+                name,
+                r.invocations(),
+                r.coldStarts(),
+                (double) r.coldStarts() / Math.max(1, anchor.coldStarts()),
+                r.idleProcessorSeconds(),
+                r.idleProcessorSeconds() / Math.max(1e-9, anchor.idleProcessorSeconds()),
+                r.queueWaitP50(),
+                r.queueWaitP99(),
+                r.processorStarts()));
     }
 
-    static void write(Map<String, Result> results, Map<String, Map<String, Result>> byTrigger, int functions, long jobMs,
-            long startMs, Path out) throws Exception {
+    static void write(
+            Map<String, Result> results,
+            Map<String, Map<String, Result>> byTrigger,
+            int functions,
+            long jobMs,
+            long startMs,
+            Path out)
+            throws Exception {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("functions", functions);
         doc.put("jobSeconds", jobMs / 1000.0);

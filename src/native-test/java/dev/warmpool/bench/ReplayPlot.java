@@ -16,19 +16,26 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /** The replay's plot: cold starts against idle processor-hours, the fixed keep-alives as a curve, the learned policy as a point. */
 final class ReplayPlot {
-    private ReplayPlot() {
-    }
+    private ReplayPlot() {}
 
     static void draw(Map<String, Replay.Result> results, Path png) throws Exception {
         System.setProperty("java.awt.headless", "true");
         XYSeries fixed = new XYSeries("fixed keep-alive, 1 to 60 min", false);
         XYSeries learned = new XYSeries("learned", false);
-        results.forEach((name, r) -> (name.equals("learned") ? learned : fixed).add(r.idleProcessorSeconds() / 3600.0, r.coldStarts()));
+        results.forEach((name, r) ->
+                (name.equals("learned") ? learned : fixed).add(r.idleProcessorSeconds() / 3600.0, r.coldStarts()));
         XYSeriesCollection data = new XYSeriesCollection();
         data.addSeries(fixed);
         data.addSeries(learned);
-        JFreeChart chart = ChartFactory.createXYLineChart("Cold starts against idle warmth, one replayed day",
-                "idle processor-hours", "cold starts", data, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createXYLineChart(
+                "Cold starts against idle warmth, one replayed day",
+                "idle processor-hours",
+                "cold starts",
+                data,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
         XYPlot plot = chart.getXYPlot();
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);

@@ -5,24 +5,15 @@ import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.*;
 
 import dev.warmpool.ManagerProcess;
-import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
-import dev.warmpool.runtime.local.LocalRuntime;
-import dev.warmpool.store.RedisServer;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Pipeline;
 
 /** The reconcile pass and a dispatch with simulated processors, 100 per pool, at 10x and 100x. */
 final class Scale {
-    private Scale() {
-    }
+    private Scale() {}
 
     static void scale(String redisUrl, Jedis j, int[] poolCounts) throws Exception {
         j.flushAll();
@@ -35,8 +26,20 @@ final class Scale {
                 List<Double> pass = new ArrayList<>();
                 for (int i = 0; i < 5; i++) {
                     long t0 = System.nanoTime();
-                    com.fasterxml.jackson.databind.JsonNode report = send(m, "POST", "/", "{}", Map.of("ce-specversion", "1.0", "ce-id", "bench-" + target + "-" + i,
-                            "ce-source", "/bench", "ce-type", "dev.knative.sources.ping"));
+                    com.fasterxml.jackson.databind.JsonNode report = send(
+                            m,
+                            "POST",
+                            "/",
+                            "{}",
+                            Map.of(
+                                    "ce-specversion",
+                                    "1.0",
+                                    "ce-id",
+                                    "bench-" + target + "-" + i,
+                                    "ce-source",
+                                    "/bench",
+                                    "ce-type",
+                                    "dev.knative.sources.ping"));
                     if (!report.path("ran").asBoolean()) {
                         throw new IllegalStateException("no pass ran: " + report);
                     }

@@ -1,43 +1,40 @@
 package dev.warmpool.bench;
 
-import static dev.warmpool.bench.Figures.p;
-import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.*;
 
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.util.concurrent.CompletableFuture;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Pipeline;
 
 /** Redis memory over a soak: it follows the retained jobs, not the jobs ever run. */
 final class Soak {
-    private Soak() {
-    }
+    private Soak() {}
 
     static void soak(int jobs, int retentionSeconds) throws Exception {
         RedisServer redis = RedisServer.ephemeral();
         ManagerProcess m = manager(redis.url(), "bench-soak", "-Dwarmpool.jobs.retention=" + retentionSeconds + "s");
         try (Jedis j = new Jedis(URI.create(redis.url()))) {
-            send(m, "PUT", "/pools/soak", "{\"command\": [\"true\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
+            send(
+                    m,
+                    "PUT",
+                    "/pools/soak",
+                    "{\"command\": [\"true\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
             await(() -> count(m, "soak", "idle") == 4);
             long before = usedMemory(j), peak = before;
             long t0 = System.nanoTime();
             for (int sent = 0; sent < jobs; ) {
                 List<CompletableFuture<HttpResponse<String>>> batch = new ArrayList<>();
                 for (int i = 0; i < 500 && sent < jobs; i++, sent++) {
-                    batch.add(ManagerProcess.HTTP.sendAsync(m.request("POST", "/jobs", "{\"type\": \"soak\"}", Map.of()),
+                    batch.add(ManagerProcess.HTTP.sendAsync(
+                            m.request("POST", "/jobs", "{\"type\": \"soak\"}", Map.of()),
                             HttpResponse.BodyHandlers.ofString()));
                 }
                 for (CompletableFuture<HttpResponse<String>> f : batch) {
@@ -55,11 +52,13 @@ final class Soak {
             await(() -> System.currentTimeMillis() > expired, 500); // let the retention period pass
             send(m, "POST", "/jobs", "{\"type\": \"soak\"}"); // one more end trims the job index
             await(() -> j.dbSize() < 40);
-            System.out.printf("soak: %d jobs of `true` on 4 processors in %.0f s (%.0f jobs/s), retention %d s%n",
+            System.out.printf(
+                    "soak: %d jobs of `true` on 4 processors in %.0f s (%.0f jobs/s), retention %d s%n",
                     jobs, seconds, jobs / seconds, retentionSeconds);
-            System.out.printf("redis used_memory: before %d KB, peak %d KB, at the end %d KB (%d keys), "
-                    + "after retention %d KB (%d keys)%n", before / 1024, peak / 1024, atEnd / 1024, keysAtEnd,
-                    usedMemory(j) / 1024, j.dbSize());
+            System.out.printf(
+                    "redis used_memory: before %d KB, peak %d KB, at the end %d KB (%d keys), "
+                            + "after retention %d KB (%d keys)%n",
+                    before / 1024, peak / 1024, atEnd / 1024, keysAtEnd, usedMemory(j) / 1024, j.dbSize());
         } finally {
             m.stop();
             LocalAgents.killAll(redis.url());

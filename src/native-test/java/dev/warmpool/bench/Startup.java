@@ -5,24 +5,16 @@ import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.*;
 
 import dev.warmpool.ManagerProcess;
-import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
-import dev.warmpool.runtime.local.LocalRuntime;
 import dev.warmpool.store.RedisServer;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Pipeline;
 
 /** Manager start-up, launch to ready, median of 3 launches per way of starting it: this JVM plain and lean (C1, serial GC); with a JDK 25, plain, lean, and with an AOT cache recorded by the image's training script, on the fast-jar and the aot-jar layouts. */
 final class Startup {
-    private Startup() {
-    }
+    private Startup() {}
 
     /** No demo agent starting beside the manager: the manager's own start is measured. */
     static final String QUIET = "-Dwarmpool.pools.demo.min-idle=0";
@@ -40,15 +32,18 @@ final class Startup {
         String java25 = jdk25.resolve("bin").resolve("java").toString();
         startupWay(redisUrl, "jdk25.plain", java25, fastJar, "");
         startupWay(redisUrl, "jdk25.lean", java25, fastJar, LEAN);
-        Path cache = train(java25, fastJar, Path.of("target", "bench", "manager.aot").toAbsolutePath());
+        Path cache =
+                train(java25, fastJar, Path.of("target", "bench", "manager.aot").toAbsolutePath());
         put("startup.jdk25.aotCacheMb", Files.size(cache) / (1024 * 1024));
         startupWay(redisUrl, "jdk25.lean+aot", java25, fastJar, LEAN + " -XX:AOTCache=" + cache);
         Path aotJar = Path.of("target", "bench", "aot-jar").toAbsolutePath();
         // the build records its artifact for the integration tests: theirs stays target/quarkus-app
         Path artifact = Path.of("target", "quarkus-artifact.properties");
         byte[] recorded = Files.exists(artifact) ? Files.readAllBytes(artifact) : null;
-        Process build = new ProcessBuilder("./mvnw", "-q", "quarkus:build", "-Paot",
-                "-Dquarkus.package.output-directory=" + aotJar).inheritIO().start();
+        Process build = new ProcessBuilder(
+                        "./mvnw", "-q", "quarkus:build", "-Paot", "-Dquarkus.package.output-directory=" + aotJar)
+                .inheritIO()
+                .start();
         int built = build.waitFor();
         if (recorded != null) {
             Files.write(artifact, recorded);
@@ -67,10 +62,19 @@ final class Startup {
     static Path train(String java, Path app, Path cache) throws Exception {
         RedisServer redis = RedisServer.ephemeral();
         try {
-            ProcessBuilder pb = new ProcessBuilder("bash", "src/main/docker/aot-train.sh", app.toString(), cache.toString())
+            ProcessBuilder pb = new ProcessBuilder(
+                            "bash", "src/main/docker/aot-train.sh", app.toString(), cache.toString())
                     .inheritIO();
-            pb.environment().putAll(Map.of("JAVA", java, "JAVA_OPTS", LEAN, "REDIS_URL", redis.url(),
-                    "TRAIN_PORT", Integer.toString(RedisServer.freePort())));
+            pb.environment()
+                    .putAll(Map.of(
+                            "JAVA",
+                            java,
+                            "JAVA_OPTS",
+                            LEAN,
+                            "REDIS_URL",
+                            redis.url(),
+                            "TRAIN_PORT",
+                            Integer.toString(RedisServer.freePort())));
             if (pb.start().waitFor() != 0) {
                 throw new IllegalStateException("src/main/docker/aot-train.sh failed for " + app);
             }
@@ -84,7 +88,12 @@ final class Startup {
         List<Double> ready = new ArrayList<>();
         List<Double> rss = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            ManagerProcess m = launch(Path.of(java), redisUrl, "bench-startup", app, List.of((QUIET + " " + options).trim().split(" ")));
+            ManagerProcess m = launch(
+                    Path.of(java),
+                    redisUrl,
+                    "bench-startup",
+                    app,
+                    List.of((QUIET + " " + options).trim().split(" ")));
             ready.add(m.readyMs);
             rss.add(rssKb(m.process.pid()) / 1024.0);
             m.stop();
@@ -100,7 +109,10 @@ final class Startup {
         }
         try (var dirs = Files.list(Path.of("/usr/lib/jvm"))) {
             return dirs.filter(d -> d.getFileName().toString().matches("temurin-2[5-9].*|.*-2[5-9]-.*"))
-                    .filter(d -> Files.isExecutable(d.resolve("bin").resolve("java"))).sorted().findFirst().orElse(null);
+                    .filter(d -> Files.isExecutable(d.resolve("bin").resolve("java")))
+                    .sorted()
+                    .findFirst()
+                    .orElse(null);
         } catch (Exception e) {
             return null;
         }

@@ -1,40 +1,31 @@
 package dev.warmpool.bench;
 
-import static dev.warmpool.bench.Figures.p;
 import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.*;
 
 import dev.warmpool.ManagerProcess;
-import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
-import dev.warmpool.runtime.local.LocalRuntime;
-import dev.warmpool.store.RedisServer;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Pipeline;
 
 /** A sweep in three modes: a fresh processor per trial (as Katib runs trials), warm processors that start a new process per trial, and persistent workers; the trial is a Python script whose import takes `setup` seconds and whose training takes `work` seconds. */
 final class Sweeps {
-    private Sweeps() {
-    }
+    private Sweeps() {}
 
     static void sweeps(ManagerProcess m, int trials, double setup, double work) throws Exception {
         Path script = Path.of("target", "bench", "slow_trial.py").toAbsolutePath();
         Files.createDirectories(script.getParent());
-        Files.writeString(script, "import os, time\nimport warmpool_worker\n"
-                + "time.sleep(float(os.environ['SETUP_SECONDS']))  # the framework import and data loading\n"
-                + "open(os.path.join(os.environ['READY_DIR'], os.environ.get('WARMPOOL_PROCESSOR_ID') or os.environ['WARMPOOL_JOB_ID']), 'w').close()  # imported: the bench waits on these (a sandboxed pid is 2 in each)\n"
-                + "def train(config):\n    time.sleep(float(os.environ['WORK_SECONDS']))\n"
-                + "    return {'loss': (config['x'] - 3) ** 2}\n"
-                + "warmpool_worker.serve(train)\n");
-        String env = "{\"PYTHONPATH\": \"" + Path.of("clients", "python").toAbsolutePath() + "\", \"SETUP_SECONDS\": \"" + setup
-                + "\", \"WORK_SECONDS\": \"" + work + "\", \"READY_DIR\": \"%s\"}";
+        Files.writeString(
+                script,
+                "import os, time\nimport warmpool_worker\n"
+                        + "time.sleep(float(os.environ['SETUP_SECONDS']))  # the framework import and data loading\n"
+                        + "open(os.path.join(os.environ['READY_DIR'], os.environ.get('WARMPOOL_PROCESSOR_ID') or os.environ['WARMPOOL_JOB_ID']), 'w').close()  # imported: the bench waits on these (a sandboxed pid is 2 in each)\n"
+                        + "def train(config):\n    time.sleep(float(os.environ['WORK_SECONDS']))\n"
+                        + "    return {'loss': (config['x'] - 3) ** 2}\n"
+                        + "warmpool_worker.serve(train)\n");
+        String env = "{\"PYTHONPATH\": \"" + Path.of("clients", "python").toAbsolutePath() + "\", \"SETUP_SECONDS\": \""
+                + setup + "\", \"WORK_SECONDS\": \"" + work + "\", \"READY_DIR\": \"%s\"}";
         String command = "[\"python3\", \"" + script + "\"]";
         StringBuilder grid = new StringBuilder();
         for (int i = 0; i < trials; i++) {
@@ -55,8 +46,12 @@ final class Sweeps {
             // a sandboxed job may write; jobs of a root manager run as nobody, hence open to all
             Path ready = Files.createTempDirectory(script.getParent(), type);
             Files.setPosixFilePermissions(ready, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
-            send(m, "PUT", "/pools/" + type, "{\"command\": " + command + ", \"env\": " + String.format(env, ready) + ", \"maxSize\": 4, "
-                    + "\"workingDir\": \"" + ready + "\", " + mode.getValue() + "}");
+            send(
+                    m,
+                    "PUT",
+                    "/pools/" + type,
+                    "{\"command\": " + command + ", \"env\": " + String.format(env, ready) + ", \"maxSize\": 4, "
+                            + "\"workingDir\": \"" + ready + "\", " + mode.getValue() + "}");
             if (!mode.getKey().equals("fresh")) {
                 await(() -> count(m, type, "idle") == 4);
             }
@@ -75,15 +70,21 @@ final class Sweeps {
             await(() -> !state(m, "/sweeps/" + id).equals("RUNNING"), 50);
             double seconds = (System.nanoTime() - t0) / 1e9;
             com.fasterxml.jackson.databind.JsonNode done = get(m, "/sweeps/" + id);
-            if (!done.path("state").asText().equals("SUCCEEDED") || done.path("progress").path("succeeded").asInt() != trials) {
-                throw new IllegalStateException("sweep " + id + " did not succeed: " + done.path("state") + " " + done.path("progress"));
+            if (!done.path("state").asText().equals("SUCCEEDED")
+                    || done.path("progress").path("succeeded").asInt() != trials) {
+                throw new IllegalStateException(
+                        "sweep " + id + " did not succeed: " + done.path("state") + " " + done.path("progress"));
             }
             put("sweep." + mode.getKey() + ".wallSeconds", Math.round(seconds * 100) / 100.0);
             send(m, "DELETE", "/pools/" + type, null);
         }
         double persistent = (double) Figures.ALL.get("sweep.persistent.wallSeconds");
-        put("sweep.freshVsPersistent", Math.round((double) Figures.ALL.get("sweep.fresh.wallSeconds") / persistent * 10) / 10.0);
-        put("sweep.warmVsPersistent", Math.round((double) Figures.ALL.get("sweep.warm.wallSeconds") / persistent * 10) / 10.0);
+        put(
+                "sweep.freshVsPersistent",
+                Math.round((double) Figures.ALL.get("sweep.fresh.wallSeconds") / persistent * 10) / 10.0);
+        put(
+                "sweep.warmVsPersistent",
+                Math.round((double) Figures.ALL.get("sweep.warm.wallSeconds") / persistent * 10) / 10.0);
     }
 
     static String state(ManagerProcess m, String path) {

@@ -16,11 +16,9 @@ import java.util.Random;
  * hours streams and rare types. Seeded: the same seed gives the same day.
  */
 final class TraceGen {
-    private TraceGen() {
-    }
+    private TraceGen() {}
 
-    record Row(String owner, String app, String function, String trigger, int[] perMinute) {
-    }
+    record Row(String owner, String app, String function, String trigger, int[] perMinute) {}
 
     static List<Row> day(long seed) {
         Random r = new Random(seed);
@@ -44,7 +42,9 @@ final class TraceGen {
             for (int s = 0; s < sessions; s++) {
                 int start = 9 * 60 + r.nextInt(8 * 60);
                 int length = 20 + r.nextInt(70);
-                for (double t = start; t < Math.min(1440, start + length); t += -Math.log(1 - r.nextDouble()) * meanGap) {
+                for (double t = start;
+                        t < Math.min(1440, start + length);
+                        t += -Math.log(1 - r.nextDouble()) * meanGap) {
                     m[(int) t] += r.nextDouble() < 0.08 ? 8 : 1; // now and then a sweep of eight from the notebook
                 }
             }
@@ -100,7 +100,13 @@ final class TraceGen {
         }
         b.append('\n');
         for (Row row : rows) {
-            b.append(row.owner()).append(',').append(row.app()).append(',').append(row.function()).append(',').append(row.trigger());
+            b.append(row.owner())
+                    .append(',')
+                    .append(row.app())
+                    .append(',')
+                    .append(row.function())
+                    .append(',')
+                    .append(row.trigger());
             for (int c : row.perMinute()) {
                 b.append(',').append(c);
             }
@@ -117,8 +123,9 @@ final class TraceGen {
         List<Row> rows = new ArrayList<>();
         List<String> lines = Files.readAllLines(file);
         if (lines.isEmpty() || !lines.get(0).startsWith("HashOwner")) {
-            throw new IllegalArgumentException(file + " is not in the Azure Functions 2019 format: its first line should be "
-                    + "HashOwner,HashApp,HashFunction,Trigger,1,...,1440");
+            throw new IllegalArgumentException(
+                    file + " is not in the Azure Functions 2019 format: its first line should be "
+                            + "HashOwner,HashApp,HashFunction,Trigger,1,...,1440");
         }
         for (int n = 1; n < lines.size(); n++) {
             String line = lines.get(n).trim();
@@ -127,8 +134,9 @@ final class TraceGen {
             }
             String[] f = line.split(",", -1);
             if (f.length < 5) {
-                throw new IllegalArgumentException(file + " line " + (n + 1) + ": expected HashOwner,HashApp,HashFunction,Trigger "
-                        + "and then invocations per minute, got " + f.length + " fields");
+                throw new IllegalArgumentException(
+                        file + " line " + (n + 1) + ": expected HashOwner,HashApp,HashFunction,Trigger "
+                                + "and then invocations per minute, got " + f.length + " fields");
             }
             int[] m = new int[f.length - 4];
             for (int i = 4; i < f.length; i++) {

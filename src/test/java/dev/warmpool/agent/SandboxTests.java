@@ -11,10 +11,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** A job's room, with and without bubblewrap (CI installs it): what it sees, what it leaves behind. */
 class SandboxTests {
@@ -29,7 +29,8 @@ class SandboxTests {
     static boolean alive(String tag) {
         return ProcessHandle.allProcesses().anyMatch(h -> {
             try {
-                return Files.readString(Path.of("/proc", Long.toString(h.pid()), "cmdline"), StandardCharsets.ISO_8859_1)
+                return Files.readString(
+                                Path.of("/proc", Long.toString(h.pid()), "cmdline"), StandardCharsets.ISO_8859_1)
                         .equals("sleep\0" + tag + "\0");
             } catch (java.io.IOException e) {
                 return false;
@@ -44,8 +45,11 @@ class SandboxTests {
         Path dir = s.newDir("job-1");
         String tag = "4" + (System.nanoTime() % 1000) + "." + kind.length();
         // a double fork leaves the sleeper to init; in the sandbox even a new session of its own does not help it
-        String escape = "(sleep " + tag + " &); " + ("bwrap".equals(kind) ? "setsid sleep " + tag + " & " : "") + "exit 0";
-        Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", escape), dir, null)).directory(s.directory(dir, null)).start();
+        String escape =
+                "(sleep " + tag + " &); " + ("bwrap".equals(kind) ? "setsid sleep " + tag + " & " : "") + "exit 0";
+        Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", escape), dir, null))
+                .directory(s.directory(dir, null))
+                .start();
         assertEquals(0, p.waitFor());
         s.killSession(p.pid());
         await().atMost(Duration.ofSeconds(5)).until(() -> !alive(tag));
@@ -57,9 +61,17 @@ class SandboxTests {
         Files.writeString(state.resolve("token"), "secret");
         Sandbox s = sandbox("bwrap", state);
         Path dir = s.newDir("job-2");
-        Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", "ls /proc | grep -c '^[0-9]'; ls -A " + state
-                + "; echo x > out; pwd; touch /usr/x 2>/dev/null || echo read-only"), dir, null))
-                .directory(s.directory(dir, null)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(s.wrap(
+                        List.of(
+                                "sh",
+                                "-c",
+                                "ls /proc | grep -c '^[0-9]'; ls -A " + state
+                                        + "; echo x > out; pwd; touch /usr/x 2>/dev/null || echo read-only"),
+                        dir,
+                        null))
+                .directory(s.directory(dir, null))
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.waitFor(), out);
         List<String> lines = out.lines().toList();
@@ -80,9 +92,17 @@ class SandboxTests {
         try {
             Sandbox s = sandbox("bwrap", Files.createDirectory(tmp.resolve("state")));
             Path dir = s.newDir("job-3");
-            Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", "cat " + shared + "/script; echo; echo x > /tmp/" + mine
-                    + " && cat /tmp/" + mine + "; { echo y > " + shared + "/z; } 2>/dev/null || echo read-only"), dir, null))
-                    .directory(s.directory(dir, null)).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(s.wrap(
+                            List.of(
+                                    "sh",
+                                    "-c",
+                                    "cat " + shared + "/script; echo; echo x > /tmp/" + mine + " && cat /tmp/" + mine
+                                            + "; { echo y > " + shared + "/z; } 2>/dev/null || echo read-only"),
+                            dir,
+                            null))
+                    .directory(s.directory(dir, null))
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, p.waitFor(), out);
             assertEquals(List.of("hello", "x", "read-only"), out.lines().toList());
@@ -98,7 +118,8 @@ class SandboxTests {
         Sandbox s = sandbox("none", Files.createDirectory(tmp.resolve("state")));
         Process other = new ProcessBuilder("setsid", "sleep", "30").start();
         try {
-            await().atMost(Duration.ofSeconds(5)).until(() -> Sandbox.session(Path.of("/proc", Long.toString(other.pid()))) == other.pid());
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> Sandbox.session(Path.of("/proc", Long.toString(other.pid()))) == other.pid());
             s.killSession(other.pid());
             assertTrue(other.isAlive());
         } finally {
@@ -114,7 +135,8 @@ class SandboxTests {
         Path closed = Files.createDirectory(tmp.resolve("closed"));
         Files.setPosixFilePermissions(closed, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         Map<String, String> base = Map.of("PATH", closed + ":" + open, "LANG", "C.UTF-8");
-        Sandbox asNobody = Sandbox.fromEnv(Map.of("WARMPOOL_RUN_AS", "65534:65534"), Files.createDirectory(tmp.resolve("agent")));
+        Sandbox asNobody =
+                Sandbox.fromEnv(Map.of("WARMPOOL_RUN_AS", "65534:65534"), Files.createDirectory(tmp.resolve("agent")));
         assertEquals(Map.of("PATH", open.toString(), "LANG", "C.UTF-8"), asNobody.forJobUser(base));
         Sandbox asItself = Sandbox.fromEnv(Map.of(), Files.createDirectory(tmp.resolve("agent2")));
         assertEquals(base, asItself.forJobUser(base), "the agent's own user reaches all it does");

@@ -18,7 +18,8 @@ class TailTests {
     void passesOnTheReportLinesAndKeepsThemInTheTail() {
         Tail t = new Tail(1024);
         java.util.List<String> reports = new java.util.ArrayList<>();
-        String out = "epoch 1\nWARMPOOL_REPORT {\"step\": 1}\n  WARMPOOL_REPORT {\"indented\": 1}\nWARMPOOL_REPORT {\"step\": 2}\nWARMPOOL_REPORT {\"cut\"";
+        String out =
+                "epoch 1\nWARMPOOL_REPORT {\"step\": 1}\n  WARMPOOL_REPORT {\"indented\": 1}\nWARMPOOL_REPORT {\"step\": 2}\nWARMPOOL_REPORT {\"cut\"";
         t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), JobRun.REPORT_MARKER, reports::add);
         assertEquals(java.util.List.of("{\"step\": 1}", "{\"step\": 2}"), reports, "whole marked lines only");
         assertEquals(out, t.text());
@@ -57,7 +58,8 @@ class TailTests {
                     return super.read(b, off, Math.min(len, 777));
                 }
             });
-            String kept = new String(bytes, Math.max(0, length - 16_384), Math.min(length, 16_384), StandardCharsets.UTF_8);
+            String kept =
+                    new String(bytes, Math.max(0, length - 16_384), Math.min(length, 16_384), StandardCharsets.UTF_8);
             assertEquals(kept, t.text(), length + " bytes of output");
         }
     }

@@ -64,9 +64,10 @@ class WorkerTests {
     void aDyingWorkersLastStderrIsInItsJobsLogEvenWhenItArrivesAfterStdoutEnded() throws Exception {
         // the worker closes stdout and exits; what it said last reaches stderr a moment later
         // (a child holds stderr), the order in which a loaded machine can deliver a dying worker's output
-        Worker w = new Worker(List.of("sh", "-c", "read job; exec >&-; (sleep 0.1; echo dying >&2) & exit 3"), Map.of(), null);
+        Worker w = new Worker(
+                List.of("sh", "-c", "read job; exec >&-; (sleep 0.1; echo dying >&2) & exit 3"), Map.of(), null);
         Tail tail = new Tail(1024);
-        assertNull(w.call("{\"id\": \"j1\"}", report -> { }, tail), "a worker that exits gives no answer");
+        assertNull(w.call("{\"id\": \"j1\"}", report -> {}, tail), "a worker that exits gives no answer");
         assertEquals(3, w.exitCode());
         assertTrue(tail.text().contains("dying"), "the job's log is '" + tail.text() + "'");
     }

@@ -63,46 +63,80 @@ public class BadInputTests {
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 0}}}", "gang[worker].count"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {}}}", "gang[worker].count"),
                 Arguments.of("{\"command\": [\"true\"], \"gang\": {\"Work_er\": {\"count\": 1}}}", "gang<K>[Work_er]"),
-                Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 40}, \"ps\": {\"count\": 30}}}", "gang"),
-                Arguments.of("{\"command\": [\"true\"], \"worker\": \"persistent\", \"gang\": {\"worker\": {\"count\": 2}}}", "worker"),
+                Arguments.of(
+                        "{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 40}, \"ps\": {\"count\": 30}}}",
+                        "gang"),
+                Arguments.of(
+                        "{\"command\": [\"true\"], \"worker\": \"persistent\", \"gang\": {\"worker\": {\"count\": 2}}}",
+                        "worker"),
                 // a gang needs no pool command when every role has its own, but one role without is one too many
-                Arguments.of("{\"gang\": {\"ps\": {\"count\": 1, \"command\": [\"true\"]}, \"worker\": {\"count\": 2}}}", "command"),
+                Arguments.of(
+                        "{\"gang\": {\"ps\": {\"count\": 1, \"command\": [\"true\"]}, \"worker\": {\"count\": 2}}}",
+                        "command"),
                 // the Kubernetes template (read by its own deserializer, made on first use)
                 Arguments.of("{\"command\": [\"true\"], \"template\": {\"agent\": \"built-in\"}}", "template.image"),
-                Arguments.of("{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"agent\": \"sidecar\"}}", "template.agent"),
-                Arguments.of("{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"imagePullPolicy\": \"Always\"}}",
+                Arguments.of(
+                        "{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"agent\": \"sidecar\"}}",
+                        "template.agent"),
+                Arguments.of(
+                        "{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"imagePullPolicy\": \"Always\"}}",
                         "template.imagePullPolicy"),
-                Arguments.of("{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"tolerations\": \"all\"}}",
+                Arguments.of(
+                        "{\"command\": [\"true\"], \"template\": {\"image\": \"x\", \"tolerations\": \"all\"}}",
                         "template.tolerations"));
     }
 
     @ParameterizedTest
     @MethodSource("badPools")
     void refusesABadPoolNamingTheField(String body, String field) {
-        problem(given().contentType("application/json").body(body).put("/pools/bad-pool").then(), 400)
+        problem(
+                        given().contentType("application/json")
+                                .body(body)
+                                .put("/pools/bad-pool")
+                                .then(),
+                        400)
                 .body("field", equalTo(field));
         given().get("/pools/bad-pool").then().statusCode(404);
     }
 
     @Test
     void aGangWhoseEveryRoleHasItsOwnCommandNeedsNoPoolCommand() {
-        given().contentType("application/json").body("{\"minIdle\": 0, \"gang\": {\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"9\"]},"
-                + " \"worker\": {\"count\": 2, \"command\": [\"true\"]}}}").put("/pools/bad-input-own-commands")
-                .then().statusCode(201).body("spec.command", equalTo(List.of()));
+        given().contentType("application/json")
+                .body("{\"minIdle\": 0, \"gang\": {\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"9\"]},"
+                        + " \"worker\": {\"count\": 2, \"command\": [\"true\"]}}}")
+                .put("/pools/bad-input-own-commands")
+                .then()
+                .statusCode(201)
+                .body("spec.command", equalTo(List.of()));
         given().delete("/pools/bad-input-own-commands").then().statusCode(202);
     }
 
     /** GET / (a browser's or curl's first look) says what this is and where to go, without a token. */
     @Test
     void theRootAnswersWithTheIndex() {
-        given().noFilters().get("/").then().statusCode(200).body("service", equalTo("warmpool"))
-                .body("links.pools", equalTo("/pools")).body("links.openapi", equalTo("/q/openapi"));
+        given().noFilters()
+                .get("/")
+                .then()
+                .statusCode(200)
+                .body("service", equalTo("warmpool"))
+                .body("links.pools", equalTo("/pools"))
+                .body("links.openapi", equalTo("/q/openapi"));
     }
 
     @Test
     void refusesTurningAPoolIntoAGangPoolInPlace() {
-        problem(given().contentType("application/json").body(Map.of("command", List.of("true"), "minIdle", 0,
-                "gang", Map.of("worker", Map.of("count", 2)))).put("/pools/" + POOL).then(), 409)
+        problem(
+                        given().contentType("application/json")
+                                .body(Map.of(
+                                        "command",
+                                        List.of("true"),
+                                        "minIdle",
+                                        0,
+                                        "gang",
+                                        Map.of("worker", Map.of("count", 2))))
+                                .put("/pools/" + POOL)
+                                .then(),
+                        409)
                 .body("type", equalTo("https://warmpool.dev/problems/gang-change"))
                 .body("detail", containsString("DELETE /pools/" + POOL + " first"));
         given().get("/pools/" + POOL).then().statusCode(200).body("spec.gang", org.hamcrest.Matchers.nullValue());
@@ -110,17 +144,37 @@ public class BadInputTests {
 
     @Test
     void refusesAnInvalidTypeName() {
-        problem(given().contentType("application/json").body(Map.of("command", List.of("true")))
-                .put("/pools/Bad_Type").then(), 400).body("field", equalTo("type"));
+        problem(
+                        given().contentType("application/json")
+                                .body(Map.of("command", List.of("true")))
+                                .put("/pools/Bad_Type")
+                                .then(),
+                        400)
+                .body("field", equalTo("type"));
     }
 
     @Test
     void refusesMalformedJson() {
-        problem(given().contentType("application/json").body("{\"command\": [").put("/pools/bad-pool").then(), 400)
+        problem(
+                        given().contentType("application/json")
+                                .body("{\"command\": [")
+                                .put("/pools/bad-pool")
+                                .then(),
+                        400)
                 .body("type", equalTo("https://warmpool.dev/problems/malformed-json"));
-        problem(given().contentType("application/json").body("{\"type\": ").post("/jobs").then(), 400)
+        problem(
+                        given().contentType("application/json")
+                                .body("{\"type\": ")
+                                .post("/jobs")
+                                .then(),
+                        400)
                 .body("type", equalTo("https://warmpool.dev/problems/malformed-json"));
-        problem(given().contentType("application/json").body("[1, 2]").post("/jobs").then(), 400);
+        problem(
+                given().contentType("application/json")
+                        .body("[1, 2]")
+                        .post("/jobs")
+                        .then(),
+                400);
     }
 
     @Test
@@ -144,7 +198,12 @@ public class BadInputTests {
 
     @Test
     void answersAnUnknownTypeWithTheKnownOnes() {
-        problem(given().contentType("application/json").body(Map.of("type", "no-such-type")).post("/jobs").then(), 404)
+        problem(
+                        given().contentType("application/json")
+                                .body(Map.of("type", "no-such-type"))
+                                .post("/jobs")
+                                .then(),
+                        404)
                 .body("type", equalTo("https://warmpool.dev/problems/unknown-type"))
                 .body("knownTypes", hasItem(POOL))
                 .body("detail", containsString(POOL));
@@ -171,7 +230,8 @@ public class BadInputTests {
     @MethodSource("badJobs")
     void refusesABadJobNamingTheFieldAndStoresNothing(Map<String, Object> body, String field) {
         int before = jobsOfPool();
-        problem(given().contentType("application/json").body(body).post("/jobs").then(), 400).body("field", equalTo(field));
+        problem(given().contentType("application/json").body(body).post("/jobs").then(), 400)
+                .body("field", equalTo(field));
         assertEquals(before, jobsOfPool());
     }
 
@@ -183,9 +243,13 @@ public class BadInputTests {
                 Arguments.of(Map.of("jobs", java.util.Collections.nCopies(1001, ok)), "jobs", "1 to 1000 jobs"),
                 Arguments.of(Map.of("jobs", ok), "jobs", "array"),
                 Arguments.of(Map.of("jobs", List.of(ok, Map.of("type", "other"))), "jobs[1].type", "same type"),
-                Arguments.of(Map.of("jobs", List.of(ok, Map.of("type", POOL, "timeoutSeconds", 0))), "jobs[1].timeoutSeconds",
+                Arguments.of(
+                        Map.of("jobs", List.of(ok, Map.of("type", POOL, "timeoutSeconds", 0))),
+                        "jobs[1].timeoutSeconds",
                         "1 second or more"),
-                Arguments.of(Map.of("jobs", List.of(ok, Map.of("type", POOL, "config", List.of(1)))), "jobs[1].config",
+                Arguments.of(
+                        Map.of("jobs", List.of(ok, Map.of("type", POOL, "config", List.of(1)))),
+                        "jobs[1].config",
                         "JSON object"),
                 Arguments.of(Map.of("jobs", List.of(Map.of("type", "UPPER"))), "jobs[0].type", "not a valid name"),
                 Arguments.of(Map.of("jobs", List.of(ok), "colour", "blue"), "colour", "colour"));
@@ -195,17 +259,33 @@ public class BadInputTests {
     @MethodSource("badBatches")
     void refusesABadBatchNamingTheFieldAndStoresNothing(Map<String, Object> body, String field, String says) {
         int before = jobsOfPool();
-        problem(given().contentType("application/json").body(body).post("/jobs/batch").then(), 400)
-                .body("field", equalTo(field)).body("detail", containsString(says));
+        problem(
+                        given().contentType("application/json")
+                                .body(body)
+                                .post("/jobs/batch")
+                                .then(),
+                        400)
+                .body("field", equalTo(field))
+                .body("detail", containsString(says));
         assertEquals(before, jobsOfPool());
     }
 
     @Test
     void refusesABatchWithANullJobAndOneForAnUnknownType() {
-        problem(given().contentType("application/json").body("{\"jobs\": [null]}").post("/jobs/batch").then(), 400)
+        problem(
+                        given().contentType("application/json")
+                                .body("{\"jobs\": [null]}")
+                                .post("/jobs/batch")
+                                .then(),
+                        400)
                 .body("field", equalTo("jobs[0]"));
-        problem(given().contentType("application/json").body(Map.of("jobs", List.of(Map.of("type", "no-such-type"))))
-                .post("/jobs/batch").then(), 404).body("knownTypes", hasItem(POOL));
+        problem(
+                        given().contentType("application/json")
+                                .body(Map.of("jobs", List.of(Map.of("type", "no-such-type"))))
+                                .post("/jobs/batch")
+                                .then(),
+                        404)
+                .body("knownTypes", hasItem(POOL));
     }
 
     @Test
@@ -219,7 +299,8 @@ public class BadInputTests {
 
     @Test
     void refusesBadQueryParameters() {
-        problem(given().get("/jobs/" + POOL + ".0000000000abcdefgh?wait=soon").then(), 400).body("field", equalTo("wait"));
+        problem(given().get("/jobs/" + POOL + ".0000000000abcdefgh?wait=soon").then(), 400)
+                .body("field", equalTo("wait"));
         problem(given().get("/jobs?state=DONE").then(), 400).body("field", equalTo("state"));
         problem(given().get("/jobs?limit=0").then(), 400).body("field", equalTo("limit"));
         problem(given().get("/jobs?limit=x").then(), 400).body("field", equalTo("limit"));
@@ -230,89 +311,212 @@ public class BadInputTests {
         return Stream.of(
                 Arguments.of(Map.of("type", POOL), "space", "'space' is required"),
                 Arguments.of(Map.of("type", POOL, "space", List.of(1)), "space", "at least one parameter"),
-                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("normal", List.of(0, 1)))), "space",
+                Arguments.of(
+                        Map.of("type", POOL, "space", Map.of("x", Map.of("normal", List.of(0, 1)))),
+                        "space",
                         "unknown kind 'normal'"),
-                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(0, 1)))), "space",
+                Arguments.of(
+                        Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(0, 1)))),
+                        "space",
                         "use the random algorithm"),
-                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(1, 0))), "trials", 3), "space",
+                Arguments.of(
+                        Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(1, 0))), "trials", 3),
+                        "space",
                         "lo < hi"),
-                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("logUniform", List.of(0, 1))), "trials", 3), "space",
+                Arguments.of(
+                        Map.of("type", POOL, "space", Map.of("x", Map.of("logUniform", List.of(0, 1))), "trials", 3),
+                        "space",
                         "lo > 0"),
-                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("int", List.of(1, 1000)), "y",
-                        Map.of("int", List.of(1, 1000)))), "space", "more than 10000 configurations"),
+                Arguments.of(
+                        Map.of(
+                                "type",
+                                POOL,
+                                "space",
+                                Map.of("x", Map.of("int", List.of(1, 1000)), "y", Map.of("int", List.of(1, 1000)))),
+                        "space",
+                        "more than 10000 configurations"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random"), "trials", "needs 'trials'"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "grid", "seed", 7), "seed", "random algorithm"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "algorithm", "grid", "seed", 7),
+                        "seed",
+                        "random algorithm"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "bayes"), "algorithm", "\"grid\""),
                 Arguments.of(Map.of("type", POOL, "space", grid, "parallelism", 0), "parallelism", "1 or more"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "trials", 0, "algorithm", "random"), "trials", "1 or more"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("goal", "minimize")), "objective.metric",
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "trials", 0, "algorithm", "random"), "trials", "1 or more"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "objective", Map.of("goal", "minimize")),
+                        "objective.metric",
                         "must name a metric"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("metric", "loss", "goal", "lowest")),
-                        "objective.goal", "minimize"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "earlyStopping", Map.of("minSteps", 2)), "earlyStopping",
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "objective", Map.of("metric", "loss", "goal", "lowest")),
+                        "objective.goal",
+                        "minimize"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "earlyStopping", Map.of("minSteps", 2)),
+                        "earlyStopping",
                         "give an 'objective'"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("metric", "loss"),
-                        "earlyStopping", Map.of("rule", "hyperband")), "earlyStopping.rule", "median"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "maxFailedTrials", -1), "maxFailedTrials", "0 or more"),
+                Arguments.of(
+                        Map.of(
+                                "type",
+                                POOL,
+                                "space",
+                                grid,
+                                "objective",
+                                Map.of("metric", "loss"),
+                                "earlyStopping",
+                                Map.of("rule", "hyperband")),
+                        "earlyStopping.rule",
+                        "median"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "maxFailedTrials", -1), "maxFailedTrials", "0 or more"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "colour", "blue"), "colour", "colour"),
                 Arguments.of(Map.of("space", grid), "type", "must name the job type"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", -1), "seed", "0 or more"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", 1L << 53), "seed",
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", -1),
+                        "seed",
+                        "0 or more"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", 1L << 53),
+                        "seed",
                         "at most 9007199254740991"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", 1e308), "seed",
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 2, "seed", 1e308),
+                        "seed",
                         "whole number"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 1e308), "trials", "whole number"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "algorithm", "random", "trials", 1e308),
+                        "trials",
+                        "whole number"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "priority", 1e308), "priority", "whole number"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "timeoutSeconds", new java.math.BigInteger("99999999999999999999")),
-                        "timeoutSeconds", "out of range"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "maxFailedTrials", 10_001), "maxFailedTrials", "at most 10000"),
-                Arguments.of(Map.of("type", POOL, "space", grid, "objective", Map.of("metric", "loss"),
-                        "earlyStopping", Map.of("minTrials", 10_001)), "earlyStopping.minTrials", "at most 10000"),
-                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("uniform", List.of(-1e308, 1e308))), "trials", 2),
-                        "space", "finite range"),
-                Arguments.of(Map.of("type", POOL, "space", Map.of("x", Map.of("int", List.of(0, 1e300))), "trials", 2),
-                        "space", "whole numbers from -9007199254740991"));
+                Arguments.of(
+                        Map.of(
+                                "type",
+                                POOL,
+                                "space",
+                                grid,
+                                "timeoutSeconds",
+                                new java.math.BigInteger("99999999999999999999")),
+                        "timeoutSeconds",
+                        "out of range"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "maxFailedTrials", 10_001),
+                        "maxFailedTrials",
+                        "at most 10000"),
+                Arguments.of(
+                        Map.of(
+                                "type",
+                                POOL,
+                                "space",
+                                grid,
+                                "objective",
+                                Map.of("metric", "loss"),
+                                "earlyStopping",
+                                Map.of("minTrials", 10_001)),
+                        "earlyStopping.minTrials",
+                        "at most 10000"),
+                Arguments.of(
+                        Map.of(
+                                "type",
+                                POOL,
+                                "space",
+                                Map.of("x", Map.of("uniform", List.of(-1e308, 1e308))),
+                                "trials",
+                                2),
+                        "space",
+                        "finite range"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", Map.of("x", Map.of("int", List.of(0, 1e300))), "trials", 2),
+                        "space",
+                        "whole numbers from -9007199254740991"));
     }
 
     static Stream<Arguments> badSweepEvents() {
         String grid = "\"space\": {\"x\": {\"grid\": [1, 2]}}";
         return Stream.of(
-                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"algorithm\": \"random\", \"trials\": 2, \"seed\": 1e308}", "seed"),
-                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"algorithm\": \"random\", \"trials\": 2, \"seed\": -5}", "seed"),
-                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"algorithm\": \"random\", \"trials\": 1e308}", "trials"),
-                Arguments.of("{\"type\": \"" + POOL + "\", " + grid + ", \"parallelism\": 99999999999999999999}", "parallelism"));
+                Arguments.of(
+                        "{\"type\": \"" + POOL + "\", " + grid
+                                + ", \"algorithm\": \"random\", \"trials\": 2, \"seed\": 1e308}",
+                        "seed"),
+                Arguments.of(
+                        "{\"type\": \"" + POOL + "\", " + grid
+                                + ", \"algorithm\": \"random\", \"trials\": 2, \"seed\": -5}",
+                        "seed"),
+                Arguments.of(
+                        "{\"type\": \"" + POOL + "\", " + grid + ", \"algorithm\": \"random\", \"trials\": 1e308}",
+                        "trials"),
+                Arguments.of(
+                        "{\"type\": \"" + POOL + "\", " + grid + ", \"parallelism\": 99999999999999999999}",
+                        "parallelism"));
     }
 
     @ParameterizedTest
     @MethodSource("badSweepEvents")
     void refusesAStructuredSweepEventWithANumberOutOfRangeNamingTheField(String data, String field) {
-        String event = "{\"specversion\": \"1.0\", \"id\": \"" + java.util.UUID.randomUUID() + "\", \"source\": \"/bad\", "
-                + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": " + data + "}";
-        problem(given().contentType("application/cloudevents+json").body(event).post("/").then(), 422).body("field", equalTo(field));
-        assertEquals(List.of(), given().get("/sweeps?type=" + POOL).then().statusCode(200).extract().jsonPath().getList("$"));
+        String event =
+                "{\"specversion\": \"1.0\", \"id\": \"" + java.util.UUID.randomUUID() + "\", \"source\": \"/bad\", "
+                        + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": "
+                        + data + "}";
+        problem(
+                        given().contentType("application/cloudevents+json")
+                                .body(event)
+                                .post("/")
+                                .then(),
+                        422)
+                .body("field", equalTo(field));
+        assertEquals(
+                List.of(),
+                given().get("/sweeps?type=" + POOL)
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .jsonPath()
+                        .getList("$"));
     }
 
     @ParameterizedTest
     @MethodSource("badSweeps")
     void refusesABadSweepNamingTheFieldAndStoresNothing(Map<String, Object> body, String field, String says) {
         int before = jobsOfPool();
-        problem(given().contentType("application/json").body(body).post("/sweeps").then(), 400)
-                .body("field", equalTo(field)).body("detail", containsString(says));
+        problem(
+                        given().contentType("application/json")
+                                .body(body)
+                                .post("/sweeps")
+                                .then(),
+                        400)
+                .body("field", equalTo(field))
+                .body("detail", containsString(says));
         assertEquals(before, jobsOfPool());
-        assertEquals(List.of(), given().get("/sweeps?type=" + POOL).then().statusCode(200).extract().jsonPath().getList("$"));
+        assertEquals(
+                List.of(),
+                given().get("/sweeps?type=" + POOL)
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .jsonPath()
+                        .getList("$"));
     }
 
     @Test
     void answersUnknownSweepsAndTrialIdsWithNotFound() {
-        problem(given().contentType("application/json").body(Map.of("type", "no-such-type", "space",
-                Map.of("x", Map.of("grid", List.of(1))))).post("/sweeps").then(), 404).body("knownTypes", hasItem(POOL));
+        problem(
+                        given().contentType("application/json")
+                                .body(Map.of("type", "no-such-type", "space", Map.of("x", Map.of("grid", List.of(1)))))
+                                .post("/sweeps")
+                                .then(),
+                        404)
+                .body("knownTypes", hasItem(POOL));
         problem(given().get("/sweeps/" + POOL + ".0000000000abcdefgh").then(), 404)
                 .body("type", equalTo("https://warmpool.dev/problems/sweep-not-found"));
         problem(given().get("/sweeps/" + POOL + ".0000000000abcdefgh-3").then(), 404)
                 .body("type", equalTo("https://warmpool.dev/problems/sweep-not-found"));
         problem(given().delete("/sweeps/nothing").then(), 404);
         problem(given().get("/jobs?sweep=nothing").then(), 404);
-        problem(given().get("/jobs?sweep=" + POOL + ".0000000000abcdefgh&type=other").then(), 400).body("field", equalTo("type"));
+        problem(
+                        given().get("/jobs?sweep=" + POOL + ".0000000000abcdefgh&type=other")
+                                .then(),
+                        400)
+                .body("field", equalTo("type"));
         problem(given().get("/sweeps?limit=0").then(), 400).body("field", equalTo("limit"));
     }
 
@@ -322,6 +526,12 @@ public class BadInputTests {
     }
 
     private static int jobsOfPool() {
-        return given().get("/jobs?type=" + POOL + "&limit=1000").then().statusCode(200).extract().jsonPath().getList("$").size();
+        return given().get("/jobs?type=" + POOL + "&limit=1000")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("$")
+                .size();
     }
 }

@@ -41,13 +41,21 @@ class ConnectionsTests {
         Tokens.asAdminByDefault();
     }
 
-    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    static final HttpClient HTTP =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     public static class Tight implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("warmpool.connections.idle-timeout", "1s", "warmpool.connections.streams-per-caller", "2",
-                    "warmpool.connections.max-header-bytes", "8192", "warmpool.connections.max", "500");
+            return Map.of(
+                    "warmpool.connections.idle-timeout",
+                    "1s",
+                    "warmpool.connections.streams-per-caller",
+                    "2",
+                    "warmpool.connections.max-header-bytes",
+                    "8192",
+                    "warmpool.connections.max",
+                    "500");
         }
     }
 
@@ -81,11 +89,18 @@ class ConnectionsTests {
         Api.putPool("conn-quiet", Map.of("command", List.of("sh", "-c", "sleep 3"), "minIdle", 0, "maxSize", 2));
         String streamed = Api.submit(Map.of("type", "conn-quiet"));
         String waited = Api.submit(Map.of("type", "conn-quiet"));
-        HttpResponse<String> events = HTTP.send(HttpRequest.newBuilder(uri("/jobs/" + streamed + "/events"))
-                .header("Authorization", bearer(Tokens.ADMIN)).timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> events = HTTP.send(
+                HttpRequest.newBuilder(uri("/jobs/" + streamed + "/events"))
+                        .header("Authorization", bearer(Tokens.ADMIN))
+                        .timeout(Duration.ofSeconds(60))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(200, events.statusCode());
         assertTrue(events.body().contains("event:end"), "the stream reached the job's end: " + events.body());
-        given().get("/jobs/" + waited + "?wait=30").then().statusCode(200).body("state", org.hamcrest.Matchers.equalTo("SUCCEEDED"));
+        given().get("/jobs/" + waited + "?wait=30")
+                .then()
+                .statusCode(200)
+                .body("state", org.hamcrest.Matchers.equalTo("SUCCEEDED"));
     }
 
     @Test
@@ -100,7 +115,9 @@ class ConnectionsTests {
         assertEquals(429, third.statusCode());
         String problem = new String(third.body().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(problem.contains("too-many-streams") && problem.contains("streams-per-caller"), problem);
-        assertEquals("application/problem+json", third.headers().firstValue("Content-Type").orElse("").split(";")[0]);
+        assertEquals(
+                "application/problem+json",
+                third.headers().firstValue("Content-Type").orElse("").split(";")[0]);
         assertTrue(third.headers().firstValue("Retry-After").isPresent());
         HttpResponse<InputStream> others = feed(Tokens.ALICE);
         assertEquals(200, others.statusCode(), "another caller is not held back");
@@ -135,11 +152,16 @@ class ConnectionsTests {
     @Test
     void theConnectionCapIsQuarkusOwn() {
         assertEquals(500, ConfigProvider.getConfig().getValue("quarkus.http.limits.max-connections", Integer.class));
-        assertEquals(Duration.ofSeconds(1), ConfigProvider.getConfig().getValue("quarkus.http.idle-timeout", Duration.class));
+        assertEquals(
+                Duration.ofSeconds(1),
+                ConfigProvider.getConfig().getValue("quarkus.http.idle-timeout", Duration.class));
     }
 
     private HttpResponse<InputStream> feed(String token) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(uri("/ui/events")).header("Authorization", bearer(token)).build(),
+        return HTTP.send(
+                HttpRequest.newBuilder(uri("/ui/events"))
+                        .header("Authorization", bearer(token))
+                        .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
     }
 

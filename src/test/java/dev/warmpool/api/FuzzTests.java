@@ -13,7 +13,6 @@ import io.restassured.specification.RequestSpecification;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.function.Supplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,11 +36,13 @@ class FuzzTests {
     void survivesHostileRequestsWithoutAServerErrorOrAStoredByte(long seed) {
         random = new Random(seed);
         Api.putPool(POOL, Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1));
-        List<String> poolsBefore = given().get("/pools").then().extract().jsonPath().getList("type");
+        List<String> poolsBefore =
+                given().get("/pools").then().extract().jsonPath().getList("type");
         int jobsBefore = jobs();
         hammer(true, 900);
         hammer(false, 600);
-        assertEquals(poolsBefore, given().get("/pools").then().extract().jsonPath().getList("type"));
+        assertEquals(
+                poolsBefore, given().get("/pools").then().extract().jsonPath().getList("type"));
         assertEquals(jobsBefore, jobs());
     }
 
@@ -53,7 +54,9 @@ class FuzzTests {
     private void hammer(boolean withToken, int count) {
         List<java.util.function.Function<RequestSpecification, Response>> requests = List.of(
                 r -> r.contentType("application/json").body(badJob()).post("/jobs"),
-                r -> r.contentType("application/json").body("{\"jobs\": [" + badJob() + "]}").post("/jobs/batch"),
+                r -> r.contentType("application/json")
+                        .body("{\"jobs\": [" + badJob() + "]}")
+                        .post("/jobs/batch"),
                 r -> r.contentType("application/json").body(badSweep()).post("/sweeps"),
                 r -> r.contentType("application/json").body(badPool()).put("/pools/" + name()),
                 r -> r.contentType("application/json").body(badPool()).put("/pools/" + POOL),
@@ -66,7 +69,8 @@ class FuzzTests {
                 r -> r.get(pick("/sweeps", "/pools", "/q/metrics")),
                 r -> event(r).post("/"),
                 r -> r.contentType(pick("text/plain", "application/xml", "application/json; charset=latin1", "*/*"))
-                        .body(bytes()).post("/jobs"));
+                        .body(bytes())
+                        .post("/jobs"));
         for (int i = 0; i < count; i++) {
             RequestSpecification base = withToken ? given() : given().noFilters();
             Response r = requests.get(random.nextInt(requests.size())).apply(hostileHeaders(base));
@@ -74,13 +78,17 @@ class FuzzTests {
             String what = (withToken ? "with" : "without") + " a token, request " + i;
             assertTrue(status < 500, what + " got " + status + ": " + r.asString());
             if (status >= 400) {
-                assertTrue(r.contentType().startsWith("application/problem+json"), what + " (" + status + "): " + r.contentType());
+                assertTrue(
+                        r.contentType().startsWith("application/problem+json"),
+                        what + " (" + status + "): " + r.contentType());
                 assertNotNull(r.jsonPath().getString("detail"));
                 assertEquals(status, r.jsonPath().getInt("status"));
-                assertFalse(r.asString().contains(dev.warmpool.Tokens.ADMIN), what + " echoed the token: " + r.asString());
+                assertFalse(
+                        r.asString().contains(dev.warmpool.Tokens.ADMIN), what + " echoed the token: " + r.asString());
             }
             // a hostile path can come down to "/" ("/pools/.."): the index, which holds no data, is open
-            boolean index = status == 200 && String.valueOf(r.contentType()).startsWith("application/json")
+            boolean index = status == 200
+                    && String.valueOf(r.contentType()).startsWith("application/json")
                     && "warmpool".equals(r.jsonPath().getString("service"));
             if (!withToken && !index) {
                 assertTrue(status >= 400, what + " answered " + status + " without a token: " + r.asString());
@@ -90,9 +98,19 @@ class FuzzTests {
 
     private RequestSpecification hostileHeaders(RequestSpecification r) {
         if (random.nextInt(3) == 0) {
-            r.header("Authorization", pick("", "Bearer", "Bearer ", "Bearer x", "Basic Zm9vOmJhcg==", "bearer " + "z".repeat(4000),
-                    "Bearer a.b.c", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "Bearer " + dev.warmpool.Tokens.ADMIN + " x",
-                    "Token " + dev.warmpool.Tokens.ADMIN));
+            r.header(
+                    "Authorization",
+                    pick(
+                            "",
+                            "Bearer",
+                            "Bearer ",
+                            "Bearer x",
+                            "Basic Zm9vOmJhcg==",
+                            "bearer " + "z".repeat(4000),
+                            "Bearer a.b.c",
+                            "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
+                            "Bearer " + dev.warmpool.Tokens.ADMIN + " x",
+                            "Token " + dev.warmpool.Tokens.ADMIN));
             if (random.nextInt(4) == 0) {
                 r.header("Authorization", "Bearer " + dev.warmpool.Tokens.ADMIN); // a second one
             }
@@ -104,56 +122,92 @@ class FuzzTests {
             }
         }
         if (random.nextInt(4) == 0) {
-            r.header(pick("ce-specversion", "ce-id", "ce-source", "ce-type"), pick("", "0.3", "x".repeat(500), "dev.warmpool.job.submit"));
+            r.header(
+                    pick("ce-specversion", "ce-id", "ce-source", "ce-type"),
+                    pick("", "0.3", "x".repeat(500), "dev.warmpool.job.submit"));
         }
         return r;
     }
 
     private RequestSpecification event(RequestSpecification r) {
         if (random.nextBoolean()) {
-            return r.header("ce-specversion", pick("1.0", "0.3", "", "9")).header("ce-id", pick("e1", "", "x".repeat(300)))
-                    .header("ce-source", pick("/fuzz", "")).header("ce-type", pick("dev.warmpool.job.submit",
-                            "dev.warmpool.sweep.submit", "nope", ""))
-                    .contentType(pick("application/json", "text/plain", "application/cloudevents+json")).body(badJob());
+            return r.header("ce-specversion", pick("1.0", "0.3", "", "9"))
+                    .header("ce-id", pick("e1", "", "x".repeat(300)))
+                    .header("ce-source", pick("/fuzz", ""))
+                    .header("ce-type", pick("dev.warmpool.job.submit", "dev.warmpool.sweep.submit", "nope", ""))
+                    .contentType(pick("application/json", "text/plain", "application/cloudevents+json"))
+                    .body(badJob());
         }
-        return r.contentType(pick("application/cloudevents+json", "application/cloudevents-batch+json", "application/json"))
-                .body(pick("{}", "[]", "{\"specversion\": \"1.0\"}", "{\"specversion\": \"1.0\", \"id\": \"1\", \"source\": \"/f\", "
-                        + "\"type\": \"dev.warmpool.job.submit\", \"data\": " + badJob() + "}",
+        return r.contentType(
+                        pick("application/cloudevents+json", "application/cloudevents-batch+json", "application/json"))
+                .body(pick(
+                        "{}",
+                        "[]",
+                        "{\"specversion\": \"1.0\"}",
+                        "{\"specversion\": \"1.0\", \"id\": \"1\", \"source\": \"/f\", "
+                                + "\"type\": \"dev.warmpool.job.submit\", \"data\": " + badJob() + "}",
                         // a structured sweep submit, e.g. {"seed": 1e308}: once a 500
                         "{\"specversion\": \"1.0\", \"id\": \"" + random.nextInt() + "\", \"source\": \"/f\", "
-                        + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": "
-                        + badSweep() + "}", new String(bytes(),
-                        java.nio.charset.StandardCharsets.ISO_8859_1)));
+                                + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": "
+                                + badSweep() + "}",
+                        new String(bytes(), java.nio.charset.StandardCharsets.ISO_8859_1)));
     }
 
     /** A sweep body that is wrong in at least one way. */
     private String badSweep() {
-        return pick("{\"type\": \"" + POOL + "\"}", "{\"type\": \"" + POOL + "\", \"space\": " + pick("[]", "{}", "1",
-                "{\"x\": {\"grid\": []}}", "{\"x\": {\"nope\": 1}}") + "}", "{\"type\": \"" + POOL + "\", \"space\": {\"x\": "
-                + "{\"grid\": [1]}}, \"parallelism\": " + pick("0", "-1", "\"2\"", "1e308", "99999999999999999999") + "}",
-                "{\"type\": \"" + POOL + "\", \"algorithm\": \"random\", \"trials\": 2, \"space\": {\"x\": {\"uniform\": "
+        return pick(
+                "{\"type\": \"" + POOL + "\"}",
+                "{\"type\": \"" + POOL + "\", \"space\": "
+                        + pick("[]", "{}", "1", "{\"x\": {\"grid\": []}}", "{\"x\": {\"nope\": 1}}") + "}",
+                "{\"type\": \"" + POOL + "\", \"space\": {\"x\": " + "{\"grid\": [1]}}, \"parallelism\": "
+                        + pick("0", "-1", "\"2\"", "1e308", "99999999999999999999") + "}",
+                "{\"type\": \"" + POOL
+                        + "\", \"algorithm\": \"random\", \"trials\": 2, \"space\": {\"x\": {\"uniform\": "
                         + pick("[-1e308, 1e308]", "[0, 1e999]", "[\"a\", 1]") + "}}}",
-                "{\"type\": \"" + POOL + "\", \"algorithm\": \"random\", \"trials\": " + pick("2", "1e308") + ", \"space\": "
+                "{\"type\": \"" + POOL + "\", \"algorithm\": \"random\", \"trials\": " + pick("2", "1e308")
+                        + ", \"space\": "
                         + "{\"x\": {\"int\": " + pick("[0, 1e300]", "[-9e18, 9e18]", "[0, 2]") + "}}, \"seed\": "
-                        + pick("1e308", "-1e308", "-1", "99999999999999999999", "9007199254740992", "1.5", "\"7\"") + "}",
+                        + pick("1e308", "-1e308", "-1", "99999999999999999999", "9007199254740992", "1.5", "\"7\"")
+                        + "}",
                 badJob());
     }
 
     private int jobs() {
-        return given().get("/jobs?type=" + POOL + "&limit=1000").then().statusCode(200).extract().jsonPath().getList("id").size();
+        return given().get("/jobs?type=" + POOL + "&limit=1000")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("id")
+                .size();
     }
 
     /** A job body that is wrong in at least one way. */
     private String badJob() {
         return pick(
-                "{\"type\": \"" + POOL + "\", \"timeoutSeconds\": " + pick("0", "-1", "1e308", "99999999999999999999", "\"1\"", "null, \"timeoutSeconds\": 0") + "}",
-                "{\"type\": \"" + POOL + "\", \"priority\": " + pick("1001", "-1001", "2147483648", "1.5e10", "[1]") + "}",
+                "{\"type\": \"" + POOL + "\", \"timeoutSeconds\": "
+                        + pick("0", "-1", "1e308", "99999999999999999999", "\"1\"", "null, \"timeoutSeconds\": 0")
+                        + "}",
+                "{\"type\": \"" + POOL + "\", \"priority\": " + pick("1001", "-1001", "2147483648", "1.5e10", "[1]")
+                        + "}",
                 "{\"type\": \"" + POOL + "\", \"maxAttempts\": " + pick("0", "101", "-7", "{}") + "}",
                 "{\"type\": \"" + POOL + "\", \"config\": " + pick("[]", "\"x\"", "42", "true") + "}",
-                "{\"type\": \"" + POOL + "\", \"args\": " + pick("\"a\"", "[null]", "[[1]]", hugeArray(), "[\"" + "x".repeat(70_000) + "\"]") + "}",
-                "{\"type\": \"" + POOL + "\", \"env\": " + pick("[]", "{\"A\": null}", "{\"\": \"v\"}", hugeEnv()) + "}",
+                "{\"type\": \"" + POOL + "\", \"args\": "
+                        + pick("\"a\"", "[null]", "[[1]]", hugeArray(), "[\"" + "x".repeat(70_000) + "\"]") + "}",
+                "{\"type\": \"" + POOL + "\", \"env\": " + pick("[]", "{\"A\": null}", "{\"\": \"v\"}", hugeEnv())
+                        + "}",
                 "{\"type\": \"" + POOL + "\", \"" + pick("unknown", "__proto__", "$where", "constructor") + "\": 1}",
-                "{\"type\": " + pick("null", "1", "\"\"", "\"../etc\"", "\"UPPER\"", "\"" + "a".repeat(41) + "\"", "\"a b\"", "\"x\\u0000y\"") + "}",
+                "{\"type\": "
+                        + pick(
+                                "null",
+                                "1",
+                                "\"\"",
+                                "\"../etc\"",
+                                "\"UPPER\"",
+                                "\"" + "a".repeat(41) + "\"",
+                                "\"a b\"",
+                                "\"x\\u0000y\"")
+                        + "}",
                 truncated("{\"type\": \"" + POOL + "\", \"args\": [\"a\", \"b\"], \"config\": {\"lr\": 0.1}}"),
                 pick("", "null", "[]", "\"job\"", "{", "}", "{\"type\": \"" + POOL + "\",}", "{'type': 'fuzz'}"),
                 "{\"type\": \"" + POOL + "\", \"config\": " + deep(random.nextInt(2000) + 1100) + "}");
@@ -178,14 +232,34 @@ class FuzzTests {
     }
 
     private String hostileId() {
-        return pick("..%2F..%2Fetc%2Fpasswd", "%00", "wp:%7Bfuzz%7D:pool", POOL + ".%2A", "*", "%20",
-                "a".repeat(random.nextInt(3000) + 1), POOL + "." + "z".repeat(33), "fuzz.0000000000zzzzzzzz%0d%0aSet-Cookie:x",
-                "%E2%80%AE", "..", "%2e%2e", "fuzz.01m8v0b5ey7mqvv24m");
+        return pick(
+                "..%2F..%2Fetc%2Fpasswd",
+                "%00",
+                "wp:%7Bfuzz%7D:pool",
+                POOL + ".%2A",
+                "*",
+                "%20",
+                "a".repeat(random.nextInt(3000) + 1),
+                POOL + "." + "z".repeat(33),
+                "fuzz.0000000000zzzzzzzz%0d%0aSet-Cookie:x",
+                "%E2%80%AE",
+                "..",
+                "%2e%2e",
+                "fuzz.01m8v0b5ey7mqvv24m");
     }
 
     private String hostileQuery() {
-        return pick("limit=-1", "limit=1001", "limit=99999999999", "limit=abc", "state=NOPE", "state=%00",
-                "type=UPPER", "type=" + "a".repeat(500), "type=..%2F", "limit=1e3");
+        return pick(
+                "limit=-1",
+                "limit=1001",
+                "limit=99999999999",
+                "limit=abc",
+                "state=NOPE",
+                "state=%00",
+                "type=UPPER",
+                "type=" + "a".repeat(500),
+                "type=..%2F",
+                "limit=1e3");
     }
 
     private String hugeArray() {

@@ -22,10 +22,19 @@ class AuthOffTests {
 
     @Test
     void takesCallsWithoutATokenAsTheLocalAdmin() {
-        given().noFilters().contentType("application/json").body("{\"command\": [\"true\"], \"minIdle\": 0}")
-                .put("/pools/auth-off").then().statusCode(201);
-        given().noFilters().contentType("application/json").body("{\"type\": \"auth-off\"}").post("/jobs")
-                .then().statusCode(202).body("submittedBy", equalTo("local"));
+        given().noFilters()
+                .contentType("application/json")
+                .body("{\"command\": [\"true\"], \"minIdle\": 0}")
+                .put("/pools/auth-off")
+                .then()
+                .statusCode(201);
+        given().noFilters()
+                .contentType("application/json")
+                .body("{\"type\": \"auth-off\"}")
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .body("submittedBy", equalTo("local"));
         given().noFilters().get("/q/metrics").then().statusCode(200);
     }
 
@@ -35,8 +44,10 @@ class AuthOffTests {
     /** A raw request with the Host given (HttpClient will not send a Host of our choosing): status line and body. */
     String[] withHost(String host) throws Exception {
         try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
-            s.getOutputStream().write(("GET /pools HTTP/1.1\r\n" + (host == null ? "" : "Host: " + host + "\r\n")
-                    + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            s.getOutputStream()
+                    .write(("GET /pools HTTP/1.1\r\n" + (host == null ? "" : "Host: " + host + "\r\n")
+                                    + "Connection: close\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             s.setSoTimeout(10_000);
             String all = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             return new String[] {all.substring(0, all.indexOf("\r\n")), all.substring(all.indexOf("\r\n\r\n") + 4)};
@@ -46,23 +57,36 @@ class AuthOffTests {
     @Test
     void answersOnlyRequestsAddressedToALoopbackName() throws Exception {
         int port = base.getPort();
-        for (String host : java.util.List.of("127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "127.0.0.1", "[::1]:" + port)) {
+        for (String host : java.util.List.of(
+                "127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "127.0.0.1", "[::1]:" + port)) {
             org.junit.jupiter.api.Assertions.assertEquals("HTTP/1.1 200 OK", withHost(host)[0], host);
         }
-        for (String host : java.util.List.of("evil.example", "evil.example:" + port, "127.0.0.1.evil.example", "localhost.evil:80",
+        for (String host : java.util.List.of(
+                "evil.example",
+                "evil.example:" + port,
+                "127.0.0.1.evil.example",
+                "localhost.evil:80",
                 "10.0.0.7:" + port)) {
             String[] r = withHost(host);
             org.junit.jupiter.api.Assertions.assertEquals("HTTP/1.1 421 Misdirected Request", r[0], host);
-            org.junit.jupiter.api.Assertions.assertTrue(r[1].contains("host-not-loopback") && r[1].contains("localhost"), r[1]);
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    r[1].contains("host-not-loopback") && r[1].contains("localhost"), r[1]);
         }
-        given().noFilters().contentType("application/json").body("{\"command\": [\"true\"]}").header("Host", "evil.example:" + port)
-                .put("/pools/rebound").then().statusCode(421).contentType("application/problem+json");
+        given().noFilters()
+                .contentType("application/json")
+                .body("{\"command\": [\"true\"]}")
+                .header("Host", "evil.example:" + port)
+                .put("/pools/rebound")
+                .then()
+                .statusCode(421)
+                .contentType("application/problem+json");
         given().noFilters().get("/pools/rebound").then().statusCode(404);
     }
 
     @Test
     void aTokenInTheAddressSetsNoCookieAndRedirectsRelatively() {
-        io.restassured.response.Response r = given().noFilters().redirects().follow(false).get("/ui?token=anything");
+        io.restassured.response.Response r =
+                given().noFilters().redirects().follow(false).get("/ui?token=anything");
         r.then().statusCode(303).header("Location", equalTo("/ui"));
         org.junit.jupiter.api.Assertions.assertNull(r.getHeader("Set-Cookie"), "no cookie, and never the token in one");
     }

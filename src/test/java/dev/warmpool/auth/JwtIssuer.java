@@ -37,7 +37,9 @@ public class JwtIssuer implements QuarkusTestResourceLifecycleManager {
             key.setKeyId("test-key");
             Files.createDirectories(KEY.getParent());
             Files.writeString(KEY, key.toJson(JsonWebKey.OutputControlLevel.INCLUDE_PRIVATE));
-            byte[] jwks = new JsonWebKeySet(key).toJson(JsonWebKey.OutputControlLevel.PUBLIC_ONLY).getBytes(StandardCharsets.UTF_8);
+            byte[] jwks = new JsonWebKeySet(key)
+                    .toJson(JsonWebKey.OutputControlLevel.PUBLIC_ONLY)
+                    .getBytes(StandardCharsets.UTF_8);
             server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
             server.createContext("/jwks", ex -> {
                 ex.getResponseHeaders().add("Content-Type", "application/json");
@@ -46,9 +48,15 @@ public class JwtIssuer implements QuarkusTestResourceLifecycleManager {
                 ex.close();
             });
             server.start();
-            return Map.of("warmpool.auth.jwt.issuer", ISSUER, "warmpool.auth.jwt.audience", AUDIENCE,
-                    "warmpool.auth.jwt.jwks-url", "http://127.0.0.1:" + server.getAddress().getPort() + "/jwks",
-                    "warmpool.auth.jwt.roles-claim", "groups");
+            return Map.of(
+                    "warmpool.auth.jwt.issuer",
+                    ISSUER,
+                    "warmpool.auth.jwt.audience",
+                    AUDIENCE,
+                    "warmpool.auth.jwt.jwks-url",
+                    "http://127.0.0.1:" + server.getAddress().getPort() + "/jwks",
+                    "warmpool.auth.jwt.roles-claim",
+                    "groups");
         } catch (IOException | JoseException e) {
             throw new IllegalStateException(e);
         }
@@ -62,9 +70,11 @@ public class JwtIssuer implements QuarkusTestResourceLifecycleManager {
     }
 
     /** A token from this issuer, or from a key of its own ({@code otherKey}), expiring after {@code validSeconds}. */
-    static String token(String subject, List<String> groups, String issuer, String audience, long validSeconds, boolean otherKey)
+    static String token(
+            String subject, List<String> groups, String issuer, String audience, long validSeconds, boolean otherKey)
             throws Exception {
-        RsaJsonWebKey key = otherKey ? RsaJwkGenerator.generateJwk(2048)
+        RsaJsonWebKey key = otherKey
+                ? RsaJwkGenerator.generateJwk(2048)
                 : (RsaJsonWebKey) JsonWebKey.Factory.newJwk(Files.readString(KEY));
         key.setKeyId("test-key");
         JwtClaims claims = new JwtClaims();

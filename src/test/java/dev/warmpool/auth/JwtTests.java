@@ -9,7 +9,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** OIDC/JWT bearer tokens from an issuer the test runs (its own keys and JWKS), beside the static tokens. */
@@ -33,16 +32,37 @@ class JwtTests {
 
     @Test
     void takesAJwtFromTheIssuerWithItsGroupsAsRoles() throws Exception {
-        given().contentType("application/json").body("{\"command\": [\"true\"], \"minIdle\": 0}").put("/pools/jwt")
-                .then().statusCode(org.hamcrest.Matchers.anyOf(equalTo(200), equalTo(201)));
+        given().contentType("application/json")
+                .body("{\"command\": [\"true\"], \"minIdle\": 0}")
+                .put("/pools/jwt")
+                .then()
+                .statusCode(org.hamcrest.Matchers.anyOf(equalTo(200), equalTo(201)));
         String notebook = valid("system:serviceaccount:ml:notebook", "submitter");
-        given().noFilters().header("Authorization", bearer(notebook)).contentType("application/json")
-                .body("{\"type\": \"jwt\"}").post("/jobs").then().statusCode(202)
+        given().noFilters()
+                .header("Authorization", bearer(notebook))
+                .contentType("application/json")
+                .body("{\"type\": \"jwt\"}")
+                .post("/jobs")
+                .then()
+                .statusCode(202)
                 .body("submittedBy", equalTo("system:serviceaccount:ml:notebook"));
-        given().noFilters().header("Authorization", bearer(valid("reader", "viewer"))).get("/pools").then().statusCode(200);
-        given().noFilters().header("Authorization", bearer(valid("reader", "viewer"))).contentType("application/json")
-                .body("{\"type\": \"jwt\"}").post("/jobs").then().statusCode(403);
-        given().noFilters().header("Authorization", bearer(Tokens.ALICE)).get("/pools").then().statusCode(200);
+        given().noFilters()
+                .header("Authorization", bearer(valid("reader", "viewer")))
+                .get("/pools")
+                .then()
+                .statusCode(200);
+        given().noFilters()
+                .header("Authorization", bearer(valid("reader", "viewer")))
+                .contentType("application/json")
+                .body("{\"type\": \"jwt\"}")
+                .post("/jobs")
+                .then()
+                .statusCode(403);
+        given().noFilters()
+                .header("Authorization", bearer(Tokens.ALICE))
+                .get("/pools")
+                .then()
+                .statusCode(200);
     }
 
     @Test
@@ -54,8 +74,13 @@ class JwtTests {
                 JwtIssuer.token("key", List.of("admin"), JwtIssuer.ISSUER, JwtIssuer.AUDIENCE, 600, true),
                 "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.");
         for (String token : bad) {
-            given().noFilters().header("Authorization", bearer(token)).get("/pools").then().statusCode(401)
-                    .contentType("application/problem+json").body("type", equalTo("https://warmpool.dev/problems/unauthenticated"));
+            given().noFilters()
+                    .header("Authorization", bearer(token))
+                    .get("/pools")
+                    .then()
+                    .statusCode(401)
+                    .contentType("application/problem+json")
+                    .body("type", equalTo("https://warmpool.dev/problems/unauthenticated"));
         }
     }
 }

@@ -23,34 +23,74 @@ class LimitsTests {
     public static class Strict implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("warmpool.limits.submits-per-second", "0.01", "warmpool.limits.submit-burst", "3",
-                    "warmpool.policy.images", "registry.test/ml/,docker.io/library/python:");
+            return Map.of(
+                    "warmpool.limits.submits-per-second",
+                    "0.01",
+                    "warmpool.limits.submit-burst",
+                    "3",
+                    "warmpool.policy.images",
+                    "registry.test/ml/,docker.io/library/python:");
         }
     }
 
     @Test
     void refusesACallerPastItsSubmitRateWith429AndRetryAfterWhileOthersGoOn() {
-        given().contentType("application/json").body("{\"command\": [\"true\"], \"minIdle\": 0}").put("/pools/limited")
-                .then().statusCode(201);
+        given().contentType("application/json")
+                .body("{\"command\": [\"true\"], \"minIdle\": 0}")
+                .put("/pools/limited")
+                .then()
+                .statusCode(201);
         for (int i = 0; i < 3; i++) {
-            given().header("Authorization", bearer(Tokens.BOB)).contentType("application/json").body("{\"type\": \"limited\"}")
-                    .post("/jobs").then().statusCode(202);
+            given().header("Authorization", bearer(Tokens.BOB))
+                    .contentType("application/json")
+                    .body("{\"type\": \"limited\"}")
+                    .post("/jobs")
+                    .then()
+                    .statusCode(202);
         }
-        given().header("Authorization", bearer(Tokens.BOB)).contentType("application/json").body("{\"type\": \"limited\"}")
-                .post("/jobs").then().statusCode(429).contentType("application/problem+json")
-                .header("Retry-After", notNullValue()).body("type", equalTo("https://warmpool.dev/problems/rate-limited"));
-        given().header("Authorization", bearer(Tokens.CAROL)).contentType("application/json")
-                .body("{\"jobs\": [{\"type\": \"limited\"}, {\"type\": \"limited\"}]}").post("/jobs/batch").then().statusCode(202);
-        given().header("Authorization", bearer(Tokens.CAROL)).contentType("application/json")
-                .body("{\"jobs\": [{\"type\": \"limited\"}, {\"type\": \"limited\"}]}").post("/jobs/batch").then().statusCode(429);
+        given().header("Authorization", bearer(Tokens.BOB))
+                .contentType("application/json")
+                .body("{\"type\": \"limited\"}")
+                .post("/jobs")
+                .then()
+                .statusCode(429)
+                .contentType("application/problem+json")
+                .header("Retry-After", notNullValue())
+                .body("type", equalTo("https://warmpool.dev/problems/rate-limited"));
+        given().header("Authorization", bearer(Tokens.CAROL))
+                .contentType("application/json")
+                .body("{\"jobs\": [{\"type\": \"limited\"}, {\"type\": \"limited\"}]}")
+                .post("/jobs/batch")
+                .then()
+                .statusCode(202);
+        given().header("Authorization", bearer(Tokens.CAROL))
+                .contentType("application/json")
+                .body("{\"jobs\": [{\"type\": \"limited\"}, {\"type\": \"limited\"}]}")
+                .post("/jobs/batch")
+                .then()
+                .statusCode(429);
     }
 
     @Test
     void refusesAPoolWhoseImageIsNotAllowed() {
-        given().contentType("application/json").body(Map.of("command", java.util.List.of("true"), "template",
-                Map.of("image", "evil.example/miner:latest"))).put("/pools/img").then().statusCode(403)
-                .contentType("application/problem+json").body("field", equalTo("template.image"));
-        given().contentType("application/json").body(Map.of("command", java.util.List.of("true"), "minIdle", 0, "template",
-                Map.of("image", "registry.test/ml/torch:2.4"))).put("/pools/img").then().statusCode(201);
+        given().contentType("application/json")
+                .body(Map.of(
+                        "command", java.util.List.of("true"), "template", Map.of("image", "evil.example/miner:latest")))
+                .put("/pools/img")
+                .then()
+                .statusCode(403)
+                .contentType("application/problem+json")
+                .body("field", equalTo("template.image"));
+        given().contentType("application/json")
+                .body(Map.of(
+                        "command",
+                        java.util.List.of("true"),
+                        "minIdle",
+                        0,
+                        "template",
+                        Map.of("image", "registry.test/ml/torch:2.4")))
+                .put("/pools/img")
+                .then()
+                .statusCode(201);
     }
 }

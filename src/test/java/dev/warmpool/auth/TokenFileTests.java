@@ -16,11 +16,14 @@ import org.junit.jupiter.api.io.TempDir;
 class TokenFileTests {
     @Test
     void findsTheCallerOfATokenByItsHashWithItsRoles() {
-        TokenFile f = TokenFile.parse("# team tokens\n" + TokenFile.line("alice", "submitter,team-a", "s3cret") + "  # alice\n\n"
-                + TokenFile.line("ops", "admin", "other") + "\n", "tokens");
+        TokenFile f = TokenFile.parse(
+                "# team tokens\n" + TokenFile.line("alice", "submitter,team-a", "s3cret") + "  # alice\n\n"
+                        + TokenFile.line("ops", "admin", "other") + "\n",
+                "tokens");
         assertEquals(2, f.size());
         assertEquals("alice", f.match("s3cret").orElseThrow().name());
-        assertEquals(Set.of("submitter", "team-a"), f.match("s3cret").orElseThrow().roles());
+        assertEquals(
+                Set.of("submitter", "team-a"), f.match("s3cret").orElseThrow().roles());
         assertEquals("ops", f.match("other").orElseThrow().name());
         assertTrue(f.match("s3cret ").isEmpty());
         assertTrue(f.match("").isEmpty());
@@ -28,14 +31,17 @@ class TokenFileTests {
 
     @Test
     void saysWhichLineIsWrongAndHowToFixIt() {
-        IllegalArgumentException words = assertThrows(IllegalArgumentException.class,
-                () -> TokenFile.parse("alice submitter\n", "tokens"));
+        IllegalArgumentException words =
+                assertThrows(IllegalArgumentException.class, () -> TokenFile.parse("alice submitter\n", "tokens"));
         assertTrue(words.getMessage().contains("tokens line 1"), words.getMessage());
-        IllegalArgumentException plain = assertThrows(IllegalArgumentException.class,
-                () -> TokenFile.parse("# x\nalice submitter my-token\n", "tokens"));
-        assertTrue(plain.getMessage().contains("line 2") && plain.getMessage().contains("sha256sum"), plain.getMessage());
-        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
-                () -> TokenFile.parse(TokenFile.line("a", "viewer", "x") + "\n" + TokenFile.line("a", "admin", "y"), "tokens"));
+        IllegalArgumentException plain = assertThrows(
+                IllegalArgumentException.class, () -> TokenFile.parse("# x\nalice submitter my-token\n", "tokens"));
+        assertTrue(
+                plain.getMessage().contains("line 2") && plain.getMessage().contains("sha256sum"), plain.getMessage());
+        IllegalArgumentException twice = assertThrows(
+                IllegalArgumentException.class,
+                () -> TokenFile.parse(
+                        TokenFile.line("a", "viewer", "x") + "\n" + TokenFile.line("a", "admin", "y"), "tokens"));
         assertTrue(twice.getMessage().contains("twice"), twice.getMessage());
     }
 
@@ -54,7 +60,11 @@ class TokenFileTests {
         StaticTokens.firstAdminToken(dir);
         assertEquals(token, Files.readString(plain).trim(), "a later start keeps the token");
         assertEquals(stored, Files.readString(hashes));
-        assertNotEquals(token, Files.readString(StaticTokens.firstAdminToken(Files.createTempDirectory(dir, "b"))
-                .resolveSibling("token")).trim(), "each installation gets its own token");
+        assertNotEquals(
+                token,
+                Files.readString(StaticTokens.firstAdminToken(Files.createTempDirectory(dir, "b"))
+                                .resolveSibling("token"))
+                        .trim(),
+                "each installation gets its own token");
     }
 }

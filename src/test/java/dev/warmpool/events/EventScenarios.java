@@ -29,7 +29,6 @@ public abstract class EventScenarios {
         dev.warmpool.Tokens.asAdminByDefault();
     }
 
-
     /** The periodic reconciler is slowed to once an hour, so a ping is what reconciles. */
     public static class QuietReconciler implements QuarkusTestProfile {
         @Override
@@ -39,35 +38,65 @@ public abstract class EventScenarios {
     }
 
     static RequestSpecification binary(String type, String id) {
-        return given().header("ce-specversion", "1.0").header("ce-id", id).header("ce-source", "/tests/events")
-                .header("ce-type", type).contentType("application/json");
+        return given().header("ce-specversion", "1.0")
+                .header("ce-id", id)
+                .header("ce-source", "/tests/events")
+                .header("ce-type", type)
+                .contentType("application/json");
     }
 
     static Map<String, Object> spec(int minIdle, int idleTimeoutSeconds) {
-        return Map.of("command", List.of("sh", "-c", "printf '{\"acc\": 0.9}' > $WARMPOOL_RESULT"), "minIdle", minIdle,
-                "maxSize", 1, "idleTimeoutSeconds", idleTimeoutSeconds);
+        return Map.of(
+                "command",
+                List.of("sh", "-c", "printf '{\"acc\": 0.9}' > $WARMPOOL_RESULT"),
+                "minIdle",
+                minIdle,
+                "maxSize",
+                1,
+                "idleTimeoutSeconds",
+                idleTimeoutSeconds);
     }
 
     static int jobsOf(String type) {
-        return given().get("/jobs?type=" + type + "&limit=1000").then().statusCode(200).extract().jsonPath().getList("id").size();
+        return given().get("/jobs?type=" + type + "&limit=1000")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("id")
+                .size();
     }
 
     static List<Map<String, Object>> sink() {
-        return given().get(System.getProperty("wptest.sink") + "received").then().statusCode(200)
-                .extract().jsonPath().getList("$");
+        return given().get(System.getProperty("wptest.sink") + "received")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("$");
     }
 
     static Map<String, Object> awaitSinkEvent(String jobId) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> sink().stream().anyMatch(e -> jobId.equals(e.get("ceSubject"))));
-        return sink().stream().filter(e -> jobId.equals(e.get("ceSubject"))).findFirst().orElseThrow();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> sink().stream().anyMatch(e -> jobId.equals(e.get("ceSubject"))));
+        return sink().stream()
+                .filter(e -> jobId.equals(e.get("ceSubject")))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
     public void submitsAJobFromABinaryModeEventAndRepliesWithTheAcceptedJob() {
         putPool("ev", spec(1, 300));
-        Response r = binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString()).body("{\"type\": \"ev\", \"args\": [\"x\"]}").post("/");
-        r.then().statusCode(202).header("ce-type", EventTypes.JOB_ACCEPTED).header("ce-specversion", "1.0")
-                .header("ce-source", notNullValue()).body("id", startsWith("ev."));
+        Response r = binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString())
+                .body("{\"type\": \"ev\", \"args\": [\"x\"]}")
+                .post("/");
+        r.then()
+                .statusCode(202)
+                .header("ce-type", EventTypes.JOB_ACCEPTED)
+                .header("ce-specversion", "1.0")
+                .header("ce-source", notNullValue())
+                .body("id", startsWith("ev."));
         String id = r.jsonPath().getString("id");
         assertEquals(id, r.header("ce-subject"));
         assertEquals("SUCCEEDED", awaitEnd(id).getString("state"));
@@ -76,11 +105,19 @@ public abstract class EventScenarios {
     @Test
     public void submitsAJobFromAStructuredModeEvent() {
         putPool("ev", spec(1, 300));
-        String event = "{\"specversion\": \"1.0\", \"id\": \"" + UUID.randomUUID() + "\", \"source\": \"/tests/events\", "
-                + "\"type\": \"dev.warmpool.job.submit\", \"datacontenttype\": \"application/json\", "
-                + "\"data\": {\"type\": \"ev\", \"config\": {\"lr\": 0.1}}}";
-        String id = given().contentType("application/cloudevents+json").body(event).post("/")
-                .then().statusCode(202).header("ce-type", EventTypes.JOB_ACCEPTED).extract().jsonPath().getString("id");
+        String event =
+                "{\"specversion\": \"1.0\", \"id\": \"" + UUID.randomUUID() + "\", \"source\": \"/tests/events\", "
+                        + "\"type\": \"dev.warmpool.job.submit\", \"datacontenttype\": \"application/json\", "
+                        + "\"data\": {\"type\": \"ev\", \"config\": {\"lr\": 0.1}}}";
+        String id = given().contentType("application/cloudevents+json")
+                .body(event)
+                .post("/")
+                .then()
+                .statusCode(202)
+                .header("ce-type", EventTypes.JOB_ACCEPTED)
+                .extract()
+                .jsonPath()
+                .getString("id");
         JsonPath job = awaitEnd(id);
         assertEquals("SUCCEEDED", job.getString("state"));
         assertEquals(0.1f, job.getFloat("config.lr"));
@@ -96,15 +133,33 @@ public abstract class EventScenarios {
         r.then().statusCode(202).header("ce-type", EventTypes.SWEEP_ACCEPTED).body("progress.total", equalTo(2));
         String id = r.jsonPath().getString("id");
         assertEquals(id, r.header("ce-subject"));
-        assertEquals(id, binary(EventTypes.SWEEP_SUBMIT, eventId).body(body).post("/").then().statusCode(202)
-                .extract().jsonPath().getString("id"));
-        await().atMost(Duration.ofSeconds(60)).until(() -> "SUCCEEDED".equals(given().get("/sweeps/" + id)
-                .then().statusCode(200).extract().jsonPath().getString("state")));
+        assertEquals(
+                id,
+                binary(EventTypes.SWEEP_SUBMIT, eventId)
+                        .body(body)
+                        .post("/")
+                        .then()
+                        .statusCode(202)
+                        .extract()
+                        .jsonPath()
+                        .getString("id"));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> "SUCCEEDED"
+                        .equals(given().get("/sweeps/" + id)
+                                .then()
+                                .statusCode(200)
+                                .extract()
+                                .jsonPath()
+                                .getString("state")));
         JsonPath s = given().get("/sweeps/" + id).then().extract().jsonPath();
         assertEquals(2, s.getInt("progress.succeeded"));
         assertEquals(0.9f, s.getFloat("best.value"));
-        binary(EventTypes.SWEEP_SUBMIT, UUID.randomUUID().toString()).body("{\"type\": \"ev\"}").post("/")
-                .then().statusCode(422).body("type", equalTo("https://warmpool.dev/problems/invalid-event-data"))
+        binary(EventTypes.SWEEP_SUBMIT, UUID.randomUUID().toString())
+                .body("{\"type\": \"ev\"}")
+                .post("/")
+                .then()
+                .statusCode(422)
+                .body("type", equalTo("https://warmpool.dev/problems/invalid-event-data"))
                 .body("field", equalTo("space"));
     }
 
@@ -113,10 +168,22 @@ public abstract class EventScenarios {
         putPool("ev", spec(1, 300));
         String eventId = UUID.randomUUID().toString();
         int before = jobsOf("ev");
-        String first = binary(EventTypes.JOB_SUBMIT, eventId).body("{\"type\": \"ev\"}").post("/")
-                .then().statusCode(202).extract().jsonPath().getString("id");
-        String again = binary(EventTypes.JOB_SUBMIT, eventId).body("{\"type\": \"ev\"}").post("/")
-                .then().statusCode(202).extract().jsonPath().getString("id");
+        String first = binary(EventTypes.JOB_SUBMIT, eventId)
+                .body("{\"type\": \"ev\"}")
+                .post("/")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
+        String again = binary(EventTypes.JOB_SUBMIT, eventId)
+                .body("{\"type\": \"ev\"}")
+                .post("/")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
         assertEquals(first, again);
         assertEquals(before + 1, jobsOf("ev"));
     }
@@ -124,24 +191,43 @@ public abstract class EventScenarios {
     @Test
     public void aPingRetiresAnIdleProcessorPastItsTimeout() {
         putPool("ev-ping", spec(0, 1));
-        String id = given().contentType("application/json").body(Map.of("type", "ev-ping")).post("/jobs")
-                .then().statusCode(202).extract().jsonPath().getString("id");
+        String id = given().contentType("application/json")
+                .body(Map.of("type", "ev-ping"))
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
         awaitEnd(id);
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             JsonPath p = pool("ev-ping");
             return p.getInt("status.idle") == 1
-                    && Instant.parse(p.getString("processors[0].since")).isBefore(Instant.now().minusMillis(1500));
+                    && Instant.parse(p.getString("processors[0].since"))
+                            .isBefore(Instant.now().minusMillis(1500));
         });
-        binary(EventTypes.PING, UUID.randomUUID().toString()).body("{}").post("/")
-                .then().statusCode(200).body("ran", equalTo(true)).body("retired", equalTo(1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> pool("ev-ping").getList("processors").isEmpty());
+        binary(EventTypes.PING, UUID.randomUUID().toString())
+                .body("{}")
+                .post("/")
+                .then()
+                .statusCode(200)
+                .body("ran", equalTo(true))
+                .body("retired", equalTo(1));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> pool("ev-ping").getList("processors").isEmpty());
     }
 
     @Test
     public void sendsAFinishedEventToTheSink() {
         putPool("ev", spec(1, 300));
-        String id = given().contentType("application/json").body(Map.of("type", "ev")).post("/jobs")
-                .then().statusCode(202).extract().jsonPath().getString("id");
+        String id = given().contentType("application/json")
+                .body(Map.of("type", "ev"))
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
         Map<String, Object> e = awaitSinkEvent(id);
         assertEquals(EventTypes.JOB_FINISHED, e.get("ceType"));
         @SuppressWarnings("unchecked")
@@ -154,34 +240,76 @@ public abstract class EventScenarios {
     @Test
     public void retriesAFinishedEventUntilAFailingSinkTakesIt() {
         putPool("ev-flaky", spec(1, 300));
-        String id = given().contentType("application/json").body(Map.of("type", "ev-flaky")).post("/jobs")
-                .then().statusCode(202).extract().jsonPath().getString("id");
+        String id = given().contentType("application/json")
+                .body(Map.of("type", "ev-flaky"))
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
         Map<String, Object> e = awaitSinkEvent(id);
         assertTrue(((Number) e.get("attempts")).intValue() >= 3, "delivered at attempt " + e.get("attempts"));
         // and the processor took the next job meanwhile
-        assertEquals("SUCCEEDED", awaitEnd(given().contentType("application/json").body(Map.of("type", "ev-flaky"))
-                .post("/jobs").then().statusCode(202).extract().jsonPath().getString("id")).getString("state"));
+        assertEquals(
+                "SUCCEEDED",
+                awaitEnd(given().contentType("application/json")
+                                .body(Map.of("type", "ev-flaky"))
+                                .post("/jobs")
+                                .then()
+                                .statusCode(202)
+                                .extract()
+                                .jsonPath()
+                                .getString("id"))
+                        .getString("state"));
     }
 
     @Test
     public void refusesBadEventsAndStoresNothing() {
         putPool("ev", spec(1, 300));
         int before = jobsOf("ev");
-        given().header("ce-specversion", "1.0").header("ce-source", "/t").header("ce-type", EventTypes.JOB_SUBMIT)
-                .contentType("application/json").body("{\"type\": \"ev\"}").post("/")
-                .then().statusCode(400).contentType("application/problem+json")
+        given().header("ce-specversion", "1.0")
+                .header("ce-source", "/t")
+                .header("ce-type", EventTypes.JOB_SUBMIT)
+                .contentType("application/json")
+                .body("{\"type\": \"ev\"}")
+                .post("/")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json")
                 .body("type", equalTo("https://warmpool.dev/problems/invalid-cloudevent"));
-        given().contentType("application/json").body("{\"type\": \"ev\"}").post("/")
-                .then().statusCode(400).contentType("application/problem+json");
-        binary("com.example.unknown", UUID.randomUUID().toString()).body("{}").post("/")
-                .then().statusCode(400).body("type", equalTo("https://warmpool.dev/problems/unknown-event-type"))
+        given().contentType("application/json")
+                .body("{\"type\": \"ev\"}")
+                .post("/")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json");
+        binary("com.example.unknown", UUID.randomUUID().toString())
+                .body("{}")
+                .post("/")
+                .then()
+                .statusCode(400)
+                .body("type", equalTo("https://warmpool.dev/problems/unknown-event-type"))
                 .body("acceptedTypes", hasItem(EventTypes.JOB_SUBMIT));
-        binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString()).body("{\"type\": \"ev\", \"timeoutSeconds\": 0}").post("/")
-                .then().statusCode(422).contentType("application/problem+json").body("field", equalTo("timeoutSeconds"));
-        binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString()).body("{\"type\": ").post("/")
-                .then().statusCode(422).body("type", equalTo("https://warmpool.dev/problems/invalid-event-data"));
-        binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString()).body("{\"type\": \"ev\", \"config\": [1]}").post("/")
-                .then().statusCode(422).body("field", equalTo("config"));
+        binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString())
+                .body("{\"type\": \"ev\", \"timeoutSeconds\": 0}")
+                .post("/")
+                .then()
+                .statusCode(422)
+                .contentType("application/problem+json")
+                .body("field", equalTo("timeoutSeconds"));
+        binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString())
+                .body("{\"type\": ")
+                .post("/")
+                .then()
+                .statusCode(422)
+                .body("type", equalTo("https://warmpool.dev/problems/invalid-event-data"));
+        binary(EventTypes.JOB_SUBMIT, UUID.randomUUID().toString())
+                .body("{\"type\": \"ev\", \"config\": [1]}")
+                .post("/")
+                .then()
+                .statusCode(422)
+                .body("field", equalTo("config"));
         assertEquals(before, jobsOf("ev"));
     }
 }

@@ -5,5 +5,4 @@ import io.quarkus.test.junit.TestProfile;
 
 @QuarkusTest
 @TestProfile(EventScenarios.QuietReconciler.class)
-class EventsTests extends EventScenarios {
-}
+class EventsTests extends EventScenarios {}

@@ -1,8 +1,8 @@
 package dev.warmpool.pool;
 
-import dev.warmpool.protocol.ProcessorState;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.warmpool.protocol.ProcessorState;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,12 +16,26 @@ class SizingPolicyTests {
 
     static Processor proc(String id, ProcessorState state, long idleForMs) {
         long started = state == ProcessorState.STARTING ? NOW - 1000 : NOW - 100_000;
-        return new Processor(id, state, state == ProcessorState.BUSY ? "job" : null, NOW - idleForMs, NOW - 1000, started);
+        return new Processor(
+                id, state, state == ProcessorState.BUSY ? "job" : null, NOW - idleForMs, NOW - 1000, started);
     }
 
-    static PoolSnapshot pool(int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining,
-            Processor... ps) {
-        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100, null, "process", null, null, null, null);
+    static PoolSnapshot pool(
+            int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining, Processor... ps) {
+        PoolSpec spec = new PoolSpec(
+                List.of("true"),
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                Map.of(),
+                null,
+                100,
+                null,
+                "process",
+                null,
+                null,
+                null,
+                null);
         return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
     }
 
@@ -40,8 +54,14 @@ class SizingPolicyTests {
 
     @Test
     void startsOneProcessorPerQueuedJobUpToMaxSize() {
-        assertEquals(3, plan(pool(0, 4, 300, 3, false, proc("a", ProcessorState.BUSY, 0))).start());
-        assertEquals(3, plan(pool(1, 4, 300, 10, false, proc("a", ProcessorState.BUSY, 0))).start());
+        assertEquals(
+                3,
+                plan(pool(0, 4, 300, 3, false, proc("a", ProcessorState.BUSY, 0)))
+                        .start());
+        assertEquals(
+                3,
+                plan(pool(1, 4, 300, 10, false, proc("a", ProcessorState.BUSY, 0)))
+                        .start());
     }
 
     static PoolSnapshot withSweeps(PoolSnapshot s, int sweepDemand) {
@@ -51,60 +71,120 @@ class SizingPolicyTests {
     @Test
     void growsToTheRunningSweepsParallelismWithinMaxSize() {
         // a sweep of parallelism 3 whose first trial runs: room for the other two before they are released
-        assertEquals(2, plan(withSweeps(pool(0, 8, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 3)).start());
-        assertEquals(3, plan(withSweeps(pool(1, 8, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 3)).start());
-        assertEquals(1, plan(withSweeps(pool(0, 2, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 6)).start());
+        assertEquals(
+                2,
+                plan(withSweeps(pool(0, 8, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 3))
+                        .start());
+        assertEquals(
+                3,
+                plan(withSweeps(pool(1, 8, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 3))
+                        .start());
+        assertEquals(
+                1,
+                plan(withSweeps(pool(0, 2, 300, 0, false, proc("a", ProcessorState.BUSY, 0)), 6))
+                        .start());
         assertEquals(0, plan(withSweeps(pool(0, 8, 300, 0, true), 3)).start(), "a draining pool starts nothing");
     }
 
     @Test
     void keepsTheSweepsProcessorsWarmBetweenTrialsAndGivesThemBackByTheIdleTimeoutAfterwards() {
-        Processor[] between = {proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.IDLE, 400_000),
-                proc("c", ProcessorState.IDLE, 400_000)};
-        assertEquals(List.of(), plan(withSweeps(pool(0, 8, 300, 0, false, between), 3)).retire());
-        assertEquals(2, plan(withSweeps(pool(0, 8, 300, 0, false, between), 0)).retire().size(), "sweep over: back to minIdle");
+        Processor[] between = {
+            proc("a", ProcessorState.BUSY, 0),
+            proc("b", ProcessorState.IDLE, 400_000),
+            proc("c", ProcessorState.IDLE, 400_000)
+        };
+        assertEquals(
+                List.of(),
+                plan(withSweeps(pool(0, 8, 300, 0, false, between), 3)).retire());
+        assertEquals(
+                2,
+                plan(withSweeps(pool(0, 8, 300, 0, false, between), 0)).retire().size(),
+                "sweep over: back to minIdle");
     }
 
     static PoolSnapshot gangPool(int minIdle, int maxSize, int queued, List<Processor> members, List<Processor> gangs) {
-        PoolSpec spec = new PoolSpec(List.of("true"), minIdle, maxSize, 300, Map.of(), null, 100, null, "process", null,
-                Map.of("ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)), null, null);
+        PoolSpec spec = new PoolSpec(
+                List.of("true"),
+                minIdle,
+                maxSize,
+                300,
+                Map.of(),
+                null,
+                100,
+                null,
+                "process",
+                null,
+                Map.of("ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)),
+                null,
+                null);
         return new PoolSnapshot("t", spec, false, queued, NOW, members, 0, gangs);
     }
 
     @Test
     void aGangPoolCountsGangsNotMembers() {
-        List<Processor> members = List.of(proc("g1-0", ProcessorState.IDLE, 0), proc("g1-1", ProcessorState.IDLE, 0),
+        List<Processor> members = List.of(
+                proc("g1-0", ProcessorState.IDLE, 0),
+                proc("g1-1", ProcessorState.IDLE, 0),
                 proc("g1-2", ProcessorState.IDLE, 0));
         List<Processor> oneIdleGang = List.of(proc("g1", ProcessorState.IDLE, 0));
         assertEquals(0, plan(gangPool(1, 4, 0, members, oneIdleGang)).start(), "three idle members are one idle gang");
-        assertEquals(2, plan(gangPool(1, 4, 1, members, List.of(proc("g1", ProcessorState.BUSY, 0)))).start(),
+        assertEquals(
+                2,
+                plan(gangPool(1, 4, 1, members, List.of(proc("g1", ProcessorState.BUSY, 0))))
+                        .start(),
                 "a busy gang and a queued job: a gang for the job and one for the idle head-room");
-        assertEquals(0, plan(gangPool(0, 1, 5, members, List.of(proc("g1", ProcessorState.BUSY, 0)))).start(), "maxSize is gangs");
-        List<SizingPolicy.Retire> retire = plan(gangPool(0, 4, 0, members, List.of(proc("g1", ProcessorState.IDLE, 400_000)))).retire();
-        assertEquals(List.of("g1"), retire.stream().map(SizingPolicy.Retire::id).toList(), "an idle gang goes back whole");
+        assertEquals(
+                0,
+                plan(gangPool(0, 1, 5, members, List.of(proc("g1", ProcessorState.BUSY, 0))))
+                        .start(),
+                "maxSize is gangs");
+        List<SizingPolicy.Retire> retire = plan(gangPool(
+                        0, 4, 0, members, List.of(proc("g1", ProcessorState.IDLE, 400_000))))
+                .retire();
+        assertEquals(
+                List.of("g1"), retire.stream().map(SizingPolicy.Retire::id).toList(), "an idle gang goes back whole");
     }
 
     @Test
     void aGangMemberIsLostOnItsOwnHeartbeat() {
         Processor silent = new Processor("g1-1", ProcessorState.BUSY, "job", NOW, NOW - 60_000, NOW - 100_000);
-        List<Processor> members = List.of(proc("g1-0", ProcessorState.BUSY, 0), silent, proc("g1-2", ProcessorState.BUSY, 0));
+        List<Processor> members =
+                List.of(proc("g1-0", ProcessorState.BUSY, 0), silent, proc("g1-2", ProcessorState.BUSY, 0));
         PoolSnapshot s = gangPool(0, 1, 0, members, List.of(proc("g1", ProcessorState.BUSY, 0)));
-        assertEquals(List.of("g1-1"), plan(s).lost().stream().map(SizingPolicy.Lost::id).toList());
+        assertEquals(
+                List.of("g1-1"),
+                plan(s).lost().stream().map(SizingPolicy.Lost::id).toList());
     }
 
     @Test
     void countsStartingProcessorsAsComing() {
-        assertEquals(1, plan(pool(0, 4, 300, 2, false, proc("a", ProcessorState.STARTING, 0))).start());
+        assertEquals(
+                1,
+                plan(pool(0, 4, 300, 2, false, proc("a", ProcessorState.STARTING, 0)))
+                        .start());
     }
 
     @Test
     void keepsMinIdleHeadroomAboveTheBusyOnes() {
-        assertEquals(1, plan(pool(1, 4, 300, 0, false, proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.BUSY, 0))).start());
+        assertEquals(
+                1,
+                plan(pool(1, 4, 300, 0, false, proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.BUSY, 0)))
+                        .start());
     }
 
     @Test
     void neverStartsAboveMaxSizeCountingDrainingOnes() {
-        assertEquals(0, plan(pool(1, 2, 300, 5, false, proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.DRAINING, 0))).start());
+        assertEquals(
+                0,
+                plan(pool(
+                                1,
+                                2,
+                                300,
+                                5,
+                                false,
+                                proc("a", ProcessorState.BUSY, 0),
+                                proc("b", ProcessorState.DRAINING, 0)))
+                        .start());
     }
 
     @Test
@@ -114,25 +194,39 @@ class SizingPolicyTests {
 
     @Test
     void retiresIdleProcessorsPastTheTimeoutDownToMinIdleLongestIdleFirst() {
-        SizingPolicy.Plan p = plan(pool(1, 4, 60, 0, false,
+        SizingPolicy.Plan p = plan(pool(
+                1,
+                4,
+                60,
+                0,
+                false,
                 proc("new", ProcessorState.IDLE, 1_000),
                 proc("old", ProcessorState.IDLE, 120_000),
                 proc("older", ProcessorState.IDLE, 180_000)));
-        assertEquals(List.of("older", "old"), p.retire().stream().map(SizingPolicy.Retire::id).toList());
+        assertEquals(
+                List.of("older", "old"),
+                p.retire().stream().map(SizingPolicy.Retire::id).toList());
         assertEquals(NOW - 60_000, p.retire().get(0).idleSinceAtMost());
     }
 
     @Test
     void keepsMinIdleEvenWhenAllAreExpired() {
-        SizingPolicy.Plan p = plan(pool(2, 4, 60, 0, false,
-                proc("a", ProcessorState.IDLE, 120_000), proc("b", ProcessorState.IDLE, 120_000)));
+        SizingPolicy.Plan p = plan(pool(
+                2, 4, 60, 0, false, proc("a", ProcessorState.IDLE, 120_000), proc("b", ProcessorState.IDLE, 120_000)));
         assertEquals(List.of(), p.retire());
     }
 
     @Test
     void retiresIdleProcessorsAboveALoweredMaxSizeAtOnce() {
-        SizingPolicy.Plan p = plan(pool(0, 1, 300, 0, false,
-                proc("a", ProcessorState.IDLE, 10), proc("b", ProcessorState.IDLE, 20), proc("c", ProcessorState.BUSY, 0)));
+        SizingPolicy.Plan p = plan(pool(
+                0,
+                1,
+                300,
+                0,
+                false,
+                proc("a", ProcessorState.IDLE, 10),
+                proc("b", ProcessorState.IDLE, 20),
+                proc("c", ProcessorState.BUSY, 0)));
         assertEquals(2, p.retire().size());
         assertEquals(Long.MAX_VALUE, p.retire().get(0).idleSinceAtMost());
     }
@@ -146,7 +240,8 @@ class SizingPolicyTests {
     @Test
     void retiresEveryIdleProcessorOfADrainingPoolOnceExpiredOrNot() {
         SizingPolicy.Plan p = plan(pool(2, 4, 60, 0, true, proc("a", ProcessorState.IDLE, 120_000)));
-        assertEquals(List.of("a"), p.retire().stream().map(SizingPolicy.Retire::id).toList());
+        assertEquals(
+                List.of("a"), p.retire().stream().map(SizingPolicy.Retire::id).toList());
     }
 
     @Test
@@ -168,7 +263,10 @@ class SizingPolicyTests {
     @Test
     void givesAJustSpawnedProcessorTimeBeforeItsProcessShowsUp() {
         Processor fresh = new Processor("f", ProcessorState.STARTING, null, NOW - 100, NOW - 100, NOW - 100);
-        assertEquals(List.of(), SizingPolicy.plan(pool(1, 4, 300, 0, false, fresh), TIMING, Set.of()).lost());
+        assertEquals(
+                List.of(),
+                SizingPolicy.plan(pool(1, 4, 300, 0, false, fresh), TIMING, Set.of())
+                        .lost());
     }
 
     @Test
@@ -183,9 +281,13 @@ class SizingPolicyTests {
     void doesNotLoseProcessorsRightAfterRedisComesBack() {
         Processor stale = new Processor("s", ProcessorState.BUSY, "j", NOW - 50_000, NOW - 30_000, NOW - 100_000);
         PoolSnapshot s = pool(0, 4, 300, 0, false, stale);
-        assertEquals(List.of(), SizingPolicy.plan(s, TIMING, all(s), NOW - 5_000).lost());
-        assertEquals(List.of("s"), SizingPolicy.plan(s, TIMING, all(s), NOW - 11_000).lost().stream()
-                .map(SizingPolicy.Lost::id).toList());
+        assertEquals(
+                List.of(), SizingPolicy.plan(s, TIMING, all(s), NOW - 5_000).lost());
+        assertEquals(
+                List.of("s"),
+                SizingPolicy.plan(s, TIMING, all(s), NOW - 11_000).lost().stream()
+                        .map(SizingPolicy.Lost::id)
+                        .toList());
     }
 
     @Test

@@ -22,8 +22,23 @@ class WarmthTests {
     static final SizingPolicy.Timing TIMING = new SizingPolicy.Timing(10_000, 60_000, 30_000, 10_000, P);
 
     static PoolSpec spec(String warmth, int minIdle, int maxSize, int idleTimeoutSeconds) {
-        return new PoolSpec(List.of("true"), minIdle, maxSize, idleTimeoutSeconds, Map.of(), null, 100, null, "process", null,
-                null, null, null, warmth, null, null);
+        return new PoolSpec(
+                List.of("true"),
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                Map.of(),
+                null,
+                100,
+                null,
+                "process",
+                null,
+                null,
+                null,
+                null,
+                warmth,
+                null,
+                null);
     }
 
     /** Jobs of {@code jobMs} arriving {@code at} (ms after T0), {@code width} at a time, one after another. */
@@ -83,12 +98,17 @@ class WarmthTests {
         PoolSpec learned = spec(PoolSpec.LEARNED, 0, 4, 600);
         long end = T0 + 11 * 600_000 + 1_000; // the last job ended; its processor idles
         SizingPolicy.Plan between = plan(learned, r, end + 30_000, 0, idle("a", end));
-        assertEquals(List.of("a"), between.retire().stream().map(SizingPolicy.Retire::id).toList(), "nothing due for 9 minutes");
+        assertEquals(
+                List.of("a"),
+                between.retire().stream().map(SizingPolicy.Retire::id).toList(),
+                "nothing due for 9 minutes");
         assertEquals(end, between.retire().get(0).idleSinceAtMost(), "unless it took a job meanwhile");
         assertEquals(0, plan(learned, r, end + 300_000, 0).start());
         assertEquals(1, plan(learned, r, end + w.prewarmMs() + 1, 0).start(), "started ahead of the predicted arrival");
         // the fixed keep-alive keeps it idle the whole 10 minutes instead
-        assertTrue(plan(spec(PoolSpec.FIXED, 0, 4, 600), r, end + 300_000, 0, idle("a", end)).retire().isEmpty());
+        assertTrue(plan(spec(PoolSpec.FIXED, 0, 4, 600), r, end + 300_000, 0, idle("a", end))
+                .retire()
+                .isEmpty());
     }
 
     @Test
@@ -100,8 +120,10 @@ class WarmthTests {
         PoolSpec learned = spec(PoolSpec.LEARNED, 0, 4, 300);
         long end = T0 + 3_600_000 + 1_000;
         assertTrue(plan(learned, r, end + 200_000, 0, idle("a", end)).retire().isEmpty(), "within the fixed 5 minutes");
-        assertEquals(1, plan(learned, r, end + 301_000, 0, idle("a", end)).retire().size(), "past them");
-        assertEquals(0, plan(learned, new Warmth.Recorder(), T0, 0).start(), "a new pool with minIdle 0 starts nothing");
+        assertEquals(
+                1, plan(learned, r, end + 301_000, 0, idle("a", end)).retire().size(), "past them");
+        assertEquals(
+                0, plan(learned, new Warmth.Recorder(), T0, 0).start(), "a new pool with minIdle 0 starts nothing");
     }
 
     @Test
@@ -116,7 +138,10 @@ class WarmthTests {
         SizingPolicy.Plan p = plan(learned, r, ahead + 1, 0);
         assertEquals(4, p.start(), "all four levels are due again");
         assertEquals(2, plan(spec(PoolSpec.LEARNED, 0, 2, 600), r, ahead + 1, 0).start(), "within maxSize");
-        assertEquals(3, plan(spec(PoolSpec.LEARNED, 3, 8, 600), r, end + 60_000, 0).start(), "at least minIdle, whatever was learned");
+        assertEquals(
+                3,
+                plan(spec(PoolSpec.LEARNED, 3, 8, 600), r, end + 60_000, 0).start(),
+                "at least minIdle, whatever was learned");
     }
 
     @Test
@@ -163,12 +188,16 @@ class WarmthTests {
         }
         Warmth.History now = r.history();
         Warmth.Window oneMinute = now.window(1, P, 600_000);
-        assertEquals(Warmth.window(1, now.counts()[1], P, 600_000), oneMinute, "as worked out from the counts themselves");
+        assertEquals(
+                Warmth.window(1, now.counts()[1], P, 600_000), oneMinute, "as worked out from the counts themselves");
         assertTrue(oneMinute.keepAliveMs() < tenMinutes.prewarmMs(), tenMinutes + " then " + oneMinute);
         // a history decoded afresh with the same counts gets the same window
-        Warmth.History decoded = new Warmth.History(now.demand(), now.leftAt().clone(), now.counts().clone(), 0, 0, 0);
+        Warmth.History decoded = new Warmth.History(
+                now.demand(), now.leftAt().clone(), now.counts().clone(), 0, 0, 0);
         assertEquals(oneMinute, decoded.window(1, P, 600_000));
-        assertEquals(Warmth.window(1, now.counts()[1], P.withLead(5_000), 600_000), decoded.window(1, P.withLead(5_000), 600_000),
+        assertEquals(
+                Warmth.window(1, now.counts()[1], P.withLead(5_000), 600_000),
+                decoded.window(1, P.withLead(5_000), 600_000),
                 "other parameters, another window");
     }
 }

@@ -9,8 +9,20 @@ import org.junit.jupiter.api.Test;
 class EnvNamesTests {
     @Test
     void forbidsTheLoaderTheInterpreterHooksAndWarmpoolsOwnInAnyCase() {
-        for (String name : List.of("LD_PRELOAD", "ld_audit", "DYLD_INSERT_LIBRARIES", "WARMPOOL_REDIS_URL", "PATH", "BASH_ENV",
-                "ENV", "PYTHONPATH", "PYTHONSTARTUP", "PERL5OPT", "NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "Home")) {
+        for (String name : List.of(
+                "LD_PRELOAD",
+                "ld_audit",
+                "DYLD_INSERT_LIBRARIES",
+                "WARMPOOL_REDIS_URL",
+                "PATH",
+                "BASH_ENV",
+                "ENV",
+                "PYTHONPATH",
+                "PYTHONSTARTUP",
+                "PERL5OPT",
+                "NODE_OPTIONS",
+                "JAVA_TOOL_OPTIONS",
+                "Home")) {
             assertTrue(EnvNames.forbidden(name), name);
         }
         for (String name : List.of("HF_HOME", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "SEED")) {

@@ -22,14 +22,20 @@ class JobStatesTests {
     @Test
     void theScriptsEndExactlyTheStatesJavaCallsEnded() throws IOException {
         String lib = lib();
-        String ended = lib.substring(lib.indexOf("local function ended(state)"), lib.indexOf("end", lib.indexOf("local function ended(state)") + 30));
+        String ended = lib.substring(
+                lib.indexOf("local function ended(state)"),
+                lib.indexOf("end", lib.indexOf("local function ended(state)") + 30));
         Set<String> lua = new TreeSet<>();
         Matcher m = Pattern.compile("state == '([A-Z_]+)'").matcher(ended);
         while (m.find()) {
             lua.add(m.group(1));
         }
-        assertEquals(Arrays.stream(JobState.values()).filter(JobState::ended).map(Enum::name)
-                .collect(Collectors.toCollection(TreeSet::new)), lua);
+        assertEquals(
+                Arrays.stream(JobState.values())
+                        .filter(JobState::ended)
+                        .map(Enum::name)
+                        .collect(Collectors.toCollection(TreeSet::new)),
+                lua);
     }
 
     @Test

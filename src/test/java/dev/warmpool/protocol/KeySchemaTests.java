@@ -37,9 +37,11 @@ class KeySchemaTests {
         }
         Set<String> used = new TreeSet<>();
         // key('sweep', sid, 'at', step) -> sweep:*:at:*
-        Pattern call = Pattern.compile("key\\(((?:'[a-z_]+'|[A-Za-z_\\[\\]0-9]+)(?:,\\s*(?:'[a-z_]+'|[A-Za-z_\\[\\]0-9]+))*)\\)");
+        Pattern call = Pattern.compile(
+                "key\\(((?:'[a-z_]+'|[A-Za-z_\\[\\]0-9]+)(?:,\\s*(?:'[a-z_]+'|[A-Za-z_\\[\\]0-9]+))*)\\)");
         try (Stream<Path> scripts = Files.walk(Path.of("src/main/resources/lua"))) {
-            for (Path script : scripts.filter(f -> f.toString().endsWith(".lua")).toList()) {
+            for (Path script :
+                    scripts.filter(f -> f.toString().endsWith(".lua")).toList()) {
                 Matcher m = call.matcher(Files.readString(script));
                 while (m.find()) {
                     if (m.group(0).startsWith("key(...)")) {
@@ -47,7 +49,8 @@ class KeySchemaTests {
                     }
                     StringBuilder name = new StringBuilder();
                     for (String part : m.group(1).split(",\\s*")) {
-                        name.append(name.isEmpty() ? "" : ":").append(part.startsWith("'") ? part.replace("'", "") : "*");
+                        name.append(name.isEmpty() ? "" : ":")
+                                .append(part.startsWith("'") ? part.replace("'", "") : "*");
                     }
                     used.add(name.toString());
                 }

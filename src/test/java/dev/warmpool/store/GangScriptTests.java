@@ -1,5 +1,10 @@
 package dev.warmpool.store;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.pool.Names;
 import dev.warmpool.protocol.DeregisterReply;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
@@ -13,11 +18,6 @@ import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.SubmitReply;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.warmpool.pool.Names;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -32,8 +32,10 @@ import redis.clients.jedis.Jedis;
  */
 class GangScriptTests {
     static final String TYPE = "gang";
+
     @RegisterExtension
     static final ScriptsOnRedis ON = new ScriptsOnRedis(TYPE);
+
     static final Jedis j = ON.j;
     static final String GANG = "pgang00001";
     static final List<String> MEMBERS = List.of(GANG + "-0", GANG + "-1", GANG + "-2");
@@ -46,23 +48,39 @@ class GangScriptTests {
     @BeforeEach
     void gang() {
         j.flushAll();
-        ON.run(Script.POOL_PUT, PoolPutReply.args("{\"command\":[\"true\"]}", 0, 1, 300_000, "[\"true\"]", "{}", 100, true));
+        ON.run(
+                Script.POOL_PUT,
+                PoolPutReply.args("{\"command\":[\"true\"]}", 0, 1, 300_000, "[\"true\"]", "{}", 100, true));
         // members in spawn order: ps-0, worker-0, worker-1
-        assertTrue(SpawnGangReply.decode(ON.run(Script.SPAWN_GANG, SpawnGangReply.args(GANG, List.of(
-                new SpawnGangReply.Member(MEMBERS.get(0), "ps", 0), new SpawnGangReply.Member(MEMBERS.get(1), "worker", 0),
-                new SpawnGangReply.Member(MEMBERS.get(2), "worker", 1))))).recorded());
+        assertTrue(SpawnGangReply.decode(ON.run(
+                        Script.SPAWN_GANG,
+                        SpawnGangReply.args(
+                                GANG,
+                                List.of(
+                                        new SpawnGangReply.Member(MEMBERS.get(0), "ps", 0),
+                                        new SpawnGangReply.Member(MEMBERS.get(1), "worker", 0),
+                                        new SpawnGangReply.Member(MEMBERS.get(2), "worker", 1)))))
+                .recorded());
     }
 
     static String submit() {
         String id = Names.newJobId(TYPE, System.currentTimeMillis());
-        SubmitReply r = SubmitReply.decode(ON.run(Script.SUBMIT, SubmitReply.args(new NewJob(id, 0,
-                Map.of("id", id, "type", TYPE, "maxAttempts", "2")), Idempotency.NONE)));
-        return (r instanceof SubmitReply.Assigned ? "ASSIGNED" : r instanceof SubmitReply.Queued ? "QUEUED" : r.toString()) + " " + id;
+        SubmitReply r = SubmitReply.decode(ON.run(
+                Script.SUBMIT,
+                SubmitReply.args(
+                        new NewJob(id, 0, Map.of("id", id, "type", TYPE, "maxAttempts", "2")), Idempotency.NONE)));
+        return (r instanceof SubmitReply.Assigned
+                        ? "ASSIGNED"
+                        : r instanceof SubmitReply.Queued ? "QUEUED" : r.toString())
+                + " " + id;
     }
 
     static void register(String member) {
-        assertInstanceOf(RegisterReply.Registered.class, RegisterReply.decode(ON.run(Script.REGISTER,
-                RegisterReply.args(member, 1, "host", "127.0.0.1:" + (7000 + MEMBERS.indexOf(member))))));
+        assertInstanceOf(
+                RegisterReply.Registered.class,
+                RegisterReply.decode(ON.run(
+                        Script.REGISTER,
+                        RegisterReply.args(member, 1, "host", "127.0.0.1:" + (7000 + MEMBERS.indexOf(member))))));
     }
 
     static List<String> inbox(String member) {
@@ -70,8 +88,21 @@ class GangScriptTests {
     }
 
     static FinishReply finish(String member, String job, String state) {
-        return FinishReply.decode(ON.run(Script.FINISH, new FinishReply.Args(member, job, "1", state, state.equals("SUCCEEDED") ? 0 : 1,
-                "{}", "", "", 60, false, false).argv()));
+        return FinishReply.decode(ON.run(
+                Script.FINISH,
+                new FinishReply.Args(
+                                member,
+                                job,
+                                "1",
+                                state,
+                                state.equals("SUCCEEDED") ? 0 : 1,
+                                "{}",
+                                "",
+                                "",
+                                60,
+                                false,
+                                false)
+                        .argv()));
     }
 
     static StartReply start(String member, String job) {
@@ -114,7 +145,10 @@ class GangScriptTests {
         assertEquals(List.of("job " + first + " 1"), inbox(MEMBERS.get(1)));
 
         finish(MEMBERS.get(0), first, "CANCELLED");
-        assertEquals("SUCCEEDED", j.hget(KeySchema.job(TYPE, first), "state"), "the stopped parameter server changes nothing");
+        assertEquals(
+                "SUCCEEDED",
+                j.hget(KeySchema.job(TYPE, first), "state"),
+                "the stopped parameter server changes nothing");
         assertEquals("CANCELLED (exit 1)", j.hget(KeySchema.job(TYPE, first), "member:ps-0"));
         for (String m : MEMBERS) {
             assertTrue(inbox(m).contains("job " + second[1] + " 1"), m + " got the next job");
@@ -139,8 +173,10 @@ class GangScriptTests {
         MEMBERS.forEach(GangScriptTests::register);
         String job = submit().split(" ")[1];
         MEMBERS.forEach(m -> start(m, job));
-        assertEquals(new LostReply.Lost(job, JobState.QUEUED), LostReply.decode(ON.run(Script.LOST,
-                LostReply.args(MEMBERS.get(1), Long.MAX_VALUE, "member lost", 60))));
+        assertEquals(
+                new LostReply.Lost(job, JobState.QUEUED),
+                LostReply.decode(
+                        ON.run(Script.LOST, LostReply.args(MEMBERS.get(1), Long.MAX_VALUE, "member lost", 60))));
         assertEquals("QUEUED", j.hget(KeySchema.job(TYPE, job), "state"), "requeued, one attempt charged");
         assertEquals("DRAINING", j.hget(KeySchema.gang(TYPE, GANG), "state"));
         for (String m : List.of(MEMBERS.get(0), MEMBERS.get(2))) {

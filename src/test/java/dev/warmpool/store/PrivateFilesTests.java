@@ -82,12 +82,15 @@ class PrivateFilesTests {
         RedisServer planted = RedisServer.ephemeral();
         try {
             Path dir = tmp.resolve("mine");
-            IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> RedisServer.persistent(planted.port(), dir, "pw"));
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, () -> RedisServer.persistent(planted.port(), dir, "pw"));
             assertTrue(e.getMessage().contains("will not use a Redis it did not start"), e.getMessage());
             // a pid file naming another process does not make it ours either
-            Files.writeString(dir.resolve(RedisServer.PID_FILE), Long.toString(ProcessHandle.current().pid()));
-            assertTrue(RedisServer.ours(planted.port(), dir.resolve(RedisServer.PID_FILE)).isPresent());
+            Files.writeString(
+                    dir.resolve(RedisServer.PID_FILE),
+                    Long.toString(ProcessHandle.current().pid()));
+            assertTrue(RedisServer.ours(planted.port(), dir.resolve(RedisServer.PID_FILE))
+                    .isPresent());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         } finally {

@@ -29,8 +29,8 @@ class RedisServerBindTests {
     void aWrongPasswordSaysWhyTheRedisCannotServeContainers() {
         RedisServer redis = RedisServer.ephemeral("--requirepass", "pw");
         try {
-            IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> RedisServer.bind(redis.port(), "wrong", List.of("127.0.0.2")));
+            IllegalStateException e = assertThrows(
+                    IllegalStateException.class, () -> RedisServer.bind(redis.port(), "wrong", List.of("127.0.0.2")));
             org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("for containers"), e.getMessage());
         } finally {
             redis.stop();

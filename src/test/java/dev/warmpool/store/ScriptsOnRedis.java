@@ -1,8 +1,8 @@
 package dev.warmpool.store;
 
 import dev.warmpool.protocol.Fields;
-import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Script;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,8 +45,17 @@ final class ScriptsOnRedis implements AfterAllCallback {
      */
     void checkFields() {
         String p = Pattern.quote(KeySchema.prefix(type));
-        Map<String, List<String>> declared = Map.of("job", Fields.JobHash.ALL, "proc", Fields.ProcessorHash.ALL,
-                "gang", Fields.GangHash.ALL, "pool", Fields.PoolHash.ALL, "sweep", Fields.SweepHash.ALL);
+        Map<String, List<String>> declared = Map.of(
+                "job",
+                Fields.JobHash.ALL,
+                "proc",
+                Fields.ProcessorHash.ALL,
+                "gang",
+                Fields.GangHash.ALL,
+                "pool",
+                Fields.PoolHash.ALL,
+                "sweep",
+                Fields.SweepHash.ALL);
         Pattern hash = Pattern.compile(p + "(job|proc|gang|sweep):[^:]+|" + p + "(pool)");
         for (String key : j.keys(KeySchema.prefix(type).replace("{", "\\{").replace("}", "\\}") + "*")) {
             Matcher m = hash.matcher(key);
@@ -57,7 +66,8 @@ final class ScriptsOnRedis implements AfterAllCallback {
             for (String field : j.hkeys(key)) {
                 boolean member = kind.equals("job") && field.startsWith(Fields.JobHash.MEMBER_PREFIX);
                 if (!member && !declared.get(kind).contains(field)) {
-                    throw new AssertionError(key + " has field '" + field + "', which dev.warmpool.protocol.Fields does not name");
+                    throw new AssertionError(
+                            key + " has field '" + field + "', which dev.warmpool.protocol.Fields does not name");
                 }
             }
         }

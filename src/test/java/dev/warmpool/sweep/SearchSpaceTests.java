@@ -28,10 +28,14 @@ class SearchSpaceTests {
 
     @Test
     void aGridIsTheFullProductInNameOrder() throws Exception {
-        List<Map<String, Object>> grid = space("{\"opt\": {\"choice\": [\"sgd\", \"adam\"]}, \"layers\": {\"int\": [2, 4]}}").grid(1000);
+        List<Map<String, Object>> grid = space(
+                        "{\"opt\": {\"choice\": [\"sgd\", \"adam\"]}, \"layers\": {\"int\": [2, 4]}}")
+                .grid(1000);
         assertEquals(6, grid.size());
         assertEquals(List.of("layers", "opt"), List.copyOf(grid.get(0).keySet()));
-        Set<String> seen = grid.stream().map(c -> c.get("layers") + "/" + plain(c.get("opt"))).collect(Collectors.toSet());
+        Set<String> seen = grid.stream()
+                .map(c -> c.get("layers") + "/" + plain(c.get("opt")))
+                .collect(Collectors.toSet());
         assertEquals(Set.of("2/sgd", "2/adam", "3/sgd", "3/adam", "4/sgd", "4/adam"), seen);
     }
 
@@ -56,16 +60,27 @@ class SearchSpaceTests {
             assertTrue(layers >= 1 && layers <= 3, "layers " + layers);
         }
         // both ends of an int range come up, and a log-uniform draw spends as long in each decade
-        assertEquals(Set.of(1L, 2L, 3L), draws.stream().map(c -> c.get("layers")).collect(Collectors.toSet()));
+        assertEquals(
+                Set.of(1L, 2L, 3L), draws.stream().map(c -> c.get("layers")).collect(Collectors.toSet()));
         long below1e3 = draws.stream().filter(c -> (double) c.get("lr") < 0.001).count();
         assertTrue(below1e3 > 2000 / 3 - 150 && below1e3 < 2000 / 3 + 150, "draws in [1e-4, 1e-3): " + below1e3);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"{}", "[]", "{\"lr\": {\"uniform\": [1, 1]}}", "{\"lr\": {\"uniform\": [2, 1]}}",
-            "{\"lr\": {\"logUniform\": [0, 1]}}", "{\"lr\": {\"grid\": []}}", "{\"lr\": {\"normal\": [0, 1]}}",
-            "{\"lr\": {\"int\": [1.5, 3]}}", "{\"lr\": {\"uniform\": [\"a\", 1]}}", "{\"lr\": 0.1}",
-            "{\"lr\": {\"uniform\": [0, 1], \"grid\": [1]}}"})
+    @ValueSource(
+            strings = {
+                "{}",
+                "[]",
+                "{\"lr\": {\"uniform\": [1, 1]}}",
+                "{\"lr\": {\"uniform\": [2, 1]}}",
+                "{\"lr\": {\"logUniform\": [0, 1]}}",
+                "{\"lr\": {\"grid\": []}}",
+                "{\"lr\": {\"normal\": [0, 1]}}",
+                "{\"lr\": {\"int\": [1.5, 3]}}",
+                "{\"lr\": {\"uniform\": [\"a\", 1]}}",
+                "{\"lr\": 0.1}",
+                "{\"lr\": {\"uniform\": [0, 1], \"grid\": [1]}}"
+            })
     void refusesABadSpaceSayingWhich(String json) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> space(json));
         assertTrue(e.getMessage().contains("space"), e.getMessage());
@@ -73,7 +88,12 @@ class SearchSpaceTests {
 
     @Test
     void refusesToGridAContinuousParameterOrAnEndlessProduct() throws Exception {
-        assertThrows(IllegalArgumentException.class, () -> space("{\"lr\": {\"uniform\": [0, 1]}}").grid(1000));
-        assertThrows(IllegalArgumentException.class, () -> space("{\"a\": {\"int\": [1, 100]}, \"b\": {\"int\": [1, 100]}}").grid(1000));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> space("{\"lr\": {\"uniform\": [0, 1]}}").grid(1000));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> space("{\"a\": {\"int\": [1, 100]}, \"b\": {\"int\": [1, 100]}}")
+                        .grid(1000));
     }
 }

@@ -24,17 +24,23 @@ class UiBehindProxyTests {
     public static class Proxied implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.http.proxy.proxy-address-forwarding", "true", "quarkus.http.proxy.allow-x-forwarded", "true");
+            return Map.of(
+                    "quarkus.http.proxy.proxy-address-forwarding",
+                    "true",
+                    "quarkus.http.proxy.allow-x-forwarded",
+                    "true");
         }
     }
 
-    static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    static final HttpClient HTTP =
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
     @TestHTTPResource("/")
     URL base;
 
     String login(String... headers) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/ui?token=" + Tokens.VIEWER));
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/ui?token=" + Tokens.VIEWER));
         if (headers.length > 0) {
             b.headers(headers);
         }
@@ -46,7 +52,8 @@ class UiBehindProxyTests {
 
     @Test
     void theSessionCookieIsSecureWhenTheProxySaysTheClientSpokeHttps() throws Exception {
-        assertTrue(login("X-Forwarded-Proto", "https", "X-Forwarded-Host", "evil.example").contains("Secure"));
+        assertTrue(login("X-Forwarded-Proto", "https", "X-Forwarded-Host", "evil.example")
+                .contains("Secure"));
         assertFalse(login().contains("Secure"), "plain HTTP end to end");
     }
 }

@@ -32,6 +32,7 @@ public final class ContainerFactory {
     public static final String PROCESSOR = "warmpool.dev/processor";
     /** Which warmpool (its Redis, without credentials) a container belongs to. */
     public static final String INSTANCE = "warmpool.dev/instance";
+
     public static final String AGENT_DIR = "/opt/warmpool";
     public static final String AGENT_LAUNCHER = AGENT_DIR + "/bin/warmpool-agent";
     /**
@@ -40,6 +41,7 @@ public final class ContainerFactory {
      * deletes it at start, before any job runs. Never in Config.Env or Cmd, which {@code docker inspect} shows.
      */
     public static final String SECRET_VOLUME = "/run/warmpool";
+
     public static final String SECRET_DIR = SECRET_VOLUME + "/secret";
     public static final String REDIS_URL_FILE = SECRET_DIR + "/redis-url";
 
@@ -47,17 +49,28 @@ public final class ContainerFactory {
      * What every container shares: {@code redisUrl} as containers reach it (no credentials),
      * {@code agentBundle} the host dir mounted at /opt/warmpool, {@code instance} this warmpool's label.
      */
-    public record Settings(String redisUrl, Path agentBundle, String network, String instance, long heartbeatMillis,
-            long retentionSeconds, int logLines, String sink) {
-    }
+    public record Settings(
+            String redisUrl,
+            Path agentBundle,
+            String network,
+            String instance,
+            long heartbeatMillis,
+            long retentionSeconds,
+            int logLines,
+            String sink) {}
 
     /** What a create call needs; {@code user} is empty for the image's own user. */
-    public record Plan(String name, String image, List<String> entrypoint, List<String> env, Map<String, String> labels,
-            HostConfig host, Optional<String> user, Optional<Long> uid) {
-    }
+    public record Plan(
+            String name,
+            String image,
+            List<String> entrypoint,
+            List<String> env,
+            Map<String, String> labels,
+            HostConfig host,
+            Optional<String> user,
+            Optional<Long> uid) {}
 
-    private ContainerFactory() {
-    }
+    private ContainerFactory() {}
 
     public static String containerName(String type, String processorId) {
         return "wp-" + type + "-" + processorId;
@@ -80,7 +93,9 @@ public final class ContainerFactory {
                 // a small init as PID 1 reaps what jobs leave behind and passes signals on to the agent
                 .withInit(true)
                 .withReadonlyRootfs(readOnly)
-                .withNanoCPUs(limit(t, "cpu").map(c -> c.multiply(BigDecimal.valueOf(1_000_000_000L)).longValue()).orElse(null))
+                .withNanoCPUs(limit(t, "cpu")
+                        .map(c -> c.multiply(BigDecimal.valueOf(1_000_000_000L)).longValue())
+                        .orElse(null))
                 .withMemory(limit(t, "memory").map(BigDecimal::longValue).orElse(null));
         if (init) {
             host.withBinds(new Bind(s.agentBundle().toAbsolutePath().toString(), new Volume(AGENT_DIR), AccessMode.ro));
@@ -100,8 +115,15 @@ public final class ContainerFactory {
         labels.put(PROCESSOR, processorId);
         Optional<Long> uid = sc == null ? Optional.empty() : Optional.ofNullable(sc.getRunAsUser());
         Optional<String> user = uid.map(u -> u + (sc.getRunAsGroup() == null ? "" : ":" + sc.getRunAsGroup()));
-        return new Plan(containerName(type, processorId), t.image(),
-                List.of(init ? AGENT_LAUNCHER : "warmpool-agent"), env(type, processorId, t, s), labels, host, user, uid);
+        return new Plan(
+                containerName(type, processorId),
+                t.image(),
+                List.of(init ? AGENT_LAUNCHER : "warmpool-agent"),
+                env(type, processorId, t, s),
+                labels,
+                host,
+                user,
+                uid);
     }
 
     /**
@@ -124,7 +146,9 @@ public final class ContainerFactory {
 
     /** A resource limit as a number: cpu in cores, memory in bytes. */
     static Optional<BigDecimal> limit(PodTemplate t, String name) {
-        if (t.resources() == null || t.resources().getLimits() == null || t.resources().getLimits().get(name) == null) {
+        if (t.resources() == null
+                || t.resources().getLimits() == null
+                || t.resources().getLimits().get(name) == null) {
             return Optional.empty();
         }
         return Optional.of(Quantity.getAmountInBytes(t.resources().getLimits().get(name)));
@@ -136,9 +160,11 @@ public final class ContainerFactory {
         if (t.volumes() == null || t.volumeMounts() == null) {
             return out;
         }
-        t.volumeMounts().forEach(m -> t.volumes().stream()
-                .filter(v -> v.getName().equals(m.getName()) && v.getEmptyDir() != null)
-                .findFirst().ifPresent(v -> out.add(m.getMountPath())));
+        t.volumeMounts()
+                .forEach(m -> t.volumes().stream()
+                        .filter(v -> v.getName().equals(m.getName()) && v.getEmptyDir() != null)
+                        .findFirst()
+                        .ifPresent(v -> out.add(m.getMountPath())));
         return out;
     }
 
@@ -151,8 +177,9 @@ public final class ContainerFactory {
         if (t.volumes() != null) {
             for (var v : t.volumes()) {
                 if (v.getEmptyDir() == null) {
-                    return Optional.of("volume '" + v.getName() + "' is not an emptyDir: on the docker runtime a pool's "
-                            + "volumes are emptyDirs (a tmpfs each)");
+                    return Optional.of(
+                            "volume '" + v.getName() + "' is not an emptyDir: on the docker runtime a pool's "
+                                    + "volumes are emptyDirs (a tmpfs each)");
                 }
             }
         }
@@ -162,8 +189,8 @@ public final class ContainerFactory {
                     throw new IllegalArgumentException("not positive");
                 });
             } catch (IllegalArgumentException e) {
-                return Optional.of("resources.limits." + name + " is not a positive quantity, e.g. \"2\" or \"500m\" for cpu, "
-                        + "\"512Mi\" for memory");
+                return Optional.of("resources.limits." + name
+                        + " is not a positive quantity, e.g. \"2\" or \"500m\" for cpu, " + "\"512Mi\" for memory");
             }
         }
         return Optional.empty();

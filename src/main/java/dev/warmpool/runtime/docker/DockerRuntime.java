@@ -13,7 +13,6 @@ import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.ProcessorRuntime;
 import java.io.ByteArrayInputStream;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -40,12 +39,13 @@ public class DockerRuntime implements ProcessorRuntime {
     private final ContainerFactory.Settings settings;
     /** The Redis URL an agent of a pool gets (its pool's ACL user), as the manager reaches Redis. */
     private final UnaryOperator<String> agentUrl;
+
     private final ExecutorService stops = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "docker-stop");
         t.setDaemon(true);
         return t;
     });
-    private volatile Runnable changed = () -> { };
+    private volatile Runnable changed = () -> {};
 
     public DockerRuntime(DockerClient docker, ContainerFactory.Settings settings, UnaryOperator<String> agentUrl) {
         this.docker = docker;
@@ -55,10 +55,15 @@ public class DockerRuntime implements ProcessorRuntime {
 
     /** A client for {@code host} (unix:// or tcp://), with the JDK-only transport. */
     public static DockerClient client(String host) {
-        DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
-        ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder().dockerHost(config.getDockerHost())
-                .sslConfig(config.getSSLConfig()).connectionTimeout(Duration.ofSeconds(5))
-                .responseTimeout(Duration.ofSeconds(60)).build();
+        DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
+                .withDockerHost(host)
+                .build();
+        ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder()
+                .dockerHost(config.getDockerHost())
+                .sslConfig(config.getSSLConfig())
+                .connectionTimeout(Duration.ofSeconds(5))
+                .responseTimeout(Duration.ofSeconds(60))
+                .build();
         return DockerClientImpl.getInstance(config, http);
     }
 
@@ -68,20 +73,30 @@ public class DockerRuntime implements ProcessorRuntime {
      */
     public static String gateway(DockerClient docker, String network) {
         var n = docker.inspectNetworkCmd().withNetworkId(network).exec();
-        Optional<String> listed = n.getIpam().getConfig().stream().map(c -> c.getGateway())
-                .filter(g -> g != null && !g.isBlank() && !g.contains(":")).findFirst();
-        Optional<String> bridge = Optional.ofNullable(n.getOptions()).map(o -> o.get("com.docker.network.bridge.name"))
+        Optional<String> listed = n.getIpam().getConfig().stream()
+                .map(c -> c.getGateway())
+                .filter(g -> g != null && !g.isBlank() && !g.contains(":"))
+                .findFirst();
+        Optional<String> bridge = Optional.ofNullable(n.getOptions())
+                .map(o -> o.get("com.docker.network.bridge.name"))
                 .or(() -> "bridge".equals(n.getName()) ? Optional.of("docker0") : Optional.empty())
                 .flatMap(DockerRuntime::ipv4Of);
-        return listed.or(() -> bridge).orElseThrow(() -> new IllegalStateException("docker network " + network
-                + " shows no IPv4 gateway: set warmpool.runtime.docker.redis-url to a Redis its containers reach"));
+        return listed.or(() -> bridge)
+                .orElseThrow(
+                        () -> new IllegalStateException(
+                                "docker network " + network
+                                        + " shows no IPv4 gateway: set warmpool.runtime.docker.redis-url to a Redis its containers reach"));
     }
 
     private static Optional<String> ipv4Of(String interfaceName) {
         try {
             java.net.NetworkInterface nic = java.net.NetworkInterface.getByName(interfaceName);
-            return nic == null ? Optional.empty() : nic.inetAddresses().filter(a -> a instanceof java.net.Inet4Address)
-                    .map(java.net.InetAddress::getHostAddress).findFirst();
+            return nic == null
+                    ? Optional.empty()
+                    : nic.inetAddresses()
+                            .filter(a -> a instanceof java.net.Inet4Address)
+                            .map(java.net.InetAddress::getHostAddress)
+                            .findFirst();
         } catch (java.net.SocketException e) {
             return Optional.empty();
         }
@@ -92,29 +107,45 @@ public class DockerRuntime implements ProcessorRuntime {
         ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings);
         if (p.entrypoint().get(0).equals(ContainerFactory.AGENT_LAUNCHER)
                 && !(java.nio.file.Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))
-                        && java.nio.file.Files.isExecutable(settings.agentBundle().resolve("runtime/bin/java")))) {
-            throw new IllegalStateException("no agent bundle at " + settings.agentBundle().toAbsolutePath()
-                    + ": ./mvnw package makes target/warmpool-agent-bundle, or set warmpool.runtime.docker.agent-bundle");
+                        && java.nio.file.Files.isExecutable(
+                                settings.agentBundle().resolve("runtime/bin/java")))) {
+            throw new IllegalStateException(
+                    "no agent bundle at " + settings.agentBundle().toAbsolutePath()
+                            + ": ./mvnw package makes target/warmpool-agent-bundle, or set warmpool.runtime.docker.agent-bundle");
         }
-        CreateContainerCmd create = docker.createContainerCmd(p.image()).withName(p.name()).withEntrypoint(p.entrypoint())
-                .withEnv(p.env()).withLabels(p.labels()).withHostConfig(p.host())
+        CreateContainerCmd create = docker.createContainerCmd(p.image())
+                .withName(p.name())
+                .withEntrypoint(p.entrypoint())
+                .withEnv(p.env())
+                .withLabels(p.labels())
+                .withHostConfig(p.host())
                 .withVolumes(new Volume(ContainerFactory.SECRET_VOLUME));
         p.user().ifPresent(create::withUser);
         String id;
         try {
             id = create.exec().getId();
         } catch (NotFoundException e) {
-            throw new IllegalStateException("image " + p.image() + " is not on this docker host: pull or build it there"
-                    + " (warmpool does not pull)", e);
+            throw new IllegalStateException(
+                    "image " + p.image() + " is not on this docker host: pull or build it there"
+                            + " (warmpool does not pull)",
+                    e);
         }
         try {
             long uid = p.uid().orElseGet(() -> imageUid(p.image()));
             String url = ContainerFactory.forContainers(agentUrl.apply(type), settings.redisUrl());
-            byte[] secret = new Tar().dir("secret", uid, 0700).file("secret/redis-url", uid, 0600, url).bytes();
-            docker.copyArchiveToContainerCmd(id).withRemotePath(ContainerFactory.SECRET_VOLUME).withCopyUIDGID(true)
-                    .withTarInputStream(new ByteArrayInputStream(secret)).exec();
+            byte[] secret = new Tar()
+                    .dir("secret", uid, 0700)
+                    .file("secret/redis-url", uid, 0600, url)
+                    .bytes();
+            docker.copyArchiveToContainerCmd(id)
+                    .withRemotePath(ContainerFactory.SECRET_VOLUME)
+                    .withCopyUIDGID(true)
+                    .withTarInputStream(new ByteArrayInputStream(secret))
+                    .exec();
             docker.startContainerCmd(id).exec();
-            LOG.infof("started processor %s of pool %s (container %s of %s)", processorId, type, id.substring(0, 12), p.image());
+            LOG.infof(
+                    "started processor %s of pool %s (container %s of %s)",
+                    processorId, type, id.substring(0, 12), p.image());
         } catch (RuntimeException e) {
             remove(id);
             throw e;
@@ -124,7 +155,8 @@ public class DockerRuntime implements ProcessorRuntime {
     /** The user an image runs as, numeric: the agent must own its secret's dir to delete the file. */
     private long imageUid(String image) {
         String user = Optional.ofNullable(docker.inspectImageCmd(image).exec().getConfig())
-                .map(c -> c.getUser()).orElse("");
+                .map(c -> c.getUser())
+                .orElse("");
         String name = user.contains(":") ? user.substring(0, user.indexOf(':')) : user;
         if (name.isEmpty() || name.equals("root")) {
             return 0;
@@ -138,16 +170,21 @@ public class DockerRuntime implements ProcessorRuntime {
 
     @Override
     public void stop(String type, String processorId) {
-        containers(Map.of(ContainerFactory.PROCESSOR, processorId)).forEach(c -> stops.execute(() -> {
-            LOG.infof("stopping processor %s of pool %s (container %s)", processorId, type, c.getId().substring(0, 12));
-            try {
-                // SIGTERM to the init, which passes it on: the agent hands back its job, then exits
-                docker.stopContainerCmd(c.getId()).withTimeout(STOP_GRACE_SECONDS).exec();
-            } catch (RuntimeException e) {
-                LOG.debugf("stop of %s: %s", c.getId(), e.getMessage());
-            }
-            remove(c.getId());
-        }));
+        containers(Map.of(ContainerFactory.PROCESSOR, processorId))
+                .forEach(c -> stops.execute(() -> {
+                    LOG.infof(
+                            "stopping processor %s of pool %s (container %s)",
+                            processorId, type, c.getId().substring(0, 12));
+                    try {
+                        // SIGTERM to the init, which passes it on: the agent hands back its job, then exits
+                        docker.stopContainerCmd(c.getId())
+                                .withTimeout(STOP_GRACE_SECONDS)
+                                .exec();
+                    } catch (RuntimeException e) {
+                        LOG.debugf("stop of %s: %s", c.getId(), e.getMessage());
+                    }
+                    remove(c.getId());
+                }));
     }
 
     /**
@@ -160,14 +197,21 @@ public class DockerRuntime implements ProcessorRuntime {
         for (Container c : containers(Map.of())) {
             Map<String, String> labels = c.getLabels();
             if ("running".equals(c.getState())) {
-                out.add(new Running(labels.get(ContainerFactory.POOL), labels.get(ContainerFactory.PROCESSOR),
+                out.add(new Running(
+                        labels.get(ContainerFactory.POOL),
+                        labels.get(ContainerFactory.PROCESSOR),
                         c.getCreated() * 1000));
             } else if (!"created".equals(c.getState()) || System.currentTimeMillis() / 1000 - c.getCreated() > 60) {
                 String last = lastLines(c);
-                LOG.logf(last.isEmpty() ? org.jboss.logging.Logger.Level.INFO : org.jboss.logging.Logger.Level.WARN,
+                LOG.logf(
+                        last.isEmpty() ? org.jboss.logging.Logger.Level.INFO : org.jboss.logging.Logger.Level.WARN,
                         "processor %s of pool %s: its container %s is %s (%s); removing it%s",
-                        labels.get(ContainerFactory.PROCESSOR), labels.get(ContainerFactory.POOL),
-                        c.getId().substring(0, 12), c.getState(), c.getStatus(), last);
+                        labels.get(ContainerFactory.PROCESSOR),
+                        labels.get(ContainerFactory.POOL),
+                        c.getId().substring(0, 12),
+                        c.getState(),
+                        c.getStatus(),
+                        last);
                 remove(c.getId());
             }
         }
@@ -181,19 +225,25 @@ public class DockerRuntime implements ProcessorRuntime {
      */
     private String lastLines(Container c) {
         String status = String.valueOf(c.getStatus());
-        if (!status.startsWith("Exited") || status.startsWith("Exited (0)") || status.startsWith("Exited (137)")
+        if (!status.startsWith("Exited")
+                || status.startsWith("Exited (0)")
+                || status.startsWith("Exited (137)")
                 || status.startsWith("Exited (143)")) {
             return "";
         }
         StringBuilder out = new StringBuilder();
         try {
-            docker.logContainerCmd(c.getId()).withStdOut(true).withStdErr(true).withTail(20)
+            docker.logContainerCmd(c.getId())
+                    .withStdOut(true)
+                    .withStdErr(true)
+                    .withTail(20)
                     .exec(new ResultCallback.Adapter<com.github.dockerjava.api.model.Frame>() {
                         @Override
                         public void onNext(com.github.dockerjava.api.model.Frame frame) {
                             out.append(new String(frame.getPayload(), java.nio.charset.StandardCharsets.UTF_8));
                         }
-                    }).awaitCompletion(5, TimeUnit.SECONDS);
+                    })
+                    .awaitCompletion(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
@@ -210,12 +260,18 @@ public class DockerRuntime implements ProcessorRuntime {
     private List<Container> containers(Map<String, String> more) {
         Map<String, String> labels = new java.util.HashMap<>(more);
         labels.put(ContainerFactory.INSTANCE, settings.instance());
-        return docker.listContainersCmd().withShowAll(true).withLabelFilter(labels).exec();
+        return docker.listContainersCmd()
+                .withShowAll(true)
+                .withLabelFilter(labels)
+                .exec();
     }
 
     private void remove(String id) {
         try {
-            docker.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
+            docker.removeContainerCmd(id)
+                    .withForce(true)
+                    .withRemoveVolumes(true)
+                    .exec();
         } catch (NotFoundException e) {
             // already gone
         } catch (RuntimeException e) {
@@ -234,7 +290,9 @@ public class DockerRuntime implements ProcessorRuntime {
     }
 
     private void watch() {
-        docker.eventsCmd().withEventFilter("die").withLabelFilter(Map.of(ContainerFactory.INSTANCE, settings.instance()))
+        docker.eventsCmd()
+                .withEventFilter("die")
+                .withLabelFilter(Map.of(ContainerFactory.INSTANCE, settings.instance()))
                 .exec(new ResultCallback.Adapter<Event>() {
                     @Override
                     public void onNext(Event event) {
@@ -254,12 +312,13 @@ public class DockerRuntime implements ProcessorRuntime {
     }
 
     private void again() {
-        java.util.concurrent.CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS).execute(() -> {
-            try {
-                watch();
-            } catch (RuntimeException e) {
-                again();
-            }
-        });
+        java.util.concurrent.CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS)
+                .execute(() -> {
+                    try {
+                        watch();
+                    } catch (RuntimeException e) {
+                        again();
+                    }
+                });
     }
 }

@@ -25,7 +25,11 @@ public class KubernetesCalls {
 
     @Timeout(10_000)
     @Retry(maxRetries = 4, delay = 200, jitter = 100, retryOn = TransientKubernetesError.class)
-    @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.8, delay = 10_000, failOn = TransientKubernetesError.class)
+    @CircuitBreaker(
+            requestVolumeThreshold = 10,
+            failureRatio = 0.8,
+            delay = 10_000,
+            failOn = TransientKubernetesError.class)
     public <T> T call(String what, Supplier<T> operation) {
         try {
             return operation.get();

@@ -37,7 +37,11 @@ public class KubernetesRuntime implements ProcessorRuntime {
     /** Gang pools whose headless Service this manager has made (or found) already. */
     private final java.util.Set<String> gangServices = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    public KubernetesRuntime(KubernetesClient client, KubernetesCalls calls, String namespace, PodFactory.Settings settings,
+    public KubernetesRuntime(
+            KubernetesClient client,
+            KubernetesCalls calls,
+            String namespace,
+            PodFactory.Settings settings,
             com.fasterxml.jackson.databind.ObjectMapper json) {
         this.client = client;
         this.calls = calls;
@@ -53,7 +57,10 @@ public class KubernetesRuntime implements ProcessorRuntime {
             io.fabric8.kubernetes.api.model.Service svc = PodFactory.gangService(type, owner);
             calls.call("create service " + svc.getMetadata().getName(), () -> {
                 try {
-                    return client.services().inNamespace(namespace).resource(svc).create();
+                    return client.services()
+                            .inNamespace(namespace)
+                            .resource(svc)
+                            .create();
                 } catch (KubernetesClientException e) {
                     if (e.getCode() == 409) {
                         return svc; // one Service per pool: another manager, or an earlier run, made it
@@ -79,12 +86,17 @@ public class KubernetesRuntime implements ProcessorRuntime {
     /** The pool's owner ConfigMap, created on first use; it carries the uid the pods point to. */
     private ConfigMap owner(String type, PoolSpec spec) {
         return calls.call("get or create configmap " + PodFactory.ownerName(type), () -> {
-            ConfigMap existing = client.configMaps().inNamespace(namespace).withName(PodFactory.ownerName(type)).get();
+            ConfigMap existing = client.configMaps()
+                    .inNamespace(namespace)
+                    .withName(PodFactory.ownerName(type))
+                    .get();
             if (existing != null) {
                 return existing;
             }
             try {
-                return client.configMaps().inNamespace(namespace).resource(PodFactory.owner(type, json.writeValueAsString(spec)))
+                return client.configMaps()
+                        .inNamespace(namespace)
+                        .resource(PodFactory.owner(type, json.writeValueAsString(spec)))
                         .create();
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException(e);
@@ -94,26 +106,41 @@ public class KubernetesRuntime implements ProcessorRuntime {
 
     @Override
     public void stop(String type, String processorId) {
-        calls.call("delete pod " + PodFactory.podName(type, processorId), () ->
-                client.pods().inNamespace(namespace).withName(PodFactory.podName(type, processorId))
-                        .withGracePeriod(30).delete());
+        calls.call(
+                "delete pod " + PodFactory.podName(type, processorId),
+                () -> client.pods()
+                        .inNamespace(namespace)
+                        .withName(PodFactory.podName(type, processorId))
+                        .withGracePeriod(30)
+                        .delete());
     }
 
     @Override
     public List<Running> list() {
-        List<Pod> pods = calls.call("list pods", () ->
-                client.pods().inNamespace(namespace).withLabel(PodFactory.MANAGED_BY, "warmpool").list().getItems());
-        return pods.stream().filter(KubernetesRuntime::live).map(p -> {
-            Map<String, String> labels = p.getMetadata().getLabels();
-            return new Running(labels.get(PodFactory.POOL), labels.get(PodFactory.PROCESSOR), created(p));
-        }).toList();
+        List<Pod> pods = calls.call(
+                "list pods",
+                () -> client.pods()
+                        .inNamespace(namespace)
+                        .withLabel(PodFactory.MANAGED_BY, "warmpool")
+                        .list()
+                        .getItems());
+        return pods.stream()
+                .filter(KubernetesRuntime::live)
+                .map(p -> {
+                    Map<String, String> labels = p.getMetadata().getLabels();
+                    return new Running(labels.get(PodFactory.POOL), labels.get(PodFactory.PROCESSOR), created(p));
+                })
+                .toList();
     }
 
     /** A pod that ended (Succeeded, Failed) or is being deleted no longer holds a processor. */
     static boolean live(Pod p) {
         String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-        return p.getMetadata().getDeletionTimestamp() == null && !"Succeeded".equals(phase) && !"Failed".equals(phase)
-                && p.getMetadata().getLabels() != null && p.getMetadata().getLabels().containsKey(PodFactory.PROCESSOR);
+        return p.getMetadata().getDeletionTimestamp() == null
+                && !"Succeeded".equals(phase)
+                && !"Failed".equals(phase)
+                && p.getMetadata().getLabels() != null
+                && p.getMetadata().getLabels().containsKey(PodFactory.PROCESSOR);
     }
 
     private static long created(Pod p) {
@@ -125,52 +152,62 @@ public class KubernetesRuntime implements ProcessorRuntime {
     public void poolRemoved(String type) {
         gangServices.remove(type);
         // the pods are owned by the ConfigMap: Kubernetes collects them with it
-        calls.call("delete configmap " + PodFactory.ownerName(type), () ->
-                client.configMaps().inNamespace(namespace).withName(PodFactory.ownerName(type)).delete());
+        calls.call(
+                "delete configmap " + PodFactory.ownerName(type),
+                () -> client.configMaps()
+                        .inNamespace(namespace)
+                        .withName(PodFactory.ownerName(type))
+                        .delete());
     }
 
     @Override
     public void onChange(Runnable changed) {
-        informer = client.pods().inNamespace(namespace).withLabel(PodFactory.MANAGED_BY, "warmpool")
-                .inform(new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(Pod pod) {
-                    }
+        informer = client.pods()
+                .inNamespace(namespace)
+                .withLabel(PodFactory.MANAGED_BY, "warmpool")
+                .inform(
+                        new ResourceEventHandler<>() {
+                            @Override
+                            public void onAdd(Pod pod) {}
 
-                    @Override
-                    public void onUpdate(Pod before, Pod after) {
-                        if (live(before) && !live(after)) {
-                            changed.run();
-                        }
-                    }
+                            @Override
+                            public void onUpdate(Pod before, Pod after) {
+                                if (live(before) && !live(after)) {
+                                    changed.run();
+                                }
+                            }
 
-                    @Override
-                    public void onDelete(Pod pod, boolean finalStateUnknown) {
-                        changed.run();
-                    }
-                }, 0);
+                            @Override
+                            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                                changed.run();
+                            }
+                        },
+                        0);
     }
 
     /** Joins the election on the Lease {@code leaseName}; only the holder reconciles. */
     public void elect(String leaseName, String identity) {
-        client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-                .withName("warmpool")
-                .withLock(new LeaseLock(namespace, leaseName, identity))
-                .withLeaseDuration(Duration.ofSeconds(15))
-                .withRenewDeadline(Duration.ofSeconds(10))
-                .withRetryPeriod(Duration.ofSeconds(2))
-                .withLeaderCallbacks(new LeaderCallbacks(
-                        () -> {
-                            leader = true;
-                            LOG.infof("%s leads the reconciler", identity);
-                        },
-                        () -> {
-                            leader = false;
-                            LOG.infof("%s no longer leads the reconciler", identity);
-                        },
-                        newLeader -> LOG.debugf("reconciler leader: %s", newLeader)))
-                .withReleaseOnCancel(true)
-                .build()).build().start();
+        client.leaderElector()
+                .withConfig(new LeaderElectionConfigBuilder()
+                        .withName("warmpool")
+                        .withLock(new LeaseLock(namespace, leaseName, identity))
+                        .withLeaseDuration(Duration.ofSeconds(15))
+                        .withRenewDeadline(Duration.ofSeconds(10))
+                        .withRetryPeriod(Duration.ofSeconds(2))
+                        .withLeaderCallbacks(new LeaderCallbacks(
+                                () -> {
+                                    leader = true;
+                                    LOG.infof("%s leads the reconciler", identity);
+                                },
+                                () -> {
+                                    leader = false;
+                                    LOG.infof("%s no longer leads the reconciler", identity);
+                                },
+                                newLeader -> LOG.debugf("reconciler leader: %s", newLeader)))
+                        .withReleaseOnCancel(true)
+                        .build())
+                .build()
+                .start();
     }
 
     @Override

@@ -30,9 +30,11 @@ public final class PodFactory {
     public static final String PROCESSOR = "warmpool.dev/processor";
     /** Where the init container puts the agent, and the launcher the main container starts. */
     public static final String AGENT_DIR = "/opt/warmpool";
+
     public static final String AGENT_LAUNCHER = AGENT_DIR + "/bin/warmpool-agent";
     /** What the agent image holds: AGENT_IMAGE_DIR is copied to AGENT_DIR. */
     public static final String AGENT_IMAGE_DIR = "/warmpool";
+
     static final String AGENT_VOLUME = "warmpool-agent";
     /**
      * With a Redis Secret: an init step copies its URL into {@link #REDIS_URL_FILE}, on a memory
@@ -40,12 +42,14 @@ public final class PodFactory {
      * variable: a job (the same user in the same container) reads {@code /proc/<agent>/environ}.
      */
     static final String SECRET_VOLUME = "warmpool-redis-secret";
+
     static final String SECRET_DIR = "/var/run/warmpool-secret";
     static final String RUN_VOLUME = "warmpool-run";
     static final String RUN_DIR = "/var/run/warmpool";
     public static final String REDIS_URL_FILE = RUN_DIR + "/redis-url";
     /** Labels of a gang member's pod: the gang it belongs to, and that it is one (the Service selects it). */
     public static final String GANG = "warmpool.dev/gang";
+
     public static final String GANG_MEMBER = "warmpool.dev/gang-member";
     /** The port on which a gang member's job serves the others (TensorFlow's default). */
     public static final int GANG_PORT = 2222;
@@ -56,15 +60,20 @@ public final class PodFactory {
      * agent from that Secret, and the pod spec (readable by anyone who may list pods) holds only
      * the reference. {@code logLines}: the live log kept per job ({@code warmpool.jobs.log-lines}).
      */
-    public record Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink,
-            String redisSecret, int logLines) {
+    public record Settings(
+            String redisUrl,
+            String agentImage,
+            long heartbeatMillis,
+            long retentionSeconds,
+            String sink,
+            String redisSecret,
+            int logLines) {
         public Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink) {
             this(redisUrl, agentImage, heartbeatMillis, retentionSeconds, sink, null, 10_000);
         }
     }
 
-    private PodFactory() {
-    }
+    private PodFactory() {}
 
     public static String podName(String type, String processorId) {
         return "wp-" + type + "-" + processorId;
@@ -85,20 +94,35 @@ public final class PodFactory {
      * {@code <member>.wp-<type>-gang:2222} as soon as it is scheduled, ready or not.
      */
     public static io.fabric8.kubernetes.api.model.Service gangService(String type, ConfigMap owner) {
-        return new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withName(gangServiceName(type))
-                .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type)
+        return new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                .withNewMetadata()
+                .withName(gangServiceName(type))
+                .addToLabels(MANAGED_BY, "warmpool")
+                .addToLabels(POOL, type)
                 .withOwnerReferences(ownedBy(owner))
                 .endMetadata()
-                .withNewSpec().withClusterIP("None").withPublishNotReadyAddresses(true)
-                .addToSelector(POOL, type).addToSelector(GANG_MEMBER, "true")
-                .addNewPort().withName("gang").withPort(GANG_PORT).withNewTargetPort(GANG_PORT).endPort()
-                .endSpec().build();
+                .withNewSpec()
+                .withClusterIP("None")
+                .withPublishNotReadyAddresses(true)
+                .addToSelector(POOL, type)
+                .addToSelector(GANG_MEMBER, "true")
+                .addNewPort()
+                .withName("gang")
+                .withPort(GANG_PORT)
+                .withNewTargetPort(GANG_PORT)
+                .endPort()
+                .endSpec()
+                .build();
     }
 
     /** A reference to the pool's ConfigMap: deleting it lets Kubernetes collect what it owns. */
     static io.fabric8.kubernetes.api.model.OwnerReference ownedBy(ConfigMap owner) {
-        return new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder().withApiVersion("v1").withKind("ConfigMap")
-                .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(true)
+        return new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                .withApiVersion("v1")
+                .withKind("ConfigMap")
+                .withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid())
+                .withBlockOwnerDeletion(true)
                 .build();
     }
 
@@ -110,9 +134,14 @@ public final class PodFactory {
 
     /** The pool's owner object: a ConfigMap that shows operators the spec, and owns the pods. */
     public static ConfigMap owner(String type, String specJson) {
-        return new ConfigMapBuilder().withNewMetadata().withName(ownerName(type))
-                .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type).endMetadata()
-                .addToData("spec.json", specJson).build();
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(ownerName(type))
+                .addToLabels(MANAGED_BY, "warmpool")
+                .addToLabels(POOL, type)
+                .endMetadata()
+                .addToData("spec.json", specJson)
+                .build();
     }
 
     public static Pod pod(String type, String processorId, PoolSpec spec, ConfigMap owner, Settings s) {
@@ -125,25 +154,55 @@ public final class PodFactory {
         List<VolumeMount> mounts = new ArrayList<>(t.volumeMounts() == null ? List.of() : t.volumeMounts());
         List<Volume> volumes = new ArrayList<>(t.volumes() == null ? List.of() : t.volumes());
         if (init) {
-            volumes.add(new VolumeBuilder().withName(AGENT_VOLUME).withNewEmptyDir().endEmptyDir().build());
-            mounts.add(new VolumeMountBuilder().withName(AGENT_VOLUME).withMountPath(AGENT_DIR).withReadOnly(true).build());
+            volumes.add(new VolumeBuilder()
+                    .withName(AGENT_VOLUME)
+                    .withNewEmptyDir()
+                    .endEmptyDir()
+                    .build());
+            mounts.add(new VolumeMountBuilder()
+                    .withName(AGENT_VOLUME)
+                    .withMountPath(AGENT_DIR)
+                    .withReadOnly(true)
+                    .build());
         }
         if (s.redisSecret() != null) {
             // the Secret is mounted into the init step only; the agent reads the copy and deletes it
-            volumes.add(new VolumeBuilder().withName(SECRET_VOLUME).withNewSecret().withSecretName(secretName(s))
-                    .addNewItem().withKey(secretKey(s)).withPath("url").endItem().withDefaultMode(0444).endSecret().build());
-            volumes.add(new VolumeBuilder().withName(RUN_VOLUME).withNewEmptyDir().withMedium("Memory").endEmptyDir().build());
-            mounts.add(new VolumeMountBuilder().withName(RUN_VOLUME).withMountPath(RUN_DIR).build());
+            volumes.add(new VolumeBuilder()
+                    .withName(SECRET_VOLUME)
+                    .withNewSecret()
+                    .withSecretName(secretName(s))
+                    .addNewItem()
+                    .withKey(secretKey(s))
+                    .withPath("url")
+                    .endItem()
+                    .withDefaultMode(0444)
+                    .endSecret()
+                    .build());
+            volumes.add(new VolumeBuilder()
+                    .withName(RUN_VOLUME)
+                    .withNewEmptyDir()
+                    .withMedium("Memory")
+                    .endEmptyDir()
+                    .build());
+            mounts.add(new VolumeMountBuilder()
+                    .withName(RUN_VOLUME)
+                    .withMountPath(RUN_DIR)
+                    .build());
         }
-        ContainerBuilder main = new ContainerBuilder().withName("processor").withImage(t.image())
+        ContainerBuilder main = new ContainerBuilder()
+                .withName("processor")
+                .withImage(t.image())
                 .withCommand(init ? AGENT_LAUNCHER : "warmpool-agent")
                 .withEnv(env(type, processorId, spec, t, s))
                 .withResources(t.resources())
                 .withVolumeMounts(mounts)
                 .withSecurityContext(t.securityContext() != null ? t.securityContext() : strict());
-        PodBuilder pod = new PodBuilder().withNewMetadata()
+        PodBuilder pod = new PodBuilder()
+                .withNewMetadata()
                 .withName(podName(type, processorId))
-                .addToLabels(MANAGED_BY, "warmpool").addToLabels(POOL, type).addToLabels(PROCESSOR, processorId)
+                .addToLabels(MANAGED_BY, "warmpool")
+                .addToLabels(POOL, type)
+                .addToLabels(PROCESSOR, processorId)
                 .withOwnerReferences(ownedBy(owner))
                 .endMetadata()
                 .withNewSpec()
@@ -154,30 +213,62 @@ public final class PodFactory {
                 .withNodeSelector(t.nodeSelector())
                 .withTolerations(t.tolerations())
                 .withVolumes(volumes)
-                .withNewSecurityContext().withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+                .withNewSecurityContext()
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
+                .endSecurityContext()
                 .withContainers(main.build())
                 .endSpec();
         if (spec.isGang()) {
-            pod = new PodBuilder(pod.build()).editMetadata().addToLabels(GANG, gangOf(processorId))
-                    .addToLabels(GANG_MEMBER, "true").endMetadata()
-                    .editSpec().withHostname(processorId).withSubdomain(gangServiceName(type))
-                    .editFirstContainer().addNewPort().withName("gang").withContainerPort(GANG_PORT).endPort().endContainer()
+            pod = new PodBuilder(pod.build())
+                    .editMetadata()
+                    .addToLabels(GANG, gangOf(processorId))
+                    .addToLabels(GANG_MEMBER, "true")
+                    .endMetadata()
+                    .editSpec()
+                    .withHostname(processorId)
+                    .withSubdomain(gangServiceName(type))
+                    .editFirstContainer()
+                    .addNewPort()
+                    .withName("gang")
+                    .withContainerPort(GANG_PORT)
+                    .endPort()
+                    .endContainer()
                     .endSpec();
         }
         if (s.redisSecret() != null) {
-            pod.editSpec().addNewInitContainer().withName("warmpool-redis-url").withImage(s.agentImage())
+            pod.editSpec()
+                    .addNewInitContainer()
+                    .withName("warmpool-redis-url")
+                    .withImage(s.agentImage())
                     .withCommand("cp", SECRET_DIR + "/url", REDIS_URL_FILE)
-                    .addNewVolumeMount().withName(SECRET_VOLUME).withMountPath(SECRET_DIR).withReadOnly(true).endVolumeMount()
-                    .addNewVolumeMount().withName(RUN_VOLUME).withMountPath(RUN_DIR).endVolumeMount()
+                    .addNewVolumeMount()
+                    .withName(SECRET_VOLUME)
+                    .withMountPath(SECRET_DIR)
+                    .withReadOnly(true)
+                    .endVolumeMount()
+                    .addNewVolumeMount()
+                    .withName(RUN_VOLUME)
+                    .withMountPath(RUN_DIR)
+                    .endVolumeMount()
                     .withSecurityContext(strict())
-                    .endInitContainer().endSpec();
+                    .endInitContainer()
+                    .endSpec();
         }
         if (init) {
-            pod.editSpec().addNewInitContainer().withName("warmpool-agent").withImage(s.agentImage())
+            pod.editSpec()
+                    .addNewInitContainer()
+                    .withName("warmpool-agent")
+                    .withImage(s.agentImage())
                     .withCommand("cp", "-R", AGENT_IMAGE_DIR + "/.", AGENT_DIR + "/")
-                    .addNewVolumeMount().withName(AGENT_VOLUME).withMountPath(AGENT_DIR).endVolumeMount()
+                    .addNewVolumeMount()
+                    .withName(AGENT_VOLUME)
+                    .withMountPath(AGENT_DIR)
+                    .endVolumeMount()
                     .withSecurityContext(strict())
-                    .endInitContainer().endSpec();
+                    .endInitContainer()
+                    .endSpec();
         }
         return pod.build();
     }
@@ -194,9 +285,16 @@ public final class PodFactory {
 
     /** The restricted Pod Security profile's container settings; a template may relax them. */
     static SecurityContext strict() {
-        return new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withRunAsNonRoot(true)
-                .withNewCapabilities().addToDrop("ALL").endCapabilities()
-                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().build();
+        return new SecurityContextBuilder()
+                .withAllowPrivilegeEscalation(false)
+                .withRunAsNonRoot(true)
+                .withNewCapabilities()
+                .addToDrop("ALL")
+                .endCapabilities()
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
+                .build();
     }
 
     private static List<EnvVar> env(String type, String processorId, PoolSpec spec, PodTemplate t, Settings s) {
@@ -225,7 +323,9 @@ public final class PodFactory {
         // the agent passes these names of its own environment on to jobs (besides a small safe
         // base): what the template sets for the training image, never warmpool's own variables
         if (t.env() != null && !t.env().isEmpty()) {
-            env.put("WARMPOOL_PASS_ENV", String.join(",", new java.util.TreeSet<>(t.env().keySet())));
+            env.put(
+                    "WARMPOOL_PASS_ENV",
+                    String.join(",", new java.util.TreeSet<>(t.env().keySet())));
         }
         env.forEach((k, v) -> out.add(new EnvVar(k, v, null)));
         return out;

@@ -29,28 +29,35 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
             case "bwrap" -> {
                 Optional<String> broken = probe();
                 if (broken.isPresent()) {
-                    throw new IllegalStateException("warmpool.runtime.local.sandbox=bwrap, but bubblewrap does not work here ("
-                            + broken.get() + "): install it (Debian: apt-get install bubblewrap), or set the sandbox to auto or none");
+                    throw new IllegalStateException(
+                            "warmpool.runtime.local.sandbox=bwrap, but bubblewrap does not work here (" + broken.get()
+                                    + "): install it (Debian: apt-get install bubblewrap), or set the sandbox to auto or none");
                 }
                 yield true;
             }
             case "auto" -> probe().isEmpty();
             case "none" -> false;
-            default -> throw new IllegalStateException("warmpool.runtime.local.sandbox=" + local.sandbox()
-                    + " is not one of auto, bwrap, none");
+            default ->
+                throw new IllegalStateException(
+                        "warmpool.runtime.local.sandbox=" + local.sandbox() + " is not one of auto, bwrap, none");
         };
         List<String> hidden = new ArrayList<>();
         hidden.add(local.stateDir().toAbsolutePath().normalize().toString());
         hidden.add(redisDir().toAbsolutePath().normalize().toString());
-        config.auth().tokensFile().ifPresent(f -> hidden.add(f.toAbsolutePath().normalize().toString()));
+        config.auth()
+                .tokensFile()
+                .ifPresent(f -> hidden.add(f.toAbsolutePath().normalize().toString()));
         String user = switch (local.runAs()) {
             case "auto" -> "root".equals(System.getProperty("user.name")) ? NOBODY : null;
             case "self", "" -> null;
             default -> local.runAs();
         };
         // a path inside another hidden one is hidden with it (its own mount would show its name)
-        List<String> outermost = hidden.stream().distinct()
-                .filter(h -> hidden.stream().noneMatch(o -> !o.equals(h) && Path.of(h).startsWith(Path.of(o)))).toList();
+        List<String> outermost = hidden.stream()
+                .distinct()
+                .filter(h -> hidden.stream()
+                        .noneMatch(o -> !o.equals(h) && Path.of(h).startsWith(Path.of(o))))
+                .toList();
         return new JobRoom(bwrap, outermost, user == null ? null : ids(user), user);
     }
 
@@ -74,23 +81,43 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
     /** The line said at every start: what a job can reach. */
     String describe() {
         String who = userName == null ? "as the manager's user" : "as user " + userName + " (" + runAs + ")";
-        return bwrap ? "jobs run sandboxed by bubblewrap " + who + ": own PID namespace, read-only file system, private /tmp;"
-                + " not visible to them: " + String.join(", ", hidden)
+        return bwrap
+                ? "jobs run sandboxed by bubblewrap " + who
+                        + ": own PID namespace, read-only file system, private /tmp;" + " not visible to them: "
+                        + String.join(", ", hidden)
                 : "NO SANDBOX for jobs (warmpool.runtime.local.sandbox=none, or bubblewrap is missing): jobs run " + who
-                + " in their own dir and session, and can read every file that user can, the state dir included;"
-                + " install bubblewrap (Debian: apt-get install bubblewrap) to fence them off";
+                        + " in their own dir and session, and can read every file that user can, the state dir included;"
+                        + " install bubblewrap (Debian: apt-get install bubblewrap) to fence them off";
     }
 
     /** Empty when {@code bwrap} runs a command here; else what went wrong. */
     static Optional<String> probe() {
-        Optional<Path> bwrap = Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .filter(d -> !d.isEmpty()).map(d -> Path.of(d, "bwrap")).filter(Files::isExecutable).findFirst();
+        Optional<Path> bwrap = Stream.of(
+                        System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .filter(d -> !d.isEmpty())
+                .map(d -> Path.of(d, "bwrap"))
+                .filter(Files::isExecutable)
+                .findFirst();
         if (bwrap.isEmpty()) {
             return Optional.of("no bwrap on PATH");
         }
         try {
-            Process p = new ProcessBuilder(bwrap.get().toString(), "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/",
-                    "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            bwrap.get().toString(),
+                            "--die-with-parent",
+                            "--unshare-pid",
+                            "--ro-bind",
+                            "/",
+                            "/",
+                            "--dev",
+                            "/dev",
+                            "--proc",
+                            "/proc",
+                            "--tmpfs",
+                            "/tmp",
+                            "true")
+                    .redirectErrorStream(true)
+                    .start();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return Optional.of("bwrap did not answer within 10 s");
@@ -108,7 +135,9 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
     /** {@code uid:gid} of a user, from /etc/passwd. */
     static String ids(String user) {
         try (Stream<String> lines = Files.lines(Path.of("/etc/passwd"))) {
-            return lines.map(l -> l.split(":")).filter(f -> f.length > 3 && f[0].equals(user)).findFirst()
+            return lines.map(l -> l.split(":"))
+                    .filter(f -> f.length > 3 && f[0].equals(user))
+                    .findFirst()
                     .map(f -> f[2] + ":" + f[3])
                     .orElseThrow(() -> new IllegalStateException("warmpool.runtime.local.run-as=" + user
                             + ": no such user in /etc/passwd; make it, or name another (self: the manager's own)"));

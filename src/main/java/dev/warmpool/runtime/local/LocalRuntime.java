@@ -35,7 +35,8 @@ public class LocalRuntime implements ProcessorRuntime {
     private final List<String> launch;
     /** How the agents' jobs are fenced off (sandbox, user): passed to every agent. */
     private final JobRoom room;
-    private volatile Runnable changed = () -> { };
+
+    private volatile Runnable changed = () -> {};
     /** JVM options that load the agents' class-data archive, once there is one. */
     private volatile List<String> classData = List.of();
 
@@ -84,16 +85,24 @@ public class LocalRuntime implements ProcessorRuntime {
             env.clear();
             env.putAll(agentEnvironment(System.getenv()));
             env.putAll(room.environment());
-            env.put("WARMPOOL_REDIS_URL_FILE", secretFile(processorId, agentUrl.apply(type)).toString());
+            env.put(
+                    "WARMPOOL_REDIS_URL_FILE",
+                    secretFile(processorId, agentUrl.apply(type)).toString());
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
             if (spec != null && spec.isGang()) {
                 env.put("WARMPOOL_GANG_MEMBER", "1"); // the agent takes a loopback port for its job to serve on
             }
-            env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(config.heartbeat().interval().toMillis()));
-            env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(config.jobs().retention().toSeconds()));
+            env.put(
+                    "WARMPOOL_HEARTBEAT_INTERVAL_MS",
+                    Long.toString(config.heartbeat().interval().toMillis()));
+            env.put(
+                    "WARMPOOL_RETENTION_SECONDS",
+                    Long.toString(config.jobs().retention().toSeconds()));
             env.put("WARMPOOL_LOG_LINES", Integer.toString(config.jobs().logLines()));
-            config.events().sink().or(() -> Optional.ofNullable(System.getenv("K_SINK")))
+            config.events()
+                    .sink()
+                    .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                     .ifPresent(sink -> env.put("K_SINK", sink));
             Process p = pb.start();
             // an agent that exits (retired, spent, crashed) is replaced at once, not at the next tick
@@ -109,15 +118,16 @@ public class LocalRuntime implements ProcessorRuntime {
      * soon as it has read it: neither {@code ps} nor a job's {@code /proc/<agent>/environ} shows it.
      */
     private Path secretFile(String processorId, String url) throws IOException {
-        Path dir = PrivateFiles.secureDir(config.runtime().local().stateDir().resolve("run")).toAbsolutePath();
+        Path dir = PrivateFiles.secureDir(config.runtime().local().stateDir().resolve("run"))
+                .toAbsolutePath();
         Path file = dir.resolve(processorId + ".redis");
         PrivateFiles.write(file, url);
         return file;
     }
 
     /** What of the manager's environment an agent gets: what programs expect, nothing of warmpool's or Quarkus's. */
-    static final List<String> AGENT_ENV = List.of("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME",
-            "SHELL", "TERM");
+    static final List<String> AGENT_ENV =
+            List.of("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM");
 
     static Map<String, String> agentEnvironment(Map<String, String> manager) {
         Map<String, String> out = new java.util.HashMap<>();
@@ -135,8 +145,8 @@ public class LocalRuntime implements ProcessorRuntime {
         for (String one : url.split(",")) {
             int scheme = one.indexOf("://");
             int at = one.lastIndexOf('@');
-            out.append(out.length() == 0 ? "" : ",").append(scheme >= 0 && at > scheme
-                    ? one.substring(0, scheme + 3) + one.substring(at + 1) : one);
+            out.append(out.length() == 0 ? "" : ",")
+                    .append(scheme >= 0 && at > scheme ? one.substring(0, scheme + 3) + one.substring(at + 1) : one);
         }
         return out.toString();
     }
@@ -157,9 +167,18 @@ public class LocalRuntime implements ProcessorRuntime {
         Path agentJar = Path.of(launch.get(jar + 1));
         Path archive;
         try {
-            archive = config.runtime().local().stateDir().resolve("cds").resolve("agent-" + Integer.toHexString(
-                    (javaBinary() + "|" + Runtime.version() + "|" + Files.size(agentJar) + "|"
-                            + Files.getLastModifiedTime(agentJar).toMillis()).hashCode()) + ".jsa").toAbsolutePath();
+            archive = config.runtime()
+                    .local()
+                    .stateDir()
+                    .resolve("cds")
+                    .resolve("agent-"
+                            + Integer.toHexString(
+                                    (javaBinary() + "|" + Runtime.version() + "|" + Files.size(agentJar) + "|"
+                                                    + Files.getLastModifiedTime(agentJar)
+                                                            .toMillis())
+                                            .hashCode())
+                            + ".jsa")
+                    .toAbsolutePath();
         } catch (IOException e) {
             return;
         }
@@ -176,29 +195,44 @@ public class LocalRuntime implements ProcessorRuntime {
     private void archive(Path archive) {
         try {
             PrivateFiles.secureDir(archive.getParent());
-            Path tmp = archive.resolveSibling(archive.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+            Path tmp = archive.resolveSibling(
+                    archive.getFileName() + ".tmp-" + ProcessHandle.current().pid());
             // umask 077: the JVM writes the archive as the umask says
-            List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\"", javaBinary(),
+            List<String> cmd = new ArrayList<>(List.of(
+                    "/bin/sh",
+                    "-c",
+                    "umask 077 && exec \"$0\" \"$@\"",
+                    javaBinary(),
                     "-XX:ArchiveClassesAtExit=" + tmp));
             cmd.addAll(launch);
             Path log = archive.resolveSibling("archive.log");
             if (!Files.exists(log)) {
                 PrivateFiles.write(log, "");
             }
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+            ProcessBuilder pb = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             // a type no pool can have: the agent connects, runs its register script, finds no pool and exits
             pb.environment().clear();
             pb.environment().putAll(agentEnvironment(System.getenv()));
-            pb.environment().putAll(Map.of("WARMPOOL_REDIS_URL", redisUrl, "WARMPOOL_POOL", "_class-data",
-                    "WARMPOOL_PROCESSOR_ID", "class-data"));
+            pb.environment()
+                    .putAll(Map.of(
+                            "WARMPOOL_REDIS_URL",
+                            redisUrl,
+                            "WARMPOOL_POOL",
+                            "_class-data",
+                            "WARMPOOL_PROCESSOR_ID",
+                            "class-data"));
             Process p = pb.start();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return;
             }
             if (p.exitValue() == 0 && Files.isRegularFile(tmp) && Files.size(tmp) > 0) {
-                Files.move(tmp, archive, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                Files.move(
+                        tmp,
+                        archive,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 classData = List.of("-XX:SharedArchiveFile=" + archive);
                 LOG.infof("agents start from the class-data archive %s", archive);
@@ -218,31 +252,42 @@ public class LocalRuntime implements ProcessorRuntime {
 
     @Override
     public void stop(String type, String processorId) {
-        agents(redisUrl).filter(h -> arg(h, PROCESSOR).filter(processorId::equals).isPresent()).forEach(h -> {
-            LOG.infof("stopping processor %s of pool %s (pid %d)", processorId, type, h.pid());
-            h.destroy();
-            CompletableFuture.delayedExecutor(KILL_AFTER_SECONDS, TimeUnit.SECONDS).execute(() -> {
-                if (h.isAlive()) {
-                    h.destroyForcibly();
-                }
-            });
-        });
+        agents(redisUrl)
+                .filter(h -> arg(h, PROCESSOR).filter(processorId::equals).isPresent())
+                .forEach(h -> {
+                    LOG.infof("stopping processor %s of pool %s (pid %d)", processorId, type, h.pid());
+                    h.destroy();
+                    CompletableFuture.delayedExecutor(KILL_AFTER_SECONDS, TimeUnit.SECONDS)
+                            .execute(() -> {
+                                if (h.isAlive()) {
+                                    h.destroyForcibly();
+                                }
+                            });
+                });
     }
 
     @Override
     public List<Running> list() {
-        return agents(redisUrl).map(h -> new Running(arg(h, POOL).orElse(""), arg(h, PROCESSOR).orElse(""),
-                h.info().startInstant().map(Instant::toEpochMilli).orElse(0L))).toList();
+        return agents(redisUrl)
+                .map(h -> new Running(
+                        arg(h, POOL).orElse(""),
+                        arg(h, PROCESSOR).orElse(""),
+                        h.info().startInstant().map(Instant::toEpochMilli).orElse(0L)))
+                .toList();
     }
 
     /** The live agents that serve the Redis at {@code redisUrl}, by their command line. */
     static Stream<ProcessHandle> agents(String redisUrl) {
         String marker = REDIS + withoutCredentials(redisUrl);
-        return ProcessHandle.allProcesses().filter(h -> h.isAlive() && arguments(h).contains(marker));
+        return ProcessHandle.allProcesses()
+                .filter(h -> h.isAlive() && arguments(h).contains(marker));
     }
 
     private static Optional<String> arg(ProcessHandle h, String prefix) {
-        return arguments(h).stream().filter(s -> s.startsWith(prefix)).findFirst().map(s -> s.substring(prefix.length()));
+        return arguments(h).stream()
+                .filter(s -> s.startsWith(prefix))
+                .findFirst()
+                .map(s -> s.substring(prefix.length()));
     }
 
     /**
@@ -253,7 +298,8 @@ public class LocalRuntime implements ProcessorRuntime {
         Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
         try {
             if (Files.isReadable(cmdline)) {
-                return List.of(new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+                return List.of(
+                        new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8).split("\0"));
             }
         } catch (IOException e) {
             return List.of(); // the process ended while we looked
@@ -268,7 +314,8 @@ public class LocalRuntime implements ProcessorRuntime {
                 ? Stream.of(Path.of(cp).toAbsolutePath().getParent().resolveSibling("warmpool-agent.jar"))
                 : Stream.empty();
         return Stream.concat(beside, Stream.of(Path.of("target", "warmpool-agent.jar")))
-                .filter(Files::isRegularFile).findFirst();
+                .filter(Files::isRegularFile)
+                .findFirst();
     }
 
     private static String javaBinary() {
@@ -283,11 +330,14 @@ public class LocalRuntime implements ProcessorRuntime {
             // 25 warns once that it is deprecated, so later JDKs go without)
             cmd.add("-Djdk.lang.Process.launchMechanism=VFORK");
         }
-        if (local.agentJar().isPresent() && !Files.isRegularFile(local.agentJar().get())) {
-            throw new IllegalStateException("warmpool.runtime.local.agent-jar=" + local.agentJar().get()
-                    + " is not a file: build it with ./mvnw package, or leave the setting out");
+        if (local.agentJar().isPresent()
+                && !Files.isRegularFile(local.agentJar().get())) {
+            throw new IllegalStateException(
+                    "warmpool.runtime.local.agent-jar=" + local.agentJar().get()
+                            + " is not a file: build it with ./mvnw package, or leave the setting out");
         }
-        Optional<Path> jar = local.agentFromClassPath() ? Optional.empty() : local.agentJar().or(LocalRuntime::defaultAgentJar);
+        Optional<Path> jar =
+                local.agentFromClassPath() ? Optional.empty() : local.agentJar().or(LocalRuntime::defaultAgentJar);
         if (jar.isPresent()) {
             cmd.add("-jar");
             cmd.add(jar.get().toAbsolutePath().toString());

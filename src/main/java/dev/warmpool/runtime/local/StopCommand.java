@@ -24,8 +24,7 @@ public final class StopCommand {
     private static final Duration MANAGER_GRACE = Duration.ofSeconds(20);
     private static final Duration AGENT_GRACE = Duration.ofSeconds(10);
 
-    private StopCommand() {
-    }
+    private StopCommand() {}
 
     /** Notes this manager in the state dir, for {@code stop}; the note goes when the manager ends. */
     public static void register(Path stateDir) {
@@ -47,8 +46,9 @@ public final class StopCommand {
         int managers = stopAll(managers(stateDir), MANAGER_GRACE);
         int agents = stopAll(LocalRuntime.agents(redisUrl).toList(), AGENT_GRACE);
         String redis = embeddedRedis.map(StopCommand::stopRedis).orElse("not ours (quarkus.redis.hosts): left running");
-        out.printf("stopped %d manager(s) and %d agent(s) of %s; Redis: %s%n", managers, agents,
-                stateDir.toAbsolutePath(), redis);
+        out.printf(
+                "stopped %d manager(s) and %d agent(s) of %s; Redis: %s%n",
+                managers, agents, stateDir.toAbsolutePath(), redis);
         return 0;
     }
 
@@ -60,13 +60,18 @@ public final class StopCommand {
         }
         try (Stream<Path> notes = Files.list(dir)) {
             return notes.flatMap(note -> {
-                Optional<ProcessHandle> h = parse(note.getFileName().toString()).flatMap(ProcessHandle::of)
-                        .filter(p -> p.info().command().map(c -> c.endsWith("java")).orElse(false));
-                if (h.isEmpty()) {
-                    note.toFile().delete();
-                }
-                return h.stream();
-            }).toList();
+                        Optional<ProcessHandle> h = parse(note.getFileName().toString())
+                                .flatMap(ProcessHandle::of)
+                                .filter(p -> p.info()
+                                        .command()
+                                        .map(c -> c.endsWith("java"))
+                                        .orElse(false));
+                        if (h.isEmpty()) {
+                            note.toFile().delete();
+                        }
+                        return h.stream();
+                    })
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -99,7 +104,10 @@ public final class StopCommand {
         Optional<ProcessHandle> redis;
         try {
             redis = ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
-                    .filter(h -> h.info().command().map(c -> c.contains("redis")).orElse(false)); // Debian links redis-server to redis-check-rdb
+                    .filter(h -> h.info()
+                            .command()
+                            .map(c -> c.contains("redis"))
+                            .orElse(false)); // Debian links redis-server to redis-check-rdb
         } catch (IOException | NumberFormatException e) {
             return "not running";
         }

@@ -11,10 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.reconcile.Reconciler;
-import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.Script;
+import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.runtime.ProcessorRuntime;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -49,37 +49,65 @@ class KubernetesReconcileTests {
     public static class OnKubernetes implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("warmpool.runtime.type", "kubernetes",
-                    "warmpool.runtime.kubernetes.namespace", NS,
+            return Map.of(
+                    "warmpool.runtime.type",
+                    "kubernetes",
+                    "warmpool.runtime.kubernetes.namespace",
+                    NS,
                     // the tests drive the passes; nothing heartbeats here, so silence is no loss
-                    "warmpool.reconcile.interval", "1h",
-                    "warmpool.heartbeat.timeout", "1h",
-                    "warmpool.reconcile.orphan-grace", "0s",
-                    "warmpool.reconcile.drain-timeout", "1s");
+                    "warmpool.reconcile.interval",
+                    "1h",
+                    "warmpool.heartbeat.timeout",
+                    "1h",
+                    "warmpool.reconcile.orphan-grace",
+                    "0s",
+                    "warmpool.reconcile.drain-timeout",
+                    "1s");
         }
     }
 
     @KubernetesTestServer
     KubernetesServer server;
+
     @Inject
     Reconciler reconciler;
+
     @Inject
     KubernetesClient client;
+
     @Inject
     ProcessorRuntime runtime;
+
     @Inject
     KubernetesCalls calls;
+
     @ConfigProperty(name = "quarkus.redis.hosts")
     String redisUrl;
 
     static Map<String, Object> spec(int minIdle, int maxSize, int idleTimeoutSeconds) {
-        return Map.of("command", List.of("python3", "train.py"), "minIdle", minIdle, "maxSize", maxSize,
-                "idleTimeoutSeconds", idleTimeoutSeconds, "template", Map.of("image", "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
-                        "resources", Map.of("limits", Map.of("nvidia.com/gpu", "1"))));
+        return Map.of(
+                "command",
+                List.of("python3", "train.py"),
+                "minIdle",
+                minIdle,
+                "maxSize",
+                maxSize,
+                "idleTimeoutSeconds",
+                idleTimeoutSeconds,
+                "template",
+                Map.of(
+                        "image",
+                        "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
+                        "resources",
+                        Map.of("limits", Map.of("nvidia.com/gpu", "1"))));
     }
 
     List<Pod> pods(String type) {
-        return client.pods().inNamespace(NS).withLabel(PodFactory.POOL, type).list().getItems();
+        return client.pods()
+                .inNamespace(NS)
+                .withLabel(PodFactory.POOL, type)
+                .list()
+                .getItems();
     }
 
     String processorOf(Pod p) {
@@ -94,22 +122,40 @@ class KubernetesReconcileTests {
     /** What the agent in a pod does when it starts. */
     void register(String type, String processor) {
         try (Jedis j = new Jedis(URI.create(redisUrl))) {
-            j.eval(Script.REGISTER.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type), processor, "1", "pod"));
+            j.eval(
+                    Script.REGISTER.source(),
+                    List.of(KeySchema.pool(type)),
+                    List.of(KeySchema.prefix(type), processor, "1", "pod"));
         }
     }
 
     /** What the agent does when its job ends. */
     void finish(String type, String processor, String jobId) {
         try (Jedis j = new Jedis(URI.create(redisUrl))) {
-            j.eval(Script.FINISH.source(), List.of(KeySchema.pool(type)), List.of(KeySchema.prefix(type), processor, jobId,
-                    j.hget(KeySchema.job(type, jobId), "attempts"), "SUCCEEDED", "0", "{}", "", "", "600", "0"));
+            j.eval(
+                    Script.FINISH.source(),
+                    List.of(KeySchema.pool(type)),
+                    List.of(
+                            KeySchema.prefix(type),
+                            processor,
+                            jobId,
+                            j.hget(KeySchema.job(type, jobId), "attempts"),
+                            "SUCCEEDED",
+                            "0",
+                            "{}",
+                            "",
+                            "",
+                            "600",
+                            "0"));
         }
     }
 
     @Test
     void startsAGangAsOnePodPerMemberWithStableNamesThroughAHeadlessService() {
         Map<String, Object> gang = new java.util.HashMap<>(spec(1, 2, 300));
-        gang.put("gang", Map.of("ps", Map.of("count", 1, "command", List.of("python3", "ps.py")), "worker", Map.of("count", 2)));
+        gang.put(
+                "gang",
+                Map.of("ps", Map.of("count", 1, "command", List.of("python3", "ps.py")), "worker", Map.of("count", 2)));
         dev.warmpool.Api.putPool("k8s-gang", gang);
         pass();
         List<Pod> pods = pods("k8s-gang");
@@ -123,14 +169,20 @@ class KubernetesReconcileTests {
             assertEquals(PodFactory.podName("k8s-gang", member), p.getMetadata().getName());
             assertEquals(member, p.getSpec().getHostname());
             assertEquals(svc, p.getSpec().getSubdomain());
-            assertTrue(p.getSpec().getContainers().get(0).getEnv().stream().anyMatch(e -> e.getName().equals("WARMPOOL_MEMBER_ADDR")
-                    && e.getValue().equals(member + "." + svc + ":" + PodFactory.GANG_PORT)));
+            assertTrue(p.getSpec().getContainers().get(0).getEnv().stream()
+                    .anyMatch(e -> e.getName().equals("WARMPOOL_MEMBER_ADDR")
+                            && e.getValue().equals(member + "." + svc + ":" + PodFactory.GANG_PORT)));
         }
-        io.fabric8.kubernetes.api.model.Service service = client.services().inNamespace(NS).withName(svc).get();
+        io.fabric8.kubernetes.api.model.Service service =
+                client.services().inNamespace(NS).withName(svc).get();
         assertEquals("None", service.getSpec().getClusterIP(), "headless");
         assertTrue(service.getSpec().getPublishNotReadyAddresses(), "members find each other before they are ready");
-        assertEquals(Map.of(PodFactory.POOL, "k8s-gang", PodFactory.GANG_MEMBER, "true"), service.getSpec().getSelector());
-        assertEquals(PodFactory.ownerName("k8s-gang"), service.getMetadata().getOwnerReferences().get(0).getName());
+        assertEquals(
+                Map.of(PodFactory.POOL, "k8s-gang", PodFactory.GANG_MEMBER, "true"),
+                service.getSpec().getSelector());
+        assertEquals(
+                PodFactory.ownerName("k8s-gang"),
+                service.getMetadata().getOwnerReferences().get(0).getName());
 
         // the gang is not idle until all three members have registered; sizing counts gangs
         pods.subList(0, 2).forEach(p -> register("k8s-gang", processorOf(p)));
@@ -152,9 +204,19 @@ class KubernetesReconcileTests {
         String processor = processorOf(pod);
         assertEquals("wp-k-a-" + processor, pod.getMetadata().getName());
         assertEquals("warmpool", pod.getMetadata().getLabels().get(PodFactory.MANAGED_BY));
-        assertEquals("1", pod.getSpec().getContainers().get(0).getResources().getLimits().get("nvidia.com/gpu").toString());
-        assertEquals("wp-pool-k-a", pod.getMetadata().getOwnerReferences().get(0).getName());
-        assertNotNull(client.configMaps().inNamespace(NS).withName("wp-pool-k-a").get());
+        assertEquals(
+                "1",
+                pod.getSpec()
+                        .getContainers()
+                        .get(0)
+                        .getResources()
+                        .getLimits()
+                        .get("nvidia.com/gpu")
+                        .toString());
+        assertEquals(
+                "wp-pool-k-a", pod.getMetadata().getOwnerReferences().get(0).getName());
+        assertNotNull(
+                client.configMaps().inNamespace(NS).withName("wp-pool-k-a").get());
         assertEquals(List.of(processor), pool("k-a").getList("processors.id"));
         assertEquals("STARTING", pool("k-a").getString("processors[0].state"));
         pass();
@@ -192,16 +254,21 @@ class KubernetesReconcileTests {
         String idle = job(a).getString("processor");
         String busy = job(b).getString("processor");
         finish("k-c", idle, a);
-        await().atMost(Duration.ofSeconds(10)).until(() -> pool("k-c").getList("processors").stream()
-                .anyMatch(p -> idle.equals(((Map<?, ?>) p).get("id")) && "IDLE".equals(((Map<?, ?>) p).get("state"))
-                        && Instant.parse((String) ((Map<?, ?>) p).get("since")).isBefore(Instant.now().minusMillis(1200))));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> pool("k-c").getList("processors").stream()
+                        .anyMatch(p -> idle.equals(((Map<?, ?>) p).get("id"))
+                                && "IDLE".equals(((Map<?, ?>) p).get("state"))
+                                && Instant.parse((String) ((Map<?, ?>) p).get("since"))
+                                        .isBefore(Instant.now().minusMillis(1200))));
         pass(); // retires the idle one: DRAINING, told to stop
         assertEquals("DRAINING", pool("k-c").getString("processors.find { it.id == '" + idle + "' }.state"));
         // it does not stop (no agent here): past the drain timeout a pass deletes its pod
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            pass();
-            return pods("k-c").stream().map(this::processorOf).toList().equals(List.of(busy));
-        });
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    pass();
+                    return pods("k-c").stream().map(this::processorOf).toList().equals(List.of(busy));
+                });
         assertEquals("BUSY", pool("k-c").getString("processors.find { it.id == '" + busy + "' }.state"));
     }
 
@@ -209,10 +276,23 @@ class KubernetesReconcileTests {
     void cleansOrphansOnEitherSide() {
         putPool("k-d", spec(0, 2, 300));
         pass();
-        client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("wp-k-d-ghost")
-                .addToLabels(PodFactory.MANAGED_BY, "warmpool").addToLabels(PodFactory.POOL, "k-d")
-                .addToLabels(PodFactory.PROCESSOR, "ghost").endMetadata()
-                .withNewSpec().addNewContainer().withName("processor").withImage("img").endContainer().endSpec().build()).create();
+        client.pods()
+                .inNamespace(NS)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName("wp-k-d-ghost")
+                        .addToLabels(PodFactory.MANAGED_BY, "warmpool")
+                        .addToLabels(PodFactory.POOL, "k-d")
+                        .addToLabels(PodFactory.PROCESSOR, "ghost")
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("processor")
+                        .withImage("img")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
         register("k-d", "phantom"); // Redis knows it; no pod runs it
         pass();
         pass();
@@ -231,18 +311,23 @@ class KubernetesReconcileTests {
         }));
         assertEquals(3, tries.get());
         AtomicInteger forbidden = new AtomicInteger();
-        assertThrows(KubernetesClientException.class, () -> calls.call("forbidden", () -> {
-            forbidden.incrementAndGet();
-            throw new KubernetesClientException("no", 403, null);
-        }));
+        assertThrows(
+                KubernetesClientException.class,
+                () -> calls.call("forbidden", () -> {
+                    forbidden.incrementAndGet();
+                    throw new KubernetesClientException("no", 403, null);
+                }));
         assertEquals(1, forbidden.get());
     }
 
     @Test
     void aReconcilePassRidesOutApiServerErrors() {
         putPool("k-e", spec(1, 1, 300));
-        server.expect().get().withPath("/api/v1/namespaces/" + NS + "/pods?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dwarmpool")
-                .andReturn(503, "{\"kind\":\"Status\",\"code\":503,\"message\":\"etcd is busy\"}").times(2);
+        server.expect()
+                .get()
+                .withPath("/api/v1/namespaces/" + NS + "/pods?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dwarmpool")
+                .andReturn(503, "{\"kind\":\"Status\",\"code\":503,\"message\":\"etcd is busy\"}")
+                .times(2);
         Reconciler.Report report = pass();
         assertTrue(report.ran());
         assertEquals(1, pods("k-e").size(), "the pass went on after two failed listings");
@@ -251,7 +336,8 @@ class KubernetesReconcileTests {
     @Test
     void holdsTheReconcilerLeaseWhileItLeads() {
         await().atMost(Duration.ofSeconds(30)).until(runtime::leads);
-        var lease = client.leases().inNamespace(NS).withName("warmpool-reconciler").get();
+        var lease =
+                client.leases().inNamespace(NS).withName("warmpool-reconciler").get();
         assertNotNull(lease.getSpec().getHolderIdentity());
     }
 }

@@ -21,8 +21,12 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class PodFactoryTests {
-    static final PodFactory.Settings SETTINGS = new PodFactory.Settings("redis://warmpool-redis:6379",
-            "ghcr.io/warmpool/warmpool-agent:0.1.0", 2000, 604800, "http://broker-ingress/default");
+    static final PodFactory.Settings SETTINGS = new PodFactory.Settings(
+            "redis://warmpool-redis:6379",
+            "ghcr.io/warmpool/warmpool-agent:0.1.0",
+            2000,
+            604800,
+            "http://broker-ingress/default");
 
     static ConfigMap owner() {
         ConfigMap owner = PodFactory.owner("gpu-train", "{}");
@@ -31,14 +35,26 @@ class PodFactoryTests {
     }
 
     static PoolSpec spec(PodTemplate t) {
-        return new PoolSpec(List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t, "process", null, null, null, null);
+        return new PoolSpec(
+                List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t, "process", null, null, null, null);
     }
 
     static PodTemplate gpuTemplate(String agent) {
-        return new PodTemplate("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", agent, Map.of("NCCL_DEBUG", "WARN"),
-                new ResourceRequirementsBuilder().addToRequests("cpu", new Quantity("2")).addToLimits("nvidia.com/gpu", new Quantity("1")).build(),
+        return new PodTemplate(
+                "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
+                agent,
+                Map.of("NCCL_DEBUG", "WARN"),
+                new ResourceRequirementsBuilder()
+                        .addToRequests("cpu", new Quantity("2"))
+                        .addToLimits("nvidia.com/gpu", new Quantity("1"))
+                        .build(),
                 Map.of("cloud.google.com/gke-accelerator", "nvidia-l4"),
-                List.of(new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null)), "trainer", null, null, null, null);
+                List.of(new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null)),
+                "trainer",
+                null,
+                null,
+                null,
+                null);
     }
 
     static Map<String, String> env(Container c) {
@@ -49,8 +65,15 @@ class PodFactoryTests {
     void namesLabelsAndOwnsThePodDeterministically() {
         Pod pod = PodFactory.pod("gpu-train", "p123456789", spec(gpuTemplate(null)), owner(), SETTINGS);
         assertEquals("wp-gpu-train-p123456789", pod.getMetadata().getName());
-        assertEquals(Map.of("app.kubernetes.io/managed-by", "warmpool", "warmpool.dev/pool", "gpu-train",
-                "warmpool.dev/processor", "p123456789"), pod.getMetadata().getLabels());
+        assertEquals(
+                Map.of(
+                        "app.kubernetes.io/managed-by",
+                        "warmpool",
+                        "warmpool.dev/pool",
+                        "gpu-train",
+                        "warmpool.dev/processor",
+                        "p123456789"),
+                pod.getMetadata().getLabels());
         var ref = pod.getMetadata().getOwnerReferences().get(0);
         assertEquals("ConfigMap", ref.getKind());
         assertEquals("wp-pool-gpu-train", ref.getName());
@@ -86,8 +109,10 @@ class PodFactoryTests {
         assertEquals(List.of("cp", "-R", "/warmpool/.", "/opt/warmpool/"), init.getCommand());
         Container main = pod.getSpec().getContainers().get(0);
         assertEquals(List.of(PodFactory.AGENT_LAUNCHER), main.getCommand());
-        assertTrue(main.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/opt/warmpool") && m.getReadOnly()));
-        assertTrue(pod.getSpec().getVolumes().stream().anyMatch(v -> v.getEmptyDir() != null && v.getName().equals("warmpool-agent")));
+        assertTrue(main.getVolumeMounts().stream()
+                .anyMatch(m -> m.getMountPath().equals("/opt/warmpool") && m.getReadOnly()));
+        assertTrue(pod.getSpec().getVolumes().stream()
+                .anyMatch(v -> v.getEmptyDir() != null && v.getName().equals("warmpool-agent")));
         Map<String, String> env = env(main);
         assertEquals("redis://warmpool-redis:6379", env.get("WARMPOOL_REDIS_URL"));
         assertEquals("gpu-train", env.get("WARMPOOL_POOL"));
@@ -98,31 +123,48 @@ class PodFactoryTests {
 
     @Test
     void handsTheRedisUrlToTheAgentInAFileNeverInItsEnvironment() {
-        PodFactory.Settings withSecret = new PodFactory.Settings("redis://ignored:6379", SETTINGS.agentImage(), 2000, 604800,
-                null, "warmpool-redis/url", 100);
+        PodFactory.Settings withSecret = new PodFactory.Settings(
+                "redis://ignored:6379", SETTINGS.agentImage(), 2000, 604800, null, "warmpool-redis/url", 100);
         Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), withSecret);
         Container main = pod.getSpec().getContainers().get(0);
-        assertTrue(main.getEnv().stream().noneMatch(e -> e.getValueFrom() != null || String.valueOf(e.getValue()).contains("redis://")),
+        assertTrue(
+                main.getEnv().stream()
+                        .noneMatch(e -> e.getValueFrom() != null
+                                || String.valueOf(e.getValue()).contains("redis://")),
                 "no Redis URL, nor a Secret reference, in the environment a job can read: " + main.getEnv());
         assertEquals(PodFactory.REDIS_URL_FILE, env(main).get("WARMPOOL_REDIS_URL_FILE"));
-        assertTrue(main.getVolumeMounts().stream().noneMatch(m -> m.getName().equals(PodFactory.SECRET_VOLUME)),
+        assertTrue(
+                main.getVolumeMounts().stream().noneMatch(m -> m.getName().equals(PodFactory.SECRET_VOLUME)),
                 "the Secret itself is not mounted where the job runs");
-        Container copy = pod.getSpec().getInitContainers().stream().filter(c -> c.getName().equals("warmpool-redis-url"))
-                .findFirst().orElseThrow();
+        Container copy = pod.getSpec().getInitContainers().stream()
+                .filter(c -> c.getName().equals("warmpool-redis-url"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(List.of("cp", PodFactory.SECRET_DIR + "/url", PodFactory.REDIS_URL_FILE), copy.getCommand());
-        var secret = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodFactory.SECRET_VOLUME)).findFirst()
-                .orElseThrow().getSecret();
+        var secret = pod.getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals(PodFactory.SECRET_VOLUME))
+                .findFirst()
+                .orElseThrow()
+                .getSecret();
         assertEquals("warmpool-redis", secret.getSecretName());
         assertEquals("url", secret.getItems().get(0).getKey());
-        assertEquals("Memory", pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(PodFactory.RUN_VOLUME))
-                .findFirst().orElseThrow().getEmptyDir().getMedium(), "the copy never touches the node's disk");
+        assertEquals(
+                "Memory",
+                pod.getSpec().getVolumes().stream()
+                        .filter(v -> v.getName().equals(PodFactory.RUN_VOLUME))
+                        .findFirst()
+                        .orElseThrow()
+                        .getEmptyDir()
+                        .getMedium(),
+                "the copy never touches the node's disk");
     }
 
     @Test
     void startsABuiltInAgentFromTheImage() {
         Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate("built-in")), owner(), SETTINGS);
         assertTrue(pod.getSpec().getInitContainers().isEmpty());
-        assertEquals(List.of("warmpool-agent"), pod.getSpec().getContainers().get(0).getCommand());
+        assertEquals(
+                List.of("warmpool-agent"), pod.getSpec().getContainers().get(0).getCommand());
     }
 
     @Test
@@ -133,14 +175,24 @@ class PodFactoryTests {
         assertTrue(sc.getRunAsNonRoot());
         assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
         assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
-        assertEquals("RuntimeDefault", pod.getSpec().getSecurityContext().getSeccompProfile().getType());
-        assertFalse(pod.getSpec().getAutomountServiceAccountToken(), "a named service account gets no token unless asked");
+        assertEquals(
+                "RuntimeDefault",
+                pod.getSpec().getSecurityContext().getSeccompProfile().getType());
+        assertFalse(
+                pod.getSpec().getAutomountServiceAccountToken(), "a named service account gets no token unless asked");
         PodTemplate noSa = new PodTemplate("img", null, null, null, null, null, null, null, null, null, null);
-        assertFalse(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS).getSpec().getAutomountServiceAccountToken());
+        assertFalse(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS)
+                .getSpec()
+                .getAutomountServiceAccountToken());
         PodTemplate asks = new PodTemplate("img", null, null, null, null, null, "trainer", null, null, null, true);
-        assertTrue(PodFactory.pod("t", "p1", spec(asks), owner(), SETTINGS).getSpec().getAutomountServiceAccountToken(),
+        assertTrue(
+                PodFactory.pod("t", "p1", spec(asks), owner(), SETTINGS)
+                        .getSpec()
+                        .getAutomountServiceAccountToken(),
                 "a template that asks for the token gets it");
-        assertNull(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS).getSpec().getServiceAccountName());
+        assertNull(PodFactory.pod("t", "p1", spec(noSa), owner(), SETTINGS)
+                .getSpec()
+                .getServiceAccountName());
     }
 
     @Test

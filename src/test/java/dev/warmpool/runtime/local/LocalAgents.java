@@ -5,8 +5,7 @@ import java.util.Optional;
 
 /** The local runtime's agents as tests see them: found by the Redis their command line names. */
 public final class LocalAgents {
-    private LocalAgents() {
-    }
+    private LocalAgents() {}
 
     /** Kills every agent that serves the Redis at {@code redisUrl} (tests clean up with it). */
     public static int killAll(String redisUrl) {
@@ -17,8 +16,10 @@ public final class LocalAgents {
 
     /** The process id of processor {@code processorId}'s agent, if it runs. */
     public static Optional<Long> pidOf(String redisUrl, String processorId) {
-        return LocalRuntime.agents(redisUrl).filter(h -> LocalRuntime.arguments(h).contains(LocalRuntime.PROCESSOR + processorId))
-                .map(ProcessHandle::pid).findFirst();
+        return LocalRuntime.agents(redisUrl)
+                .filter(h -> LocalRuntime.arguments(h).contains(LocalRuntime.PROCESSOR + processorId))
+                .map(ProcessHandle::pid)
+                .findFirst();
     }
 
     /** The process ids of the agents that serve the Redis at {@code redisUrl}. */
