@@ -7,11 +7,35 @@
     print(job.result(timeout=600))          # the job's metrics; JobFailed if it did not succeed
 
 Standard library only; tqdm (progress bars) and pandas (``Sweep.to_pandas``) are used when installed.
-"""
-from .client import Client, Event
-from .errors import (WarmpoolError, Unauthorized, Forbidden, NotFound, Invalid, Conflict, RateLimited, Unavailable,
-                     JobFailed, SweepWarning)
-from .objects import Job, Sweep, Pool
 
-__all__ = ["Client", "Event", "Job", "Sweep", "Pool", "WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid",
-           "Conflict", "RateLimited", "Unavailable", "JobFailed", "SweepWarning"]
+Modules: ``client`` (the API's verbs), ``objects`` (Job, Sweep, Pool, Tenant), ``errors``,
+``transport`` (HTTP, retries), ``sse`` (the event-stream parser), ``values`` (JSON encoding),
+``optuna`` (a study's trials as jobs), ``worker`` (a Python function as a job or a persistent worker).
+"""
+from typing import TYPE_CHECKING, Any, List
+
+if TYPE_CHECKING:
+    from .client import Client, Event
+    from .errors import (Conflict, Forbidden, Invalid, JobFailed, NotFound, RateLimited, SweepWarning, Unauthorized,
+                         Unavailable, WarmpoolError)
+    from .objects import Job, Pool, Sweep, Tenant
+
+__all__ = ["Client", "Event", "Job", "Sweep", "Pool", "Tenant", "WarmpoolError", "Unauthorized", "Forbidden", "NotFound",
+           "Invalid", "Conflict", "RateLimited", "Unavailable", "JobFailed", "SweepWarning"]
+
+# The names load on first use, so that a job's ``from warmpool import worker`` (or ``import warmpool_worker``)
+# does not import the client's HTTP, threads and email parsing: a process per job would pay for them each time.
+_HOME = {"Client": ".client", "Event": ".sse", "Job": ".objects", "Sweep": ".objects", "Pool": ".objects",
+         "Tenant": ".objects"}
+
+if not TYPE_CHECKING:  # mypy sees the imports above; an unknown name stays an error for it
+    def __getattr__(name: str) -> Any:
+        if name not in __all__:
+            raise AttributeError("module 'warmpool' has no attribute %r" % name)
+        import importlib
+        value = getattr(importlib.import_module(_HOME.get(name, ".errors"), __name__), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> List[str]:
+        return sorted(set(globals()) | set(__all__))

@@ -1,13 +1,17 @@
 """``python -m warmpool``: pools, submit, job, logs, sweeps, cancel from a shell (WARMPOOL_URL, WARMPOOL_TOKEN)."""
+from __future__ import annotations
+
 import argparse
 import json
 import sys
+from typing import Optional, Sequence
 
 from .client import Client
-from .errors import WarmpoolError, JobFailed
+from .errors import JobFailed, WarmpoolError
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs one command; its exit status: 0, 1 for a refusal or a job that did not succeed, 2 for bad input."""
     p = argparse.ArgumentParser(prog="python -m warmpool", description="warmpool from a shell")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("pools", help="the pools and their processors")
@@ -41,7 +45,7 @@ def main(argv=None):
             else:
                 job = wp.run(a.type, config=config, timeout=a.wait) if a.wait is not None else wp.submit(a.type, config=config)
             print(json.dumps(job.data, indent=2))
-            if job.state in ("FAILED", "CANCELLED", "TIMED_OUT", "EARLY_STOPPED"):
+            if job.ended and job.state != "SUCCEEDED":
                 return 1
         elif a.command == "job":
             print(json.dumps(wp.job(a.id).data, indent=2))

@@ -1,5 +1,8 @@
 """The errors a warmpool call raises: each carries the problem+json the server answered."""
+from __future__ import annotations
+
 import re
+from typing import Any, Dict, Mapping, Optional, Type
 
 __all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
            "Unavailable", "JobFailed", "SweepWarning"]
@@ -9,15 +12,16 @@ class WarmpoolError(Exception):
     """A refused or failed call. ``type``, ``status``, ``detail`` and ``field`` come from the
     server's problem+json (RFC 9457); ``problem`` is the whole of it."""
 
-    def __init__(self, detail, status=None, type=None, field=None, problem=None):
+    def __init__(self, detail: str, status: Optional[int] = None, type: Optional[str] = None,
+                 field: Optional[str] = None, problem: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(detail)
         self.detail = detail
         self.status = status
         self.type = type
         self.field = field
-        self.problem = problem or {}
+        self.problem: Dict[str, Any] = problem or {}
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = " (field %s)" % self.field if self.field else ""
         return "%s%s%s" % ("%s: " % self.status if self.status else "", self.detail, where)
 
@@ -53,11 +57,11 @@ class Unavailable(WarmpoolError):
 class JobFailed(WarmpoolError):
     """A job ended other than SUCCEEDED: ``state``, ``error`` and the tail of its log."""
 
-    def __init__(self, job):
+    def __init__(self, job: Dict[str, Any]) -> None:
         self.job = job
-        self.state = job.get("state")
-        self.error = job.get("error")
-        self.log_tail = (job.get("result") or {}).get("logTail") or ""
+        self.state: Optional[str] = job.get("state")
+        self.error: Optional[str] = job.get("error")
+        self.log_tail: str = (job.get("result") or {}).get("logTail") or ""
         detail = "job %s ended %s: %s" % (job.get("id"), self.state, self.error or "no error given")
         if self.log_tail:
             detail += "\n--- log tail ---\n" + self.log_tail.rstrip()
@@ -69,17 +73,17 @@ class SweepWarning(UserWarning):
     objective metric no trial reports. Turn it into an error with ``warnings.simplefilter("error", SweepWarning)``."""
 
 
-_BY_STATUS = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,
+_BY_STATUS: Dict[int, Type[WarmpoolError]] = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,
               429: RateLimited, 503: Unavailable}
 
 
-def from_problem(status, problem, names=None):
+def from_problem(status: int, problem: Any, names: Optional[Mapping[str, str]] = None) -> WarmpoolError:
     """The error for an HTTP status and its problem+json body (a dict, or None when it was not JSON); ``names``
     maps the API's field names to the caller's (idleTimeoutSeconds -> idle_timeout_seconds), used in ``field``
     and ``detail`` so the error speaks of what the caller wrote."""
     problem = problem if isinstance(problem, dict) else {}
-    detail = problem.get("detail") or problem.get("title") or "HTTP %s" % status
-    field = problem.get("field")
+    detail = str(problem.get("detail") or problem.get("title") or "HTTP %s" % status)
+    field: Optional[str] = problem.get("field")
     for api, caller in sorted((names or {}).items(), key=lambda kv: -len(kv[0])):
         detail = re.sub(r"\b%s\b" % re.escape(api), caller, detail)
         if field:

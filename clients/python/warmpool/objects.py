@@ -1,90 +1,109 @@
-"""What the client hands back: jobs (usable as futures), sweeps and pools, each with a plain
-``repr`` and a small HTML table for Jupyter (``_repr_html_``)."""
+"""What the client hands back: jobs (usable as futures), sweeps, pools and their tenants, each with a
+plain ``repr`` and a small HTML table for Jupyter (``_repr_html_``)."""
+from __future__ import annotations
+
 import concurrent.futures
+import dataclasses
 import html
 import json
-import sys
 import time
 import urllib.parse
 import warnings
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 from . import errors
+from .progress import Bar
+from .sse import Event
+from .values import JsonDict, Metrics, numbers
 
-__all__ = ["Job", "Sweep", "Pool", "numbers"]
+if TYPE_CHECKING:
+    import pandas
+
+    from .client import Client
+
+__all__ = ["Job", "Sweep", "Pool", "Tenant", "numbers", "ENDED"]
 
 ENDED = ("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT", "EARLY_STOPPED")
+"""A job's end states, for a server whose job views do not say ``ended`` yet (newer ones do)."""
 
-# The API returns NaN and the infinities a job wrote as these strings (strict JSON has no other
-# way to carry them); the client hands them back as the floats the job wrote.
-NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
-
-
-def numbers(value):
-    """Metrics as the job wrote them: "NaN", "Infinity", "-Infinity" as floats, in nested dicts and lists too."""
-    if isinstance(value, str):
-        return NON_FINITE.get(value, value)
-    if isinstance(value, dict):
-        return {k: numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [numbers(v) for v in value]
-    return value
+_Bar = Bar  # the name warmpool.optuna imported it by
 
 
-def _table(title, rows):
+def _table(title: str, rows: Iterable[Tuple[str, Any]]) -> str:
     cells = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
                     % (html.escape(str(k)), html.escape(v if isinstance(v, str) else json.dumps(v)))
                     for k, v in rows if v is not None)
     return "<div><b>%s</b><table>%s</table></div>" % (html.escape(title), cells)
 
 
-class Job(concurrent.futures.Future):
+def has_ended(data: Mapping[str, Any]) -> bool:
+    """Whether a job's view shows an end: its ``ended`` when the server says it, else its state is an end state."""
+    ended = data.get("ended")
+    if isinstance(ended, bool):
+        return ended
+    return data.get("state") in ENDED
+
+
+class Job(concurrent.futures.Future[Metrics]):
     """A submitted job, and a :class:`concurrent.futures.Future` of its metrics:
     ``result(timeout)`` returns the metrics dict of a SUCCEEDED job and raises
     :class:`~warmpool.errors.JobFailed` for any other end, so ``as_completed`` and ``wait`` work over many jobs.
     A background thread of the client waits for the job's end (``GET /jobs/{id}?wait=``)."""
 
-    def __init__(self, client, data):
+    def __init__(self, client: Client, data: JsonDict) -> None:
         super().__init__()
         self._client = client
         self.data = data
-        self.id = data["id"]
+        self.id: str = data["id"]
         if not self._settle(data):
             client._waiters.submit(self._watch)
 
     @property
-    def state(self):
+    def state(self) -> Optional[str]:
         return self.data.get("state")
 
     @property
-    def type(self):
+    def ended(self) -> bool:
+        """Whether the job has ended (the server's ``ended``; from its state on a server that does not say)."""
+        return has_ended(self.data)
+
+    @property
+    def type(self) -> Optional[str]:
         return self.data.get("type")
 
     @property
-    def metrics(self):
-        """The metrics the job left (NaN and infinities as floats), or None."""
-        return numbers((self.data.get("result") or {}).get("metrics"))
+    def tenant(self) -> Optional[str]:
+        """The tenant the job was submitted for (fair share), or None when the server does not say."""
+        return self.data.get("tenant")
 
     @property
-    def progress(self):
-        """The job's last report (``{"step": N, ...}``, NaN and infinities as floats), or None."""
-        return numbers(self.data.get("progress"))
+    def metrics(self) -> Optional[Metrics]:
+        """The metrics the job left (NaN and infinities as floats), or None."""
+        m: Optional[Metrics] = numbers((self.data.get("result") or {}).get("metrics"))
+        return m
 
-    def _path(self):
+    @property
+    def progress(self) -> Optional[JsonDict]:
+        """The job's last report (``{"step": N, ...}``, NaN and infinities as floats), or None."""
+        p: Optional[JsonDict] = numbers(self.data.get("progress"))
+        return p
+
+    def _path(self) -> str:
         return "/jobs/" + urllib.parse.quote(self.id, safe="")
 
-    def _settle(self, data):
+    def _settle(self, data: JsonDict) -> bool:
         """Completes the future when ``data`` shows an end; True then."""
         self.data = data
-        if data.get("state") not in ENDED:
+        if not has_ended(data):
             return False
         if not super().done():
-            if data["state"] == "SUCCEEDED":
+            if data.get("state") == "SUCCEEDED":
                 self.set_result(self.metrics or {})
             else:
                 self.set_exception(errors.JobFailed(data))
         return True
 
-    def _watch(self):
+    def _watch(self) -> None:
         try:
             while not self._settle(self._client.request("GET", self._path() + "?wait=30")):
                 pass
@@ -92,25 +111,25 @@ class Job(concurrent.futures.Future):
             if not super().done():
                 self.set_exception(e)
 
-    def logs(self, follow=False):
+    def logs(self, follow: bool = False) -> Iterator[str]:
         """What the job printed, line by line: its live log (or its log tail when it kept none);
         with ``follow=True``, lines as the job prints them, until it ends."""
         return self._client.stream(self._path() + "/logs" + ("?follow=true" if follow else ""))
 
-    def events(self):
-        """The job as it goes, as :class:`~warmpool.client.Event` s: ``state`` (the job), ``log``
+    def events(self) -> Iterator[Event]:
+        """The job as it goes, as :class:`~warmpool.sse.Event` s: ``state`` (the job), ``log``
         (a line), ``report`` (metrics at a step), and last ``end`` (the ended job)."""
         for ev in self._client.events(self._path() + "/events"):
             if ev.name in ("state", "end") and isinstance(ev.data, dict):
                 self._settle(ev.data)
             yield ev
 
-    def refresh(self):
+    def refresh(self) -> Job:
         """Reads the job again; returns it."""
         self._settle(self._client.request("GET", self._path()))
         return self
 
-    def cancel(self):
+    def cancel(self) -> bool:
         """Cancels the job on the server (a running job's process is killed); False when it had already ended."""
         try:
             self._settle(self._client.request("DELETE", self._path()))
@@ -119,12 +138,13 @@ class Job(concurrent.futures.Future):
             self.refresh()
             return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Job(%s, %s)" % (self.id, self.state)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         r = self.data.get("result") or {}
         return _table("warmpool job " + self.id, [("type", self.type), ("state", self.state),
+                                                  ("tenant", self.tenant),
                                                   ("processor", self.data.get("processor")),
                                                   ("submitted", self.data.get("submittedAt")),
                                                   ("finished", self.data.get("finishedAt")),
@@ -135,18 +155,18 @@ class Sweep:
     """A sweep: its trials run on the pool's warm processors. ``wait()`` until it ends, then
     ``best``, ``trials()`` or ``to_pandas()``."""
 
-    def __init__(self, client, data):
+    def __init__(self, client: Client, data: JsonDict) -> None:
         self._client = client
-        self._warned = set()
+        self._warned: Set[str] = set()
         self.data = data
-        self.id = data["id"]
+        self.id: str = data["id"]
 
     @property
-    def data(self):
+    def data(self) -> JsonDict:
         return self._data
 
     @data.setter
-    def data(self, data):
+    def data(self, data: JsonDict) -> None:
         """Each new warning of the sweep (e.g. an objective no trial reports) is also a Python warning, once."""
         self._data = data
         for w in (data or {}).get("warnings") or []:
@@ -155,36 +175,48 @@ class Sweep:
                 warnings.warn("sweep %s: %s" % (data.get("id"), w), errors.SweepWarning, stacklevel=3)
 
     @property
-    def state(self):
+    def state(self) -> Optional[str]:
         return self.data.get("state")
 
     @property
-    def warnings(self):
+    def tenant(self) -> Optional[str]:
+        """The tenant the sweep (and its trials) run for (fair share), or None when the server does not say."""
+        return self.data.get("tenant")
+
+    @property
+    def warnings(self) -> List[str]:
         """What may be wrong although nothing failed, as sentences: e.g. an objective no trial reports."""
         return list(self.data.get("warnings") or [])
 
     @property
-    def progress(self):
-        return self.data.get("progress") or {}
+    def progress(self) -> JsonDict:
+        p: JsonDict = self.data.get("progress") or {}
+        return p
 
     @property
-    def best(self):
+    def best(self) -> Optional[JsonDict]:
         """The best trial so far: ``{"trial", "value", "config", "metrics"}``, or None. A trial whose
         objective is NaN or infinite is never the best."""
-        return numbers(self.data.get("best"))
+        b: Optional[JsonDict] = numbers(self.data.get("best"))
+        return b
 
-    def done(self):
-        return self.state != "RUNNING"
+    def done(self) -> bool:
+        """Whether the sweep has ended (the server's ``ended`` when it says, else: it is no longer RUNNING)."""
+        ended = self.data.get("ended")
+        return ended if isinstance(ended, bool) else self.state != "RUNNING"
 
-    def refresh(self):
-        self.data = self._client.request("GET", "/sweeps/" + urllib.parse.quote(self.id, safe=""))
+    def _path(self) -> str:
+        return "/sweeps/" + urllib.parse.quote(self.id, safe="")
+
+    def refresh(self) -> Sweep:
+        self.data = self._client.request("GET", self._path())
         return self
 
-    def wait(self, timeout=None, progress=False, every=0.5):
+    def wait(self, timeout: Optional[float] = None, progress: bool = False, every: float = 0.5) -> Sweep:
         """Waits until the sweep ends (raises TimeoutError after ``timeout`` seconds); returns it.
         ``progress=True`` shows a live bar (tqdm when it is installed, else a line on stderr)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        bar = _Bar(self.progress.get("total") or 0) if progress else None
+        bar = Bar(self.progress.get("total") or 0) if progress else None
         try:
             while True:
                 self.refresh()
@@ -199,14 +231,14 @@ class Sweep:
             if bar:
                 bar.close()
 
-    def events(self):
+    def events(self) -> Iterator[Event]:
         """The sweep as it goes: ``sweep`` (the whole sweep), ``trial`` (a trial as it ends), and last ``end``."""
-        for ev in self._client.events("/sweeps/" + urllib.parse.quote(self.id, safe="") + "/events"):
+        for ev in self._client.events(self._path() + "/events"):
             if ev.name in ("sweep", "end") and isinstance(ev.data, dict):
                 self.data = ev.data
             yield ev
 
-    def trials(self):
+    def trials(self) -> List[JsonDict]:
         """Every trial as a dict (``id``, ``index``, ``state``, ``config``, ``metrics``, ...), in trial order;
         NaN and infinities in ``metrics`` and ``progress`` as floats."""
         if "trials" not in self.data or self.data["trials"] is None:
@@ -220,7 +252,7 @@ class Sweep:
             out.append(t)
         return out
 
-    def to_pandas(self):
+    def to_pandas(self) -> pandas.DataFrame:
         """The trials as a pandas DataFrame, config and metrics spread into columns (needs pandas)."""
         import pandas
         rows = []
@@ -231,75 +263,78 @@ class Sweep:
             rows.append(row)
         return pandas.DataFrame(rows)
 
-    def cancel(self):
-        self.data = self._client.request("DELETE", "/sweeps/" + urllib.parse.quote(self.id, safe=""))
+    def cancel(self) -> Sweep:
+        self.data = self._client.request("DELETE", self._path())
         return self
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         p = self.progress
         w = len(self.warnings)
         return "Sweep(%s, %s, %s/%s done%s)" % (self.id, self.state, p.get("done"), p.get("total"),
                                                 "" if not w else ", %d warning%s" % (w, "" if w == 1 else "s"))
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         p = self.progress
-        rows = [("type", self.data.get("type")), ("state", self.state),
-                ("progress", "%s of %s done, %s running" % (p.get("done"), p.get("total"), p.get("active")))]
+        rows: List[Tuple[str, Any]] = [
+            ("type", self.data.get("type")), ("state", self.state), ("tenant", self.tenant),
+            ("progress", "%s of %s done, %s running" % (p.get("done"), p.get("total"), p.get("active")))]
         rows += [("warning", w) for w in self.warnings]
-        if self.best:
-            rows += [("best trial", self.best.get("trial")), ("best value", self.best.get("value")),
-                     ("best config", self.best.get("config"))]
+        best = self.best
+        if best:
+            rows += [("best trial", best.get("trial")), ("best value", best.get("value")),
+                     ("best config", best.get("config"))]
         return _table("warmpool sweep " + self.id, rows)
 
 
-class _Bar:
-    def __init__(self, total):
-        self.done = 0
-        try:
-            import warnings
-            with warnings.catch_warnings():  # in a kernel without ipywidgets, tqdm.auto falls back to text, and says so
-                warnings.simplefilter("ignore")
-                from tqdm.auto import tqdm
-            self.tqdm = tqdm(total=total, unit="trial")
-        except ImportError:
-            self.tqdm = None
-            self.total = total
+@dataclasses.dataclass(frozen=True)
+class Tenant:
+    """One tenant's part of a pool under fair share (``GET /pools/{type}``'s ``tenants``): its ``weight`` and
+    cap (``max_running``, None for none), its jobs ``running`` and ``queued`` now, the processor time it used
+    (``usage_seconds``) and its ``share`` of the pool. ``name`` is the API's ``tenant``."""
+    name: str
+    weight: float
+    max_running: Optional[int]
+    running: int
+    queued: int
+    usage_seconds: float
+    share: float
 
-    def update(self, done, best):
-        if self.tqdm is not None:
-            self.tqdm.update(done - self.done)
-            if best:
-                self.tqdm.set_postfix(best=best.get("value"))
-        else:
-            sys.stderr.write("\r%d/%d trials%s" % (done, self.total, "" if not best else ", best %s" % best.get("value")))
-        self.done = done
-
-    def close(self):
-        if self.tqdm is not None:
-            self.tqdm.close()
-        else:
-            sys.stderr.write("\n")
+    @classmethod
+    def from_api(cls, data: Mapping[str, Any]) -> Tenant:
+        max_running = data.get("maxRunning")
+        return cls(name=str(data.get("tenant")), weight=float(data.get("weight") or 0),
+                   max_running=None if max_running is None else int(max_running),
+                   running=int(data.get("running") or 0), queued=int(data.get("queued") or 0),
+                   usage_seconds=float(data.get("usageSeconds") or 0), share=float(data.get("share") or 0))
 
 
-class Pool(dict):
-    """A pool as the API shows it (a dict: ``spec``, ``state``, ``status``, ``processors``)."""
+class Pool(Dict[str, Any]):
+    """A pool as the API shows it (a dict: ``spec``, ``state``, ``status``, ``processors``, ``tenants``)."""
 
-    def __init__(self, client, data):
+    def __init__(self, client: Client, data: Optional[JsonDict]) -> None:
         super().__init__(data or {})
         self._client = client
 
     @property
-    def type(self):
+    def type(self) -> Optional[str]:
         return self.get("type")
 
-    def __repr__(self):
+    @property
+    def tenants(self) -> List[Tenant]:
+        """The pool's tenants under fair share, as :class:`Tenant` s; empty when the server shows none."""
+        return [Tenant.from_api(t) for t in self.get("tenants") or []]
+
+    def __repr__(self) -> str:
         s = self.get("status") or {}
         return "Pool(%s, %s, idle %s, busy %s, queued %s)" % (self.type, self.get("state"), s.get("idle"), s.get("busy"),
                                                               s.get("queued"))
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         s = self.get("status") or {}
-        return _table("warmpool pool " + str(self.type), [("state", self.get("state")), ("command", (self.get("spec") or {}).get("command")),
-                                                          ("starting", s.get("starting")), ("idle", s.get("idle")),
-                                                          ("busy", s.get("busy")), ("draining", s.get("draining")),
-                                                          ("queued", s.get("queued"))])
+        rows: List[Tuple[str, Any]] = [
+            ("state", self.get("state")), ("command", (self.get("spec") or {}).get("command")),
+            ("starting", s.get("starting")), ("idle", s.get("idle")), ("busy", s.get("busy")),
+            ("draining", s.get("draining")), ("queued", s.get("queued"))]
+        rows += [("tenant " + t.name, "%d running, %d queued, share %.2f" % (t.running, t.queued, t.share))
+                 for t in self.tenants]
+        return _table("warmpool pool " + str(self.type), rows)

@@ -9,22 +9,36 @@
     print(study.best_params)
 
 Each trial's parameters are its job's ``config``; the job's reports (``WARMPOOL_REPORT`` lines,
-``warmpool_worker.report``) go to ``trial.report()`` as they come, and a trial the study's pruner
+``warmpool.worker.report``) go to ``trial.report()`` as they come, and a trial the study's pruner
 prunes is ended on the server as EARLY_STOPPED. The metric named ``objective`` in the job's
 result is the value told to the study. Any sampler and pruner works: Optuna decides, warmpool runs.
 """
+from __future__ import annotations
+
 import concurrent.futures
 import queue
 import time
 import urllib.parse
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Set, Tuple
 
 from . import errors
-from .objects import _Bar, numbers
+from .objects import Job
+from .progress import Bar
+from .values import numbers
+
+if TYPE_CHECKING:
+    import optuna
+
+    from .client import Client
 
 __all__ = ["optimize"]
 
+# what a trial's follower tells the loop: ("report", job id, a report), ("end", job id, the ended job)
+# or ("lost", job id, the exception)
+Message = Tuple[str, str, Any]
 
-def _follow(job, inbox):
+
+def _follow(job: Job, inbox: queue.Queue[Message]) -> None:
     try:
         for ev in job.events():
             if ev.name == "report" and isinstance(ev.data, dict):
@@ -37,8 +51,9 @@ def _follow(job, inbox):
         inbox.put(("lost", job.id, e))
 
 
-def optimize(study, client, type, space, objective, n_trials, parallelism=4, config=None, args=None,
-             timeout=None, progress=False, **job_options):
+def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str, Any], objective: str, n_trials: int,
+             parallelism: int = 4, config: Optional[Mapping[str, Any]] = None, args: Optional[Iterable[str]] = None,
+             timeout: Optional[float] = None, progress: bool = False, **job_options: Any) -> optuna.Study:
     """Runs ``n_trials`` trials of ``study`` as jobs of the pool ``type``, ``parallelism`` at once.
 
     ``space`` maps parameter names to Optuna distributions; ``objective`` names the metric the
@@ -53,13 +68,13 @@ def optimize(study, client, type, space, objective, n_trials, parallelism=4, con
         raise ValueError("warmpool.optuna.optimize takes a single-objective study")
     if n_trials < 1 or parallelism < 1:
         raise ValueError("n_trials and parallelism must be at least 1")
-    inbox = queue.Queue()
-    running = {}  # job id -> (trial, job)
-    pruned = set()
+    inbox: queue.Queue[Message] = queue.Queue()
+    running: Dict[str, Tuple[Any, Job]] = {}  # job id -> (trial, job)
+    pruned: Set[str] = set()
     asked = told = 0
     deadline = None if timeout is None else time.monotonic() + timeout
     followers = concurrent.futures.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="warmpool-optuna")
-    bar = _Bar(n_trials) if progress else None
+    bar = Bar(n_trials) if progress else None
     try:
         while told < n_trials:
             while asked < n_trials and len(running) < parallelism and (deadline is None or time.monotonic() < deadline):
@@ -119,7 +134,7 @@ def optimize(study, client, type, space, objective, n_trials, parallelism=4, con
     return study
 
 
-def _best(study):
+def _best(study: optuna.Study) -> Optional[Dict[str, Any]]:
     """The best value so far, as the sweep's bar shows it; None before a trial completed."""
     try:
         return {"value": study.best_value}
@@ -127,7 +142,7 @@ def _best(study):
         return None
 
 
-def _prune(client, job, step):
+def _prune(client: Client, job: Job, step: int) -> None:
     reason = "pruned by the Optuna study at step %d" % step
     try:
         client.request("DELETE", job._path() + "?state=EARLY_STOPPED&reason=" + urllib.parse.quote(reason))
