@@ -1,12 +1,11 @@
 """The Python client against a running warmpool (WARMPOOL_URL, WARMPOOL_TOKEN): PythonClientIT
 starts the packaged app on a redis-server of its own and runs this suite with /usr/bin/python3."""
 import concurrent.futures
-import http.server
+import importlib.util
 import json
 import os
 import subprocess
 import sys
-import threading
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
@@ -95,7 +94,7 @@ class ClientTests(unittest.TestCase):
         self.assertEqual(0.5, sweep.best["value"])
         self.assertIn("best value", sweep._repr_html_())
 
-    @unittest.skipUnless(__import__("importlib").util.find_spec("pandas"), "pandas is not installed")
+    @unittest.skipUnless(importlib.util.find_spec("pandas"), "pandas is not installed")
     def test_a_sweep_as_a_table(self):
         sweep = self.wp.sweep("py-ok", {"x": {"grid": [1, 2]}}, parallelism=2).wait(timeout=120)
         df = sweep.to_pandas()
@@ -156,47 +155,6 @@ class ClientTests(unittest.TestCase):
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(2, out.returncode)
         self.assertIn("not JSON", out.stderr)
-
-
-class RetryTests(unittest.TestCase):
-    """Against a stand-in server: 503 and 429 are retried after Retry-After, with the same Idempotency-Key."""
-
-    def test_a_retried_submit_carries_the_same_idempotency_key(self):
-        seen = []
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                seen.append(self.headers["Idempotency-Key"])
-                if len(seen) < 3:
-                    body = json.dumps({"status": 503, "detail": "busy"}).encode()
-                    self.send_response(503 if len(seen) == 1 else 429)
-                    self.send_header("Retry-After", "0")
-                else:
-                    body = json.dumps({"id": "t.1", "state": "SUCCEEDED", "result": {"metrics": {}}}).encode()
-                    self.send_response(202)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            wp = warmpool.Client("http://127.0.0.1:%d" % server.server_port, token="t")
-            job = wp.submit("x")
-            self.assertEqual("t.1", job.id)
-            self.assertEqual(3, len(seen))
-            self.assertEqual(1, len(set(seen)), "one key for the three tries")
-            wp.submit("x")
-            self.assertNotEqual(seen[0], seen[-1], "another submit, another key")
-        finally:
-            server.shutdown()
 
 
 if __name__ == "__main__":
