@@ -27,12 +27,16 @@ __all__ = ["Client", "Event", "Job", "Sweep", "Pool", "Tenant", "WarmpoolError",
 # does not import the client's HTTP, threads and email parsing: a process per job would pay for them each time.
 _HOME = {"Client": ".client", "Event": ".sse", "Job": ".objects", "Sweep": ".objects", "Pool": ".objects",
          "Tenant": ".objects"}
+# what ``import warmpool`` used to load, so ``warmpool.errors.NotFound`` after it still works
+_SUBMODULES = ("client", "errors", "objects", "progress", "sse", "transport", "values")
 
 if not TYPE_CHECKING:  # mypy sees the imports above; an unknown name stays an error for it
     def __getattr__(name: str) -> Any:
+        import importlib
+        if name in _SUBMODULES:
+            return importlib.import_module("." + name, __name__)
         if name not in __all__:
             raise AttributeError("module 'warmpool' has no attribute %r" % name)
-        import importlib
         value = getattr(importlib.import_module(_HOME.get(name, ".errors"), __name__), name)
         globals()[name] = value
         return value

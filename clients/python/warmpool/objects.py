@@ -26,9 +26,6 @@ __all__ = ["Job", "Sweep", "Pool", "Tenant", "numbers", "ENDED"]
 ENDED = ("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT", "EARLY_STOPPED")
 """A job's end states, for a server whose job views do not say ``ended`` yet (newer ones do)."""
 
-_Bar = Bar  # the name warmpool.optuna imported it by
-
-
 def _table(title: str, rows: Iterable[Tuple[str, Any]]) -> str:
     cells = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
                     % (html.escape(str(k)), html.escape(v if isinstance(v, str) else json.dumps(v)))

@@ -49,6 +49,14 @@ class WorkerTests(unittest.TestCase):
                              capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHONPATH=CLIENT))
         self.assertEqual("['warmpool', 'warmpool.worker', 'warmpool_worker']", out.stdout.strip(), out.stderr)
 
+    def test_the_package_s_names_and_modules_load_on_first_use(self):
+        out = subprocess.run([sys.executable, "-c", "import warmpool; print(warmpool.errors.NotFound.__name__, "
+                              "warmpool.client.Client is warmpool.Client, warmpool.Tenant.__module__)"],
+                             capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHONPATH=CLIENT))
+        self.assertEqual("NotFound True warmpool.objects", out.stdout.strip(), out.stderr)
+        with self.assertRaises(AttributeError):
+            getattr(warmpool, "NoSuchName")
+
     def test_a_process_per_job_writes_its_metrics_and_reports_on_stdout(self):
         for module in ("warmpool_worker", "warmpool.worker"):
             with self.subTest(module=module), tempfile.TemporaryDirectory() as d:
