@@ -51,9 +51,10 @@ def _follow(job: Job, inbox: queue.Queue[Message]) -> None:
         inbox.put(("lost", job.id, e))
 
 
-def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str, Any], objective: str, n_trials: int,
-             parallelism: int = 4, config: Optional[Mapping[str, Any]] = None, args: Optional[Iterable[str]] = None,
-             timeout: Optional[float] = None, progress: bool = False, **job_options: Any) -> optuna.Study:
+def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str, optuna.distributions.BaseDistribution],
+             objective: str, n_trials: int, parallelism: int = 4, config: Optional[Mapping[str, Any]] = None,
+             args: Optional[Iterable[str]] = None, timeout: Optional[float] = None, progress: bool = False,
+             **job_options: Any) -> optuna.Study:
     """Runs ``n_trials`` trials of ``study`` as jobs of the pool ``type``, ``parallelism`` at once.
 
     ``space`` maps parameter names to Optuna distributions; ``objective`` names the metric the
@@ -78,7 +79,7 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
     try:
         while told < n_trials:
             while asked < n_trials and len(running) < parallelism and (deadline is None or time.monotonic() < deadline):
-                trial = study.ask(space)
+                trial = study.ask(dict(space))
                 cfg = dict(config or {})
                 cfg.update(trial.params)
                 job = client.submit(type, config=cfg, args=args, **job_options)

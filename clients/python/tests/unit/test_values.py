@@ -20,8 +20,9 @@ from .stub import Reply
 
 try:
     import numpy
+    HAVE_NUMPY = True
 except ImportError:  # Debian's python3 without python3-numpy: the numpy case is skipped, the rest runs
-    numpy = None
+    HAVE_NUMPY = False
 
 
 def accepted(method, path, body):  # what the tests' stand-in answered: (status, JSON)
@@ -91,7 +92,7 @@ class RequestTests(StubTestCase):
         self.assertEqual(["NaN", "-Infinity"], [config["lr"], config["clip"]], "the API's one form, strict JSON")
         self.assertEqual("int key", config["3"])
 
-    @unittest.skipIf(numpy is None, "numpy is not installed for this python")
+    @unittest.skipUnless(HAVE_NUMPY, "numpy is not installed for this python")
     def test_numpy_scalars_and_arrays_in_a_config_are_sent_as_numbers_and_lists(self):
         wp = self.client()
         wp.submit("x", config={"layers": numpy.int64(4), "lr": numpy.float32(0.5), "on": numpy.bool_(True),
