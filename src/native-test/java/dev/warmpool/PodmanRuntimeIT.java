@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Assumptions;
 class PodmanRuntimeIT extends DockerRuntimeIT {
     Process service;
     Path dir;
+    final String keeper = "wp-podman-it-" + Long.toHexString(System.nanoTime());
 
     @Override
     String name() {
@@ -49,10 +50,11 @@ class PodmanRuntimeIT extends DockerRuntimeIT {
         String host = "unix://" + socket;
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(socket));
         this.host = host;
-        // the images the tests use, from Docker's store; a first container brings up Podman's bridge,
-        // whose gateway Redis listens on
+        // the images the tests use, from Docker's store; Podman's bridge (podman0) exists only while a
+        // container is on it, and Redis listens on its gateway: one container stays for the tests' time
         copy(IMAGE);
-        assertEquals(0, run("docker", "run", "--rm", IMAGE, "true").exit(), "podman runs a container");
+        Result kept = run("docker", "run", "-d", "--name", keeper, IMAGE, "sleep", "infinity");
+        assertEquals(0, kept.exit(), "podman runs a container: " + kept.out());
         return host;
     }
 
@@ -86,6 +88,9 @@ class PodmanRuntimeIT extends DockerRuntimeIT {
 
     @Override
     void stopEngine() throws Exception {
+        if (host != null) {
+            run("docker", "rm", "-f", keeper);
+        }
         if (service != null) {
             service.destroy();
             if (!service.waitFor(20, TimeUnit.SECONDS)) {
