@@ -101,11 +101,11 @@ abstract class DockerFixture {
         if (redis != null) {
             redis.stop();
         }
-        stopEngine();
+        finish();
     }
 
-    /** After the tests: stops an engine that {@link #engine()} started. */
-    void stopEngine() throws Exception {}
+    /** After the tests, their containers and networks gone: removes what a subclass made (an engine it started). */
+    void finish() throws Exception {}
 
     void pool(String type, String command, int minIdle, int maxSize, String template) throws Exception {
         manager.send(

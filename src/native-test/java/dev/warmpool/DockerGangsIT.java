@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,9 +32,9 @@ class DockerGangsIT extends DockerFixture {
         return List.of("-Dwarmpool.runtime.devices=fake-gpu-0");
     }
 
-    @AfterAll
-    void removeTheVolume() throws Exception {
-        run("docker", "volume", "rm", "-f", volume);
+    @Override
+    void finish() throws Exception {
+        run("docker", "volume", "rm", "-f", volume); // once the containers that mounted it are gone
     }
 
     /** The parameter server: answers every connection on the gang port with its host name. */

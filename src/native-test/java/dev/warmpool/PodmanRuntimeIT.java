@@ -87,7 +87,7 @@ class PodmanRuntimeIT extends DockerRuntimeIT {
     }
 
     @Override
-    void stopEngine() throws Exception {
+    void finish() throws Exception {
         if (host != null) {
             run("docker", "rm", "-f", keeper);
         }
