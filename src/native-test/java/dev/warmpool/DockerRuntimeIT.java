@@ -3,23 +3,14 @@ package dev.warmpool;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.store.RedisServer;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The docker runtime against the packaged manager and a real dockerd: warm processors are
@@ -28,62 +19,21 @@ import org.junit.jupiter.api.TestInstance;
  * connect as their pool's ACL user) listens on loopback and on the docker bridge's gateway.
  * Outside CI, a machine without a dockerd skips these tests; in CI (.ci/run starts one) they run.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class DockerRuntimeIT {
-    static final String IMAGE = "warmpool-base:bookworm";
-    /** The same base with python3 (still no Java), for the persistent-worker test. */
-    static final String PYTHON_IMAGE = "warmpool-python:bookworm";
-
-    static final String PASSWORD = "docker-it-" + Long.toHexString(System.nanoTime());
-    RedisServer redis;
-    ManagerProcess manager;
-    String instance;
-
-    @BeforeAll
-    void dockerRedisAndManager() throws Exception {
-        boolean docker = run("docker", "info").exit == 0;
-        if (!"true".equals(System.getenv("CI"))) {
-            Assumptions.assumeTrue(docker, "no dockerd answers (CI starts one: .ci/run)");
-        }
-        assertTrue(docker, "no dockerd answers: .ci/run starts one");
-        Result base = run("bash", "src/main/docker/base-image.sh", IMAGE);
-        assertEquals(0, base.exit, base.out);
-        String gateway = dev.warmpool.runtime.docker.DockerRuntime.gateway(
-                dev.warmpool.runtime.docker.DockerRuntime.client(
-                        System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
-                "bridge");
-        // the manager reaches Redis on loopback, its containers at the bridge's gateway
-        redis = RedisServer.ephemeral("--requirepass", PASSWORD, "--bind", "127.0.0.1", gateway);
-        instance = "127.0.0.1:" + redis.port();
-        startManager();
-    }
-
-    void startManager() throws IOException {
-        manager = ManagerProcess.start(
-                "redis://:" + PASSWORD + "@127.0.0.1:" + redis.port(),
-                "docker-runtime-it",
-                "-Dwarmpool.runtime.type=docker");
-    }
-
-    @AfterAll
-    void cleanUp() throws Exception {
-        if (manager != null) {
-            manager.kill();
-        }
-        if (instance != null) {
-            for (String id : containers("warmpool.dev/instance=" + instance)) {
-                run("docker", "rm", "-f", "-v", id);
-            }
-        }
-        if (redis != null) {
-            redis.stop();
-        }
+class DockerRuntimeIT extends DockerFixture {
+    @Override
+    String name() {
+        return "docker-runtime-it";
     }
 
     @Test
     void aPoolOnAnImageWithoutJavaRunsItsJobsInsideItsContainer() throws Exception {
-        assertNotEquals(
-                0, run("docker", "run", "--rm", IMAGE, "sh", "-c", "command -v java").exit, "the image has no Java");
+        // the output, not the exit code: Podman's API loses a --rm container's exit code
+        assertEquals(
+                "no-java",
+                run("docker", "run", "--rm", IMAGE, "sh", "-c", "command -v java || echo no-java")
+                        .out()
+                        .trim(),
+                "the image has no Java");
         pool("os", "[\"sh\", \"-c\", \"cat /etc/os-release; echo host=$(hostname)\"]", 1, 1, "");
         JsonNode ended = runJob("os", 60);
         assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
@@ -124,7 +74,7 @@ class DockerRuntimeIT {
         await().atMost(Duration.ofSeconds(30))
                 .until(() ->
                         "RUNNING".equals(manager.get("/jobs/" + id).get("state").asText()));
-        assertEquals(0, run("docker", "kill", first).exit);
+        assertEquals(0, run("docker", "kill", first).exit());
 
         JsonNode ended = manager.get("/jobs/" + id + "?wait=90");
         assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
@@ -171,30 +121,35 @@ class DockerRuntimeIT {
     void limitsAndTheRestrictedProfileShowInDockerInspectAndTheRedisPasswordDoesNot() throws Exception {
         pool(
                 "inspected",
-                "[\"sh\", \"-c\", \"id -u; ls -A /run/warmpool/secret\"]",
+                "[\"sh\", \"-c\", \"id -u; ls -A /run/warmpool/secret; grep CapBnd /proc/self/status\"]",
                 1,
                 1,
                 ", \"resources\": {\"limits\": {\"cpu\": \"500m\", \"memory\": \"256Mi\"}}, "
                         + "\"securityContext\": {\"runAsUser\": 1000, \"readOnlyRootFilesystem\": true}");
         JsonNode ended = runJob("inspected", 60);
         assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
-        assertEquals("1000", ended.at("/result/logTail").asText().trim(), "runs as 1000; the URL file is deleted");
+        assertEquals(
+                "1000\nCapBnd:\t0000000000000000",
+                ended.at("/result/logTail").asText().trim(),
+                "runs as 1000 without any capability; the URL file is deleted");
         String id = containers(poolLabel("inspected")).get(0);
         JsonNode c =
-                ManagerProcess.JSON.readTree(run("docker", "inspect", id).out).get(0);
+                ManagerProcess.JSON.readTree(run("docker", "inspect", id).out()).get(0);
         JsonNode host = c.get("HostConfig");
         assertEquals(500_000_000L, host.get("NanoCpus").asLong());
         assertEquals(256L * 1024 * 1024, host.get("Memory").asLong());
-        assertEquals("[\"ALL\"]", host.get("CapDrop").toString());
+        if (name().startsWith("docker")) {
+            assertEquals("[\"ALL\"]", host.get("CapDrop").toString()); // Podman lists the ones it dropped
+        }
         assertTrue(host.get("SecurityOpt").toString().contains("no-new-privileges"), host.toString());
         assertFalse(host.get("Privileged").asBoolean());
         assertTrue(host.get("ReadonlyRootfs").asBoolean());
         assertEquals("bridge", host.get("NetworkMode").asText());
-        assertEquals(
-                "default",
-                host.get("PidMode").asText().isEmpty()
-                        ? "default"
-                        : host.get("PidMode").asText());
+        // its own PIDs: Docker says "" (or default), Podman "private"; never "host" or another container's
+        assertTrue(
+                java.util.Set.of("", "default", "private")
+                        .contains(host.get("PidMode").asText()),
+                host.get("PidMode").asText());
         String everything = c.toString();
         assertFalse(everything.contains(PASSWORD), "the manager's Redis password is nowhere in docker inspect");
         assertFalse(
@@ -205,7 +160,7 @@ class DockerRuntimeIT {
     }
 
     @Test
-    void aPoolWithoutAnImageOrWithAHostVolumeIsRefusedWithAProblem() throws Exception {
+    void aPoolWithoutAnImageOrWithAHostOrConfigMapVolumeIsRefusedWithAProblem() throws Exception {
         var noImage = manager.call("PUT", "/pools/no-image", "{\"command\": [\"true\"]}");
         assertTrue(
                 noImage.statusCode() == 400 || noImage.statusCode() == 422,
@@ -224,19 +179,19 @@ class DockerRuntimeIT {
                 hostPath.statusCode() >= 400 && hostPath.statusCode() < 500,
                 hostPath.statusCode() + " " + hostPath.body());
         assertTrue(containers(poolLabel("host-path")).isEmpty());
-        var gang = manager.call(
+        var configMap = manager.call(
                 "PUT",
-                "/pools/gang",
+                "/pools/config-map",
                 "{\"command\": [\"true\"], \"template\": {\"image\": \"" + IMAGE
-                        + "\"}, \"gang\": {\"ps\": {\"count\": 1}, \"worker\": {\"count\": 2}}}");
-        assertEquals(400, gang.statusCode(), gang.body());
-        assertTrue(gang.body().contains("\"field\":\"gang\""), gang.body());
+                        + "\", \"volumes\": [{\"name\": \"c\", \"configMap\": {\"name\": \"c\"}}]}}");
+        assertEquals(400, configMap.statusCode(), configMap.body());
+        assertTrue(configMap.body().contains("persistentVolumeClaim"), configMap.body());
     }
 
     @Test
     void aContainerWhoseAgentExitsIsReplacedAndItsLastOutputLogged() throws Exception {
         // a JVM option the agent's JVM refuses: it exits 1 at once, in every container of the pool
-        java.nio.file.Path log = java.nio.file.Path.of("target", "docker-runtime-it.log");
+        java.nio.file.Path log = java.nio.file.Path.of("target", name() + ".log");
         long from = java.nio.file.Files.size(log); // the log file is appended to, run after run: only what comes now
         java.util.concurrent.Callable<String> since =
                 () -> java.nio.file.Files.readString(log).substring((int) from);
@@ -267,11 +222,11 @@ class DockerRuntimeIT {
                 tag,
                 "target/warmpool-agent-bundle");
         try {
-            assertEquals(0, build.exit, build.out);
+            assertEquals(0, build.exit(), build.out());
             // no pool to serve: the agent's JVM starts (as the image's user) and says what it lacks
             Result agent = run("docker", "run", "--rm", tag, "sh", "-c", "id -u; /warmpool/bin/warmpool-agent");
-            assertTrue(agent.out.startsWith("65532\n"), agent.out);
-            assertTrue(agent.out.contains("WARMPOOL_REDIS_URL is not set"), agent.out);
+            assertTrue(agent.out().startsWith("65532\n"), agent.out());
+            assertTrue(agent.out().contains("WARMPOOL_REDIS_URL is not set"), agent.out());
         } finally {
             run("docker", "rmi", "-f", tag);
         }
@@ -287,8 +242,7 @@ class DockerRuntimeIT {
 
     @Test
     void aPersistentPythonWorkerInAContainerServesJobAfterJob() throws Exception {
-        Result python = run("bash", "src/main/docker/base-image.sh", PYTHON_IMAGE, "python3");
-        assertEquals(0, python.exit, python.out);
+        image(PYTHON_IMAGE, "python3");
         var spec = ManagerProcess.JSON.createObjectNode();
         spec.putArray("command").add("python3").add("-u").add("-c").add(WORKER);
         spec.put("worker", "persistent").put("minIdle", 1).put("maxSize", 1);
@@ -306,52 +260,5 @@ class DockerRuntimeIT {
         }
         assertEquals(1, pids.size(), "one worker process served all five: " + pids);
         assertEquals(1, containers(poolLabel("py")).size());
-    }
-
-    private void pool(String type, String command, int minIdle, int maxSize, String template) throws Exception {
-        manager.send(
-                "PUT",
-                "/pools/" + type,
-                "{\"command\": " + command + ", \"minIdle\": " + minIdle + ", \"maxSize\": " + maxSize
-                        + ", \"template\": {\"image\": \"" + IMAGE + "\"" + template + "}}");
-    }
-
-    private JsonNode runJob(String type, int waitSeconds) throws Exception {
-        String id = manager.send("POST", "/jobs", "{\"type\": \"" + type + "\"}")
-                .get("id")
-                .asText();
-        return manager.get("/jobs/" + id + "?wait=" + waitSeconds);
-    }
-
-    private String poolLabel(String type) {
-        return "warmpool.dev/pool=" + type;
-    }
-
-    /** Ids of this test's running containers that carry {@code label}. */
-    private List<String> containers(String label) throws IOException, InterruptedException {
-        Result r = run(
-                "docker",
-                "ps",
-                "-q",
-                "--no-trunc",
-                "--filter",
-                "label=warmpool.dev/instance=" + instance,
-                "--filter",
-                "label=" + label);
-        List<String> out = new ArrayList<>();
-        for (String line : r.out.split("\n")) {
-            if (!line.isBlank()) {
-                out.add(line.trim());
-            }
-        }
-        return out;
-    }
-
-    record Result(int exit, String out) {}
-
-    static Result run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        return new Result(p.waitFor(), out);
     }
 }

@@ -342,6 +342,14 @@ public interface WarmpoolConfig {
         @WithDefault("local")
         String type();
 
+        /**
+         * The machine's accelerators that processors of the local and docker runtimes get for
+         * their own (a pool's {@code template.resources.limits."nvidia.com/gpu"} per processor):
+         * device ids as {@code nvidia-smi -L} numbers them (e.g. {@code 0,1}), or {@code none}.
+         * When unset, the GPUs {@code nvidia-smi -L} lists, none when it is absent.
+         */
+        Optional<List<String>> devices();
+
         Local local();
 
         Docker docker();
@@ -372,34 +380,8 @@ public interface WarmpoolConfig {
         String leaseName();
     }
 
-    interface Docker {
-        /**
-         * The Docker (or Podman) Engine API, e.g. {@code unix:///run/podman/podman.sock} or
-         * {@code tcp://127.0.0.1:2375}: {@code DOCKER_HOST} when unset, else {@code unix:///var/run/docker.sock}.
-         */
-        Optional<String> host();
-
-        /**
-         * The agent bundle (a jlink'd Java runtime, the agent jar, bin/warmpool-agent) that an
-         * {@code agent: init-container} pool's containers mount read-only at /opt/warmpool:
-         * target/warmpool-agent-bundle beside the running quarkus-app (./mvnw package makes it) when unset.
-         */
-        Optional<Path> agentBundle();
-
-        /**
-         * The network processors join. The default bridge: containers reach the host (and the
-         * Redis the manager runs there) at its gateway address, and nothing of the host's own network.
-         */
-        @WithDefault("bridge")
-        String network();
-
-        /**
-         * The Redis address containers use, without credentials (each agent gets its pool's user
-         * and password by a file). When unset, the manager's, with a loopback host replaced by the
-         * network's gateway: that Redis must listen there too (the run command's own Redis does).
-         */
-        Optional<String> redisUrl();
-    }
+    /** The docker runtime's settings (their own file: this one is long enough). */
+    interface Docker extends DockerSettings {}
 
     interface Local {
         /** The agent jar; by default target/warmpool-agent.jar, else the manager's own class path. */

@@ -85,6 +85,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
     private volatile long queuedJobs;
 
     private final dev.warmpool.store.AgentUsers agentUsers;
+    private final DeviceGate devices;
 
     public Reconciler(
             PoolStore store,
@@ -106,6 +107,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
                         .orElse(config.heartbeat().timeout())
                         .toMillis(),
                 dev.warmpool.config.WarmthParams.of(config));
+        this.devices = new DeviceGate(runtime);
         runtime.onChange(this::nudge);
     }
 
@@ -291,7 +293,8 @@ public class Reconciler implements dev.warmpool.service.Demand {
         String type = s.type();
         List<PoolSpec.Member> members = s.spec().members();
         int n = 0;
-        for (int i = 0; i < plan.start(); i++) {
+        int allowed = devices.allow(s, plan.start());
+        for (int i = 0; i < allowed; i++) {
             String id = Names.newProcessorId();
             List<String> ids = new java.util.ArrayList<>();
             List<SpawnGangReply.Member> gang = new java.util.ArrayList<>();

@@ -9,7 +9,11 @@ import java.util.List;
 public interface ProcessorRuntime {
 
     /** A processor as the runtime sees it. */
-    record Running(String type, String processorId, long startedMillis) {}
+    record Running(String type, String processorId, long startedMillis, List<String> devices) {
+        public Running(String type, String processorId, long startedMillis) {
+            this(type, processorId, startedMillis, List.of());
+        }
+    }
 
     /** Starts the agent of processor {@code processorId} in the pool of {@code type}. */
     void start(String type, String processorId, dev.warmpool.pool.PoolSpec spec);
@@ -28,6 +32,14 @@ public interface ProcessorRuntime {
 
     /** Once the manager is up: work that makes later processor starts faster (off the caller's thread). */
     default void prepare() {}
+
+    /**
+     * The machine's devices (GPUs) that this runtime hands out to processors, one set each; empty
+     * where something else counts them (Kubernetes' scheduler).
+     */
+    default java.util.Optional<Devices> devices() {
+        return java.util.Optional.empty();
+    }
 
     /** Whether this manager may reconcile (the runtime may elect a leader among managers). */
     default boolean leads() {

@@ -89,12 +89,18 @@ public class RuntimeProducer {
                 config.events()
                         .sink()
                         .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
-                        .orElse(null));
+                        .orElse(null),
+                config.policy().allowHostAccess());
+        Devices devices = Devices.of(config.runtime().devices());
         org.jboss.logging.Logger.getLogger(RuntimeProducer.class)
                 .infof(
-                        "docker runtime at %s: containers on network %s reach Redis at %s; agent bundle %s",
-                        host, d.network(), containerRedis, bundle.toAbsolutePath());
-        return new DockerRuntime(client, settings, agentUrl);
+                        "docker runtime at %s: containers on network %s reach Redis at %s; agent bundle %s%s",
+                        host,
+                        d.network(),
+                        containerRedis,
+                        bundle.toAbsolutePath(),
+                        devices.all().isEmpty() ? "" : "; devices for processors: " + devices.all());
+        return new DockerRuntime(client, settings, agentUrl, devices);
     }
 
     /** target/warmpool-agent-bundle beside the running quarkus-app, else under the working directory. */

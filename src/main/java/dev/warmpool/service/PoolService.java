@@ -17,8 +17,15 @@ public class PoolService {
     private final Demand reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
+    private final dev.warmpool.runtime.ProcessorRuntime runtime;
 
-    public PoolService(PoolStore store, Demand reconciler, Validator validator, WarmpoolConfig config) {
+    public PoolService(
+            PoolStore store,
+            Demand reconciler,
+            Validator validator,
+            WarmpoolConfig config,
+            dev.warmpool.runtime.ProcessorRuntime runtime) {
+        this.runtime = runtime;
         this.store = store;
         this.reconciler = reconciler;
         this.validator = validator;
@@ -202,17 +209,11 @@ public class PoolService {
             dev.warmpool.runtime.docker.ContainerFactory.unsupported(t).ifPresent(problem -> {
                 throw Refusal.invalid("template", "This warmpool runs processors as containers: " + problem + ".");
             });
-            if (spec.isGang()) {
-                // members must reach each other by name: one network per gang, not built yet on docker
-                throw Refusal.invalid(
-                        "gang",
-                        "This warmpool runs processors as containers, and gangs do not run on the "
-                                + "docker runtime yet; run the gang on the local or kubernetes runtime.");
-            }
         }
         if (t == null) {
             return;
         }
+        DeviceCheck.check(spec, runtime.devices());
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
             throw new Refusal(

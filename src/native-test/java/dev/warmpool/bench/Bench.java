@@ -22,7 +22,7 @@ public final class Bench {
         List<String> a = List.of(args);
         boolean quick = a.contains("--quick");
         if (a.contains("--containers")) {
-            Containers.containers(intArg(args, 1, 100), intArg(args, 2, 5));
+            Containers.containers(intArg(args, 1, 100), intArg(args, 2, 5), intArg(args, 3, 100));
             Report.print();
         } else if (a.contains("--soak")) {
             Soak.soak(intArg(args, 1, 20_000), intArg(args, 2, 20));

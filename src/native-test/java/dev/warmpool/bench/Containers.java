@@ -30,7 +30,7 @@ final class Containers {
 
     private Containers() {}
 
-    static void containers(int n, int cold) throws Exception {
+    static void containers(int n, int cold, int trials) throws Exception {
         run("bash", "src/main/docker/base-image.sh", IMAGE);
         String password = "bench-" + Long.toHexString(System.nanoTime());
         String gateway = DockerRuntime.gateway(
@@ -45,6 +45,9 @@ final class Containers {
             try {
                 warm(m, n);
                 cold(m, cold);
+                if (trials > 0) {
+                    ContainerSweep.sweep(m, trials, 2);
+                }
             } finally {
                 m.stop();
             }

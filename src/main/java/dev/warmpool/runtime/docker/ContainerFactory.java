@@ -3,6 +3,7 @@ package dev.warmpool.runtime.docker;
 import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.DeviceRequest;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.pool.PodTemplate;
@@ -32,6 +33,12 @@ public final class ContainerFactory {
     public static final String PROCESSOR = "warmpool.dev/processor";
     /** Which warmpool (its Redis, without credentials) a container belongs to. */
     public static final String INSTANCE = "warmpool.dev/instance";
+    /** The devices (GPUs) a container was given: a manager that restarts reads them back. */
+    public static final String DEVICES = "warmpool.dev/devices";
+    /** The gang a member's container belongs to; its network carries the same label. */
+    public static final String GANG = "warmpool.dev/gang";
+    /** The port on which a gang member's job serves the others (TensorFlow's default, as on Kubernetes). */
+    public static final int GANG_PORT = 2222;
 
     public static final String AGENT_DIR = "/opt/warmpool";
     public static final String AGENT_LAUNCHER = AGENT_DIR + "/bin/warmpool-agent";
@@ -57,7 +64,8 @@ public final class ContainerFactory {
             long heartbeatMillis,
             long retentionSeconds,
             int logLines,
-            String sink) {}
+            String sink,
+            boolean allowHostAccess) {}
 
     /** What a create call needs; {@code user} is empty for the image's own user. */
     public record Plan(
@@ -68,7 +76,8 @@ public final class ContainerFactory {
             Map<String, String> labels,
             HostConfig host,
             Optional<String> user,
-            Optional<Long> uid) {}
+            Optional<Long> uid,
+            Optional<String> gangNetwork) {}
 
     private ContainerFactory() {}
 
@@ -77,6 +86,22 @@ public final class ContainerFactory {
     }
 
     public static Plan container(String type, String processorId, PoolSpec spec, Settings s) {
+        return container(type, processorId, spec, s, List.of());
+    }
+
+    /** The network of one gang: its members, and only they, reach each other there by their processor ids. */
+    public static String gangNetwork(String type, String memberId) {
+        return "wp-" + type + "-" + gangOf(memberId);
+    }
+
+    /** The gang of a member id ({@code <gang id>-<n>}). */
+    public static String gangOf(String memberId) {
+        int dash = memberId.lastIndexOf('-');
+        return dash < 0 ? memberId : memberId.substring(0, dash);
+    }
+
+    /** {@code devices}: the GPUs this processor holds, asked of Docker as an NVIDIA device request. */
+    public static Plan container(String type, String processorId, PoolSpec spec, Settings s, List<String> devices) {
         PodTemplate t = spec.template();
         if (t == null || t.image() == null) {
             throw new IllegalArgumentException("pool " + type + " has no template image: PUT it with "
@@ -108,22 +133,38 @@ public final class ContainerFactory {
         if (!tmpfs.isEmpty()) {
             host.withTmpFs(tmpfs);
         }
+        List<Bind> binds = new ArrayList<>(host.getBinds() == null ? List.of() : List.of(host.getBinds()));
+        binds.addAll(Volumes.binds(t, s.allowHostAccess()));
+        if (!binds.isEmpty()) {
+            host.withBinds(binds);
+        }
+        if (!devices.isEmpty()) {
+            host.withDeviceRequests(List.of(
+                    new DeviceRequest().withDeviceIds(List.copyOf(devices)).withCapabilities(List.of(List.of("gpu")))));
+        }
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put(MANAGED_BY, "warmpool");
         labels.put(INSTANCE, s.instance());
         labels.put(POOL, type);
         labels.put(PROCESSOR, processorId);
+        if (!devices.isEmpty()) {
+            labels.put(DEVICES, String.join(",", devices));
+        }
+        if (spec.isGang()) {
+            labels.put(GANG, gangOf(processorId));
+        }
         Optional<Long> uid = sc == null ? Optional.empty() : Optional.ofNullable(sc.getRunAsUser());
         Optional<String> user = uid.map(u -> u + (sc.getRunAsGroup() == null ? "" : ":" + sc.getRunAsGroup()));
         return new Plan(
                 containerName(type, processorId),
                 t.image(),
                 List.of(init ? AGENT_LAUNCHER : "warmpool-agent"),
-                env(type, processorId, t, s),
+                env(type, processorId, spec, s),
                 labels,
                 host,
                 user,
-                uid);
+                uid,
+                spec.isGang() ? Optional.of(gangNetwork(type, processorId)) : Optional.empty());
     }
 
     /**
@@ -174,14 +215,9 @@ public final class ContainerFactory {
             return Optional.of("a pool on the docker runtime needs a \"template\" with an \"image\", e.g. "
                     + "{\"image\": \"python:3.12-slim\"}");
         }
-        if (t.volumes() != null) {
-            for (var v : t.volumes()) {
-                if (v.getEmptyDir() == null) {
-                    return Optional.of(
-                            "volume '" + v.getName() + "' is not an emptyDir: on the docker runtime a pool's "
-                                    + "volumes are emptyDirs (a tmpfs each)");
-                }
-            }
+        Optional<String> volumes = Volumes.unsupported(t);
+        if (volumes.isPresent()) {
+            return volumes;
         }
         for (String name : List.of("cpu", "memory")) {
             try {
@@ -196,7 +232,8 @@ public final class ContainerFactory {
         return Optional.empty();
     }
 
-    private static List<String> env(String type, String processorId, PodTemplate t, Settings s) {
+    private static List<String> env(String type, String processorId, PoolSpec spec, Settings s) {
+        PodTemplate t = spec.template();
         Map<String, String> env = new LinkedHashMap<>();
         if (t.env() != null) {
             env.putAll(t.env());
@@ -209,6 +246,10 @@ public final class ContainerFactory {
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
+        }
+        if (spec.isGang()) {
+            // the gang's network resolves a member's processor id (its alias there) to its container
+            env.put("WARMPOOL_MEMBER_ADDR", processorId + ":" + GANG_PORT);
         }
         // the agent passes these names of its own environment on to jobs, never warmpool's own
         if (t.env() != null && !t.env().isEmpty()) {

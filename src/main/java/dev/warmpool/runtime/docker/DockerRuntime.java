@@ -11,6 +11,7 @@ import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.ProcessorRuntime;
 import java.io.ByteArrayInputStream;
 import java.time.Duration;
@@ -46,11 +47,27 @@ public class DockerRuntime implements ProcessorRuntime {
         return t;
     });
     private volatile Runnable changed = () -> {};
+    /** The machine's GPUs, each held by one container at a time. */
+    private final Devices devices;
+
+    private final GangNetworks networks;
 
     public DockerRuntime(DockerClient docker, ContainerFactory.Settings settings, UnaryOperator<String> agentUrl) {
+        this(docker, settings, agentUrl, new Devices(List.of()));
+    }
+
+    public DockerRuntime(
+            DockerClient docker, ContainerFactory.Settings settings, UnaryOperator<String> agentUrl, Devices devices) {
         this.docker = docker;
         this.settings = settings;
         this.agentUrl = agentUrl;
+        this.devices = devices;
+        this.networks = new GangNetworks(docker, settings.instance());
+    }
+
+    @Override
+    public Optional<Devices> devices() {
+        return Optional.of(devices);
     }
 
     /** A client for {@code host} (unix:// or tcp://), with the JDK-only transport. */
@@ -104,7 +121,17 @@ public class DockerRuntime implements ProcessorRuntime {
 
     @Override
     public void start(String type, String processorId, PoolSpec spec) {
-        ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings);
+        List<String> own = devices.assign(processorId, Devices.perProcessor(spec));
+        try {
+            start(type, processorId, spec, own);
+        } catch (RuntimeException e) {
+            devices.release(processorId);
+            throw e;
+        }
+    }
+
+    private void start(String type, String processorId, PoolSpec spec, List<String> own) {
+        ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings, own);
         if (p.entrypoint().get(0).equals(ContainerFactory.AGENT_LAUNCHER)
                 && !(java.nio.file.Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))
                         && java.nio.file.Files.isExecutable(
@@ -121,6 +148,7 @@ public class DockerRuntime implements ProcessorRuntime {
                 .withHostConfig(p.host())
                 .withVolumes(new Volume(ContainerFactory.SECRET_VOLUME));
         p.user().ifPresent(create::withUser);
+        p.gangNetwork().ifPresent(n -> networks.ensure(type, n, ContainerFactory.gangOf(processorId)));
         String id;
         try {
             id = create.exec().getId();
@@ -131,6 +159,7 @@ public class DockerRuntime implements ProcessorRuntime {
                     e);
         }
         try {
+            p.gangNetwork().ifPresent(n -> networks.join(id, n, processorId));
             long uid = p.uid().orElseGet(() -> imageUid(p.image()));
             String url = ContainerFactory.forContainers(agentUrl.apply(type), settings.redisUrl());
             byte[] secret = new Tar()
@@ -194,13 +223,23 @@ public class DockerRuntime implements ProcessorRuntime {
     @Override
     public List<Running> list() {
         List<Running> out = new java.util.ArrayList<>();
+        // what the containers that are still there hold: their devices, their gangs (whose networks stay)
+        Map<String, List<String>> held = new java.util.HashMap<>();
+        java.util.Set<String> gangs = new java.util.HashSet<>();
         for (Container c : containers(Map.of())) {
             Map<String, String> labels = c.getLabels();
+            boolean stays = "running".equals(c.getState())
+                    || ("created".equals(c.getState()) && System.currentTimeMillis() / 1000 - c.getCreated() <= 60);
+            if (stays) {
+                held.put(labels.get(ContainerFactory.PROCESSOR), Devices.split(labels.get(ContainerFactory.DEVICES)));
+                Optional.ofNullable(labels.get(ContainerFactory.GANG)).ifPresent(gangs::add);
+            }
             if ("running".equals(c.getState())) {
                 out.add(new Running(
                         labels.get(ContainerFactory.POOL),
                         labels.get(ContainerFactory.PROCESSOR),
-                        c.getCreated() * 1000));
+                        c.getCreated() * 1000,
+                        Devices.split(labels.get(ContainerFactory.DEVICES))));
             } else if (!"created".equals(c.getState()) || System.currentTimeMillis() / 1000 - c.getCreated() > 60) {
                 String last = lastLines(c);
                 LOG.logf(
@@ -214,6 +253,12 @@ public class DockerRuntime implements ProcessorRuntime {
                         last);
                 remove(c.getId());
             }
+        }
+        devices.held(held);
+        try {
+            networks.collect(gangs);
+        } catch (RuntimeException e) {
+            LOG.debugf("gang networks not collected: %s", e.getMessage());
         }
         return out;
     }
@@ -255,6 +300,7 @@ public class DockerRuntime implements ProcessorRuntime {
     @Override
     public void poolRemoved(String type) {
         containers(Map.of(ContainerFactory.POOL, type)).forEach(c -> remove(c.getId()));
+        networks.poolRemoved(type);
     }
 
     private List<Container> containers(Map<String, String> more) {

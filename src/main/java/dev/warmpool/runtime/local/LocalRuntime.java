@@ -28,6 +28,9 @@ public class LocalRuntime implements ProcessorRuntime {
     static final String PROCESSOR = "-Dwarmpool.processor=";
     static final String POOL = "-Dwarmpool.pool=";
     static final String REDIS = "-Dwarmpool.redis=";
+    /** The devices an agent was started with, on its command line: a manager that restarts reads them back. */
+    static final String DEVICES = "-Dwarmpool.devices=";
+
     private static final long KILL_AFTER_SECONDS = 20;
 
     private final String redisUrl;
@@ -35,6 +38,8 @@ public class LocalRuntime implements ProcessorRuntime {
     private final List<String> launch;
     /** How the agents' jobs are fenced off (sandbox, user): passed to every agent. */
     private final JobRoom room;
+    /** The machine's GPUs, each held by one processor at a time. */
+    private final dev.warmpool.runtime.Devices devices;
 
     private volatile Runnable changed = () -> {};
     /** JVM options that load the agents' class-data archive, once there is one. */
@@ -54,7 +59,16 @@ public class LocalRuntime implements ProcessorRuntime {
         this.launch = launchCommand(config.runtime().local());
         PrivateFiles.secureDir(config.runtime().local().stateDir());
         this.room = JobRoom.of(config);
+        this.devices = dev.warmpool.runtime.Devices.of(config.runtime().devices());
         LOG.info(room.describe());
+        if (!devices.all().isEmpty()) {
+            LOG.infof("devices for processors (CUDA_VISIBLE_DEVICES): %s", devices.all());
+        }
+    }
+
+    @Override
+    public Optional<dev.warmpool.runtime.Devices> devices() {
+        return Optional.of(devices);
     }
 
     @Override
@@ -67,6 +81,10 @@ public class LocalRuntime implements ProcessorRuntime {
         cmd.add(PROCESSOR + processorId);
         cmd.add(POOL + type);
         cmd.add(REDIS + withoutCredentials(redisUrl));
+        List<String> own = devices.assign(processorId, dev.warmpool.runtime.Devices.perProcessor(spec));
+        if (!own.isEmpty()) {
+            cmd.add(DEVICES + dev.warmpool.runtime.Devices.join(own));
+        }
         cmd.addAll(classData);
         cmd.addAll(launch);
         Path logs = config.runtime().local().stateDir().resolve("logs");
@@ -90,6 +108,11 @@ public class LocalRuntime implements ProcessorRuntime {
                     secretFile(processorId, agentUrl.apply(type)).toString());
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
+            if (!own.isEmpty()) {
+                // the agent passes it on to its jobs and workers (CUDA numbers the devices it names 0, 1, ...)
+                env.put("CUDA_VISIBLE_DEVICES", dev.warmpool.runtime.Devices.join(own));
+                env.put("WARMPOOL_PASS_ENV", "CUDA_VISIBLE_DEVICES");
+            }
             if (spec != null && spec.isGang()) {
                 env.put("WARMPOOL_GANG_MEMBER", "1"); // the agent takes a loopback port for its job to serve on
             }
@@ -109,6 +132,7 @@ public class LocalRuntime implements ProcessorRuntime {
             p.onExit().thenRun(() -> changed.run());
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {
+            devices.release(processorId);
             throw new UncheckedIOException("could not start an agent for pool " + type, e);
         }
     }
@@ -268,12 +292,17 @@ public class LocalRuntime implements ProcessorRuntime {
 
     @Override
     public List<Running> list() {
-        return agents(redisUrl)
+        List<Running> out = agents(redisUrl)
                 .map(h -> new Running(
                         arg(h, POOL).orElse(""),
                         arg(h, PROCESSOR).orElse(""),
-                        h.info().startInstant().map(Instant::toEpochMilli).orElse(0L)))
+                        h.info().startInstant().map(Instant::toEpochMilli).orElse(0L),
+                        dev.warmpool.runtime.Devices.split(arg(h, DEVICES).orElse(""))))
                 .toList();
+        Map<String, List<String>> held = new java.util.HashMap<>();
+        out.forEach(r -> held.put(r.processorId(), r.devices()));
+        devices.held(held);
+        return out;
     }
 
     /** The live agents that serve the Redis at {@code redisUrl}, by their command line. */

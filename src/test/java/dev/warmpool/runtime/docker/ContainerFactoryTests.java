@@ -18,7 +18,15 @@ import org.junit.jupiter.api.Test;
 
 class ContainerFactoryTests {
     static final ContainerFactory.Settings SETTINGS = new ContainerFactory.Settings(
-            "redis://172.17.0.1:6380", Path.of("/srv/bundle"), "bridge", "127.0.0.1:6380", 2000, 604800, 10_000, null);
+            "redis://172.17.0.1:6380",
+            Path.of("/srv/bundle"),
+            "bridge",
+            "127.0.0.1:6380",
+            2000,
+            604800,
+            10_000,
+            null,
+            false);
 
     static PodTemplate template(String agent, Map<String, String> env) {
         return new PodTemplate(
@@ -130,7 +138,25 @@ class ContainerFactoryTests {
                 null,
                 null,
                 null);
-        assertTrue(ContainerFactory.unsupported(hostPath).orElseThrow().contains("emptyDir"));
+        assertTrue(ContainerFactory.unsupported(hostPath).isEmpty(), "the policy refuses it, not the runtime");
+        PodTemplate configMap = volumes(
+                new VolumeBuilder()
+                        .withName("conf")
+                        .withNewConfigMap()
+                        .withName("c")
+                        .endConfigMap()
+                        .build(),
+                "/conf",
+                false);
+        assertTrue(ContainerFactory.unsupported(configMap).orElseThrow().contains("persistentVolumeClaim"));
+        PodTemplate badClaim = volumes(
+                new VolumeBuilder()
+                        .withName("data")
+                        .withNewPersistentVolumeClaim("/etc", false)
+                        .build(),
+                "/data",
+                false);
+        assertTrue(ContainerFactory.unsupported(badClaim).orElseThrow().contains("claimName"));
         PodTemplate badCpu = new PodTemplate(
                 "img",
                 null,
@@ -147,5 +173,106 @@ class ContainerFactoryTests {
                 null);
         assertTrue(ContainerFactory.unsupported(badCpu).orElseThrow().contains("resources.limits.cpu"));
         assertTrue(ContainerFactory.unsupported(template(null, null)).isEmpty());
+    }
+
+    static PodTemplate volumes(io.fabric8.kubernetes.api.model.Volume v, String mountPath, boolean readOnly) {
+        return new PodTemplate(
+                "img",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                List.of(v),
+                List.of(new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+                        .withName(v.getName())
+                        .withMountPath(mountPath)
+                        .withReadOnly(readOnly)
+                        .build()),
+                null,
+                null);
+    }
+
+    @Test
+    void aClaimIsTheDockerNamedVolumeOfItsNameAndAHostPathOnlyWhereThePolicyAllowsIt() {
+        PodTemplate claim = volumes(
+                new VolumeBuilder()
+                        .withName("data")
+                        .withNewPersistentVolumeClaim("datasets", false)
+                        .build(),
+                "/data",
+                true);
+        var binds = ContainerFactory.container("train", "p1", spec(claim), SETTINGS)
+                .host()
+                .getBinds();
+        assertEquals(
+                List.of("/srv/bundle:/opt/warmpool:ro", "datasets:/data:ro"),
+                List.of(binds).stream().map(Object::toString).toList());
+        assertTrue(ContainerFactory.unsupported(claim).isEmpty());
+
+        PodTemplate host = volumes(
+                new VolumeBuilder()
+                        .withName("h")
+                        .withNewHostPath("/srv/x", null)
+                        .build(),
+                "/x",
+                false);
+        var refused = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> ContainerFactory.container("train", "p1", spec(host), SETTINGS));
+        assertTrue(refused.getMessage().contains("warmpool.policy.allow-host-access"));
+        var allowed = new ContainerFactory.Settings(
+                "redis://172.17.0.1:6380", Path.of("/srv/bundle"), "bridge", "i", 2000, 604800, 10_000, null, true);
+        assertEquals(
+                "/srv/x:/x:rw",
+                ContainerFactory.container("train", "p1", spec(host), allowed)
+                        .host()
+                        .getBinds()[1]
+                        .toString());
+    }
+
+    @Test
+    void aProcessorsDevicesAreADeviceRequestAndALabelNotAnEnvVariable() {
+        ContainerFactory.Plan p =
+                ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS, List.of("0", "3"));
+        var requests = p.host().getDeviceRequests();
+        assertEquals(1, requests.size());
+        assertEquals(List.of("0", "3"), requests.get(0).getDeviceIds());
+        assertEquals(List.of(List.of("gpu")), requests.get(0).getCapabilities());
+        assertEquals("0,3", p.labels().get(ContainerFactory.DEVICES));
+        // Docker's NVIDIA runtime shows the container its devices only, numbered from 0
+        assertTrue(
+                p.env().stream().noneMatch(e -> e.startsWith("CUDA_VISIBLE_DEVICES")),
+                p.env().toString());
+        var none = ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS);
+        assertTrue(none.host().getDeviceRequests() == null
+                || none.host().getDeviceRequests().isEmpty());
+        assertFalse(none.labels().containsKey(ContainerFactory.DEVICES));
+    }
+
+    @Test
+    void aGangMemberJoinsItsGangsNetworkWhereItsProcessorIdIsItsName() {
+        PoolSpec gang = new PoolSpec(
+                List.of("sh", "-c", "hostname"),
+                1,
+                1,
+                300,
+                Map.of(),
+                null,
+                100,
+                template(null, null),
+                "process",
+                null,
+                Map.of("ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)),
+                null,
+                null);
+        ContainerFactory.Plan p = ContainerFactory.container("tf", "g7-2", gang, SETTINGS);
+        assertEquals("wp-tf-g7", p.gangNetwork().orElseThrow());
+        assertEquals("g7", p.labels().get(ContainerFactory.GANG));
+        assertTrue(p.env().contains("WARMPOOL_MEMBER_ADDR=g7-2:2222"), p.env().toString());
+        assertEquals("bridge", p.host().getNetworkMode(), "it stays on the runtime's network, where Redis is");
+        ContainerFactory.Plan single = ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS);
+        assertTrue(single.gangNetwork().isEmpty());
+        assertTrue(single.env().stream().noneMatch(e -> e.startsWith("WARMPOOL_MEMBER_ADDR")));
     }
 }
