@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** Where agents keep their processors' private dirs (each job's dir is made in one, see {@link Sandbox}). */
@@ -35,8 +37,19 @@ final class AgentDirs {
                     && Files.getPosixFilePermissions(parent, LinkOption.NOFOLLOW_LINKS)
                             .equals(PosixFilePermissions.fromString("rwx--x--x"))) {
                 Path root = Files.createTempDirectory(parent, processorId);
-                Thread sweep = new Thread(() -> removeLeftovers(tmp, parent, me), "leftovers");
+                // off the agent's start: a few seconds after it, at the lowest priority
+                Thread sweep = new Thread(
+                        () -> {
+                            try {
+                                Thread.sleep(SWEEP_AFTER_MILLIS);
+                                removeLeftovers(tmp, parent, me);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "leftovers");
                 sweep.setDaemon(true);
+                sweep.setPriority(Thread.MIN_PRIORITY);
                 sweep.start();
                 return root;
             }
@@ -56,6 +69,23 @@ final class AgentDirs {
      * killed agent's job left stays, hidden).
      */
     static void removeLeftovers(Path tmp, Path parent, int me) {
+        // first the candidates (cheap): only when there are any are the command lines in /proc read
+        java.time.Instant before = java.time.Instant.now().minus(LEFTOVER_AGE);
+        Map<Path, String> candidates = new HashMap<>();
+        for (Path[] where : new Path[][] {{tmp, Path.of(HostTmp.AGENT_DIRS)}, {parent, Path.of("")}}) {
+            String prefix = where[1].toString();
+            try (Stream<Path> dirs = Files.list(where[0])) {
+                dirs.filter(d -> d.getFileName().toString().startsWith(prefix) && !d.equals(parent))
+                        .filter(d -> old(d, me, before))
+                        .forEach(d ->
+                                candidates.put(d, d.getFileName().toString().substring(prefix.length())));
+            } catch (IOException | RuntimeException e) {
+                // nothing to tidy there
+            }
+        }
+        if (candidates.isEmpty()) {
+            return;
+        }
         List<String> live;
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             live = procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
@@ -75,31 +105,27 @@ final class AgentDirs {
         } catch (IOException | RuntimeException e) {
             return;
         }
-        for (Path[] where : new Path[][] {{tmp, Path.of(HostTmp.AGENT_DIRS)}, {parent, Path.of("")}}) {
-            try (Stream<Path> dirs = Files.list(where[0])) {
-                String prefix = where[1].toString();
-                dirs.filter(d -> d.getFileName().toString().startsWith(prefix) && !d.equals(parent))
-                        .filter(d -> {
-                            String rest = d.getFileName().toString().substring(prefix.length());
-                            return live.stream().noneMatch(rest::startsWith);
-                        })
-                        .forEach(d -> {
-                            try {
-                                if (Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
-                                        && (Integer) Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS) == me
-                                        && Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS)
-                                                .toInstant()
-                                                .isBefore(
-                                                        java.time.Instant.now().minus(LEFTOVER_AGE))) {
-                                    Files.delete(d);
-                                }
-                            } catch (IOException | RuntimeException e) {
-                                // not empty, not ours, or gone already: left as it is
-                            }
-                        });
-            } catch (IOException | RuntimeException e) {
-                // nothing to tidy there
+        candidates.forEach((d, rest) -> {
+            if (live.stream().noneMatch(rest::startsWith)) {
+                try {
+                    Files.delete(d);
+                } catch (IOException | RuntimeException e) {
+                    // not empty, or gone already: left as it is
+                }
             }
+        });
+    }
+
+    /** A dir of this user's, untouched since {@code before}. */
+    private static boolean old(Path d, int me, java.time.Instant before) {
+        try {
+            return Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
+                    && (Integer) Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS) == me
+                    && Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS)
+                            .toInstant()
+                            .isBefore(before);
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
@@ -108,6 +134,8 @@ final class AgentDirs {
      * no live process names its processor: an agent run inside another program (a test) names none.
      */
     static final java.time.Duration LEFTOVER_AGE = java.time.Duration.ofMinutes(10);
+
+    private static final long SWEEP_AFTER_MILLIS = 5_000;
 
     /** The agent's command line names its processor so (see the local runtime). */
     private static final String PROCESSOR_ARG = "-Dwarmpool.processor=";
