@@ -37,6 +37,14 @@ class AgentClassDataIT {
     @Test
     void agentsStartedAfterTheArchiveExistsMapIt() throws Exception {
         Path dir = Path.of("target", "warmpool-test", "cds");
+        if (Files.isDirectory(dir)) {
+            // an archive of an agent jar built before this one is not the one agents will map
+            try (Stream<Path> old = Files.list(dir)) {
+                for (Path f : old.filter(f -> f.toString().endsWith(".jsa")).toList()) {
+                    Files.delete(f);
+                }
+            }
+        }
         manager = ManagerProcess.start(redis.url(), "agent-class-data-it");
         await().atMost(Duration.ofSeconds(60)).until(() -> archiveExists(dir));
         manager.send("PUT", "/pools/cds", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");

@@ -12,7 +12,6 @@ import dev.warmpool.protocol.StartReply;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,7 +76,7 @@ public final class Agent {
     Agent(AgentConfig config) throws IOException {
         this.config = config;
         this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
-        this.sandbox = Sandbox.fromEnv(System.getenv(), Files.createTempDirectory("warmpool-" + config.processorId()));
+        this.sandbox = Sandbox.fromEnv(System.getenv(), AgentDirs.newRoot(config.processorId()));
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = sandbox.forJobUser(ChildEnv.base(System.getenv()));
         this.reporter = new Reporter(redis, config);

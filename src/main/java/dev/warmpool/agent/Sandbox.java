@@ -168,24 +168,40 @@ final class Sandbox {
                     "/dev",
                     "--proc",
                     "/proc",
+                    // 1777 as a host's /tmp: a job of another user (run-as) writes there too
+                    "--perms",
+                    "1777",
                     "--tmpfs",
                     "/tmp",
+                    "--perms",
+                    "1777",
                     "--tmpfs",
                     "/dev/shm"));
-            out.addAll(sharedTmp());
+            out.addAll(HostTmp.shown(HostTmp.ownEntry(root)));
+            // the dirs bwrap makes on the way are 0700 root's: the job's user must pass through (list nothing)
+            List<String> ways = new ArrayList<>();
+            for (Path p = dir.getParent(); p != null; p = p.getParent()) {
+                ways.add(0, p.toString());
+                if (p.getParent() == null
+                        || !p.getParent().startsWith("/tmp")
+                        || p.getParent().equals(Path.of("/tmp"))) {
+                    break; // outside /tmp the dirs on the way are the host's (read-only): only the last is made
+                }
+            }
+            for (String way : ways) {
+                out.addAll(List.of("--perms", "0711", "--dir", way));
+            }
             for (String h : hide) {
                 Path p = Path.of(h);
                 if (Files.isDirectory(p)) {
-                    out.addAll(List.of("--tmpfs", h));
+                    out.addAll(List.of("--tmpfs", HostTmp.mountPoint(h, root)));
                 } else if (Files.exists(p)) {
-                    out.addAll(List.of("--ro-bind", "/dev/null", h));
+                    out.addAll(List.of("--ro-bind", "/dev/null", HostTmp.mountPoint(h, root)));
                 }
             }
-            // the dirs bwrap makes on the way are 0700 root's: the job's user must pass through (list nothing)
-            out.addAll(List.of(
-                    "--perms", "0711", "--dir", dir.getParent().toString(), "--bind", dir.toString(), dir.toString()));
+            out.addAll(List.of("--bind", dir.toString(), dir.toString()));
             if (workingDir != null) {
-                out.addAll(List.of("--bind", workingDir, workingDir));
+                out.addAll(List.of("--bind", workingDir, HostTmp.mountPoint(workingDir, root)));
             }
             out.addAll(List.of("--chdir", cwd));
         } else if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
@@ -204,29 +220,6 @@ final class Sandbox {
         }
         out.addAll(command);
         return out;
-    }
-
-    /** At most this many of the host's /tmp entries are shown in a job's sandbox. */
-    static final int TMP_ENTRIES_SHOWN = 256;
-
-    /**
-     * A sandboxed job writes to a /tmp of its own, and nothing it leaves there reaches the next
-     * job; but what the host's /tmp held when the job started (a project checked out there, a
-     * script a pool names) stays readable, read-only, as the rest of the file system is. The
-     * agents' own dirs ({@code warmpool-*}: other processors' jobs) are left out.
-     */
-    static List<String> sharedTmp() {
-        List<String> binds = new ArrayList<>();
-        try (Stream<Path> entries = Files.list(Path.of("/tmp"))) {
-            entries.filter(p -> !p.getFileName().toString().startsWith("warmpool-"))
-                    .filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
-                            || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
-                    .limit(TMP_ENTRIES_SHOWN)
-                    .forEach(p -> binds.addAll(List.of("--ro-bind-try", p.toString(), p.toString())));
-        } catch (IOException e) {
-            Agent.log("the host's /tmp is not shown to jobs: %s", e.getMessage());
-        }
-        return binds;
     }
 
     /** The job's working directory as the process builder sets it (bwrap sets its own). */

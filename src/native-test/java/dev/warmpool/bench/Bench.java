@@ -81,6 +81,9 @@ public final class Bench {
                     }
                 }
             });
+        } else if (a.contains("--coldstart")) {
+            onOwnRedis((url, j) ->
+                    withManager(url, new String[0], m -> ColdStart.coldStart(m, j, intArg(args, 1, 10))));
         } else if (a.contains("--notebook")) {
             onOwnRedis((url, j) -> Notebook.notebook(url, j, intArg(args, 1, 200)));
         } else if (a.contains("--sweeps")) {

@@ -141,4 +141,121 @@ class SandboxTests {
         Sandbox asItself = Sandbox.fromEnv(Map.of(), Files.createDirectory(tmp.resolve("agent2")));
         assertEquals(base, asItself.forJobUser(base), "the agent's own user reaches all it does");
     }
+
+    /** Runs {@code script} in {@code s}'s room for a job named {@code name}; its output (exit 0 asserted). */
+    static String run(Sandbox s, String name, String script) throws Exception {
+        Path dir = s.newDir(name);
+        Process p = new ProcessBuilder(s.wrap(List.of("sh", "-c", script), dir, null))
+                .directory(s.directory(dir, null))
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        return out;
+    }
+
+    @Test
+    void aSandboxedJobSeesNoAgentsDirNorASocketOfTheHostsTmp() throws Exception {
+        Path agentDir = Files.createTempDirectory(Path.of("/tmp"), "warmpool-other-");
+        Files.writeString(agentDir.resolve("secret"), "another processor's job");
+        Path socket = Path.of("/tmp", "wp-socket-" + System.nanoTime());
+        try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+            Sandbox s = sandbox("bwrap", Files.createDirectory(tmp.resolve("state")));
+            String name = agentDir.getFileName().toString();
+            String out = run(
+                    s,
+                    "job-4",
+                    "cat " + agentDir + "/secret " + HostTmp.HOST_TMP + "/" + name + "/secret 2>/dev/null; "
+                            + "ls -A " + HostTmp.HOST_TMP + "/" + name + "; "
+                            + "test -S " + HostTmp.HOST_TMP + "/" + socket.getFileName() + " && echo socket; "
+                            + "test -e " + socket + " || echo no-socket-link");
+            assertEquals(List.of("no-socket-link"), out.lines().toList());
+        } finally {
+            Files.deleteIfExists(socket);
+            Sandbox.remove(agentDir);
+        }
+    }
+
+    @Test
+    void aJobOfAnotherUserWritesItsOwnTmpAndReadsTheHosts() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0, "root switches users");
+        Path shared = Files.createTempDirectory(Path.of("/tmp"), "wp-shared");
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.writeString(shared.resolve("script"), "hello");
+        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        try {
+            Sandbox s = Sandbox.fromEnv(
+                    Map.of(
+                            "WARMPOOL_SANDBOX",
+                            "bwrap",
+                            "WARMPOOL_SANDBOX_HIDE",
+                            Files.createDirectory(tmp.resolve("state")).toString(),
+                            "WARMPOOL_RUN_AS",
+                            "65534:65534"),
+                    Files.createDirectory(tmp.resolve("agent")));
+            String out = run(
+                    s,
+                    "job-5",
+                    "id -u; cat " + shared + "/script; echo; echo x > /tmp/mine && cat /tmp/mine; "
+                            + "echo y > /dev/shm/mine && cat /dev/shm/mine; echo z > out && cat out");
+            assertEquals(List.of("65534", "hello", "x", "y", "z"), out.lines().toList());
+        } finally {
+            Sandbox.remove(shared);
+        }
+    }
+
+    @Test
+    void agentsShareOneDirOfTheirUserInTmp() throws Exception {
+        Path a = AgentDirs.newRoot("p-a");
+        Path b = AgentDirs.newRoot("p-b");
+        try {
+            assertEquals(a.getParent(), b.getParent());
+            assertTrue(a.getParent().getFileName().toString().startsWith("warmpool-"), a.toString());
+            assertEquals(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"),
+                    Files.getPosixFilePermissions(a.getParent()));
+            assertEquals(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
+                    Files.getPosixFilePermissions(a));
+        } finally {
+            Sandbox.remove(a);
+            Sandbox.remove(b);
+        }
+    }
+
+    @Test
+    void anAgentRemovesTheEmptyDirsOfAgentsThatAreGone() throws Exception {
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        Path parent = Files.createDirectory(tmp.resolve("warmpool-" + me));
+        Path deadOld = Files.createDirectory(tmp.resolve("warmpool-gone1234"));
+        Path leftOld = Files.createDirectory(tmp.resolve("warmpool-killed1234"));
+        Files.writeString(leftOld.resolve("result"), "a killed agent's job left this");
+        Path liveOld = Files.createDirectory(tmp.resolve("warmpool-alive-p1234"));
+        Path dead = Files.createDirectory(parent.resolve("gone5678"));
+        Path live = Files.createDirectory(parent.resolve("alive-p5678"));
+        Path fresh = Files.createDirectory(parent.resolve("in-process-agent9"));
+        java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.from(
+                java.time.Instant.now().minus(AgentDirs.LEFTOVER_AGE).minusSeconds(60));
+        for (Path d : List.of(deadOld, leftOld, liveOld, dead, live)) {
+            Files.setLastModifiedTime(d, old);
+        }
+        Process agent = new ProcessBuilder("sh", "-c", "sleep 30", "-Dwarmpool.processor=alive-p").start();
+        try {
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> Files.readString(Path.of("/proc", Long.toString(agent.pid()), "cmdline"))
+                            .contains("-Dwarmpool.processor=alive-p"));
+            AgentDirs.removeLeftovers(tmp, parent, me);
+            assertFalse(Files.exists(deadOld));
+            assertFalse(Files.exists(dead));
+            assertTrue(Files.exists(leftOld.resolve("result")), "not empty: kept (and hidden from jobs)");
+            assertTrue(Files.exists(liveOld), "a live agent's");
+            assertTrue(Files.exists(live), "a live agent's");
+            assertTrue(Files.exists(fresh), "changed lately: an agent no command line names may use it");
+            assertTrue(Files.exists(parent));
+        } finally {
+            agent.destroyForcibly();
+        }
+    }
 }

@@ -1,0 +1,109 @@
+package dev.warmpool.agent;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The host's /tmp as a sandboxed job sees it: read-only, beside a /tmp of its own (see {@link
+ * Sandbox}), without the agents' dirs.
+ */
+final class HostTmp {
+    private HostTmp() {}
+
+    /** At most this many of the host's /tmp entries are shown in a job's sandbox. */
+    static final int TMP_ENTRIES_SHOWN = 256;
+
+    /** Where the host's /tmp is in a job's sandbox (read-only; its entries are linked from /tmp). */
+    static final String HOST_TMP = "/tmp/.warmpool-host-tmp";
+
+    static final String AGENT_DIRS = "warmpool-";
+
+    /**
+     * A sandboxed job writes to a /tmp of its own, and nothing it leaves there reaches the next
+     * job; but what the host's /tmp held when the job started (a project checked out there, a
+     * script a pool names) stays readable, read-only, as the rest of the file system is. The
+     * agents' own dirs ({@code warmpool-*}: other processors' jobs; {@code own}, the entry that
+     * holds this processor's dir, too) are hidden (those that hold anything: see {@link #empty}),
+     * and so are its sockets and fifos.
+     *
+     * <p>One read-only bind of the whole host /tmp at {@link #HOST_TMP}, a symlink in the job's
+     * /tmp for each entry, and an empty tmpfs over each agent dir: bwrap re-reads the mount table
+     * after every bind, so one bind per entry cost about 0.45 ms each (36 entries: 28 ms a job
+     * against 12 without them, measured here); a symlink or a tmpfs costs about 0.05 ms.
+     */
+    static List<String> shown(String own) {
+        List<String> out = new ArrayList<>(List.of("--ro-bind", "/tmp", HOST_TMP));
+        List<String> links = new ArrayList<>();
+        List<String> hidden = new ArrayList<>();
+        String hostName = Path.of(HOST_TMP).getFileName().toString();
+        try (Stream<Path> entries = Files.list(Path.of("/tmp"))) {
+            entries.forEach(p -> {
+                String name = p.getFileName().toString();
+                if (name.startsWith(AGENT_DIRS) || name.equals(own)) {
+                    if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                        hidden.addAll(List.of("--ro-bind", "/dev/null", HOST_TMP + "/" + name));
+                    } else if (name.equals(own) || name.matches(AGENT_DIRS + "[0-9]+") || !empty(p)) {
+                        hidden.addAll(List.of("--tmpfs", HOST_TMP + "/" + name));
+                    }
+                } else if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
+                        || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+                    if (!name.equals(hostName) && links.size() < 3 * TMP_ENTRIES_SHOWN) {
+                        links.addAll(List.of("--symlink", HOST_TMP + "/" + name, p.toString()));
+                    }
+                } else if (!Files.isSymbolicLink(p)) {
+                    // a socket or a fifo: a read-only mount does not stop a connect or a write to it
+                    hidden.addAll(List.of("--ro-bind", "/dev/null", HOST_TMP + "/" + name));
+                }
+            });
+        } catch (IOException | java.io.UncheckedIOException e) {
+            Agent.log("the host's /tmp is not shown to jobs: %s", e.getMessage());
+            return List.of();
+        }
+        out.addAll(hidden);
+        out.addAll(links);
+        return out;
+    }
+
+    /**
+     * An empty dir (an agent's that holds no job's dir now, most likely a leftover of one that is
+     * gone) is not hidden: bwrap cannot make the mount point of a dir that went away meanwhile
+     * (agents remove such leftovers, see {@link AgentDirs#removeLeftovers}), and the job would
+     * fail. A dir this user cannot list is not hidden either: the job cannot list it.
+     */
+    private static boolean empty(Path dir) {
+        try (Stream<Path> in = Files.list(dir)) {
+            return in.findAny().isEmpty();
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
+    }
+
+    /**
+     * Where a host path is mounted in the sandbox: under {@link #HOST_TMP} for the host's /tmp
+     * entries (their path in the job's /tmp is a symlink, which bwrap cannot mount over), else
+     * the path itself; so are the paths in the agents' dirs and in the entry that holds {@code
+     * root} (made anew in the job's /tmp: its own dir is there).
+     */
+    static String mountPoint(String hostPath, Path root) {
+        if (!hostPath.startsWith("/tmp/")) {
+            return hostPath;
+        }
+        String rest = hostPath.substring("/tmp/".length());
+        String top = rest.contains("/") ? rest.substring(0, rest.indexOf('/')) : rest;
+        return top.isEmpty() || top.startsWith(AGENT_DIRS) || top.equals(ownEntry(root))
+                ? hostPath
+                : HOST_TMP + "/" + rest;
+    }
+
+    /** The entry of /tmp that holds {@code root} (its first name under /tmp), or null. */
+    static String ownEntry(Path root) {
+        Path abs = root.toAbsolutePath().normalize();
+        Path tmp = Path.of("/tmp");
+        return abs.startsWith(tmp) && abs.getNameCount() > 1 ? abs.getName(1).toString() : null;
+    }
+}
