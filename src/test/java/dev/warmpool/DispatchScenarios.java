@@ -103,6 +103,7 @@ public abstract class DispatchScenarios {
         putPool("fails", spec(sh("echo oops; exit 3"), 1, 1, 300));
         JsonPath j = awaitEnd(submit(Map.of("type", "fails")));
         assertEquals("FAILED", j.getString("state"));
+        assertTrue(j.getBoolean("ended"), "a failed job has ended");
         assertEquals(3, j.getInt("result.exitCode"));
         assertEquals("exit code 3", j.getString("error"));
         // the processor is idle again and takes the next job
@@ -134,12 +135,14 @@ public abstract class DispatchScenarios {
         String blocker = submit(Map.of("type", "cq", "args", List.of("2")));
         String queued = submit(Map.of("type", "cq"));
         assertEquals("QUEUED", job(queued).getString("state"));
+        assertFalse(job(queued).getBoolean("ended"), "a queued job has not ended");
         JsonPath cancelled = given().delete("/jobs/" + queued)
                 .then()
                 .statusCode(200)
                 .extract()
                 .jsonPath();
         assertEquals("CANCELLED", cancelled.getString("state"));
+        assertTrue(cancelled.getBoolean("ended"), "a cancelled job has ended");
         assertEquals("SUCCEEDED", awaitEnd(blocker).getString("state"));
         // the processor went idle instead of running the cancelled job
         awaitIdle("cq", 1);
@@ -157,6 +160,7 @@ public abstract class DispatchScenarios {
                 .until(() -> Files.exists(pidFile)
                         && Files.size(pidFile) > 0
                         && "RUNNING".equals(job(id).getString("state")));
+        assertFalse(job(id).getBoolean("ended"), "a running job has not ended");
         long pid = Long.parseLong(Files.readString(pidFile).trim());
         given().delete("/jobs/" + id).then().statusCode(200);
         await().atMost(Duration.ofSeconds(15))
