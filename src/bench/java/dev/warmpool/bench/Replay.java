@@ -7,6 +7,7 @@ import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.pool.SizingPolicy;
 import dev.warmpool.pool.Warmth;
+import dev.warmpool.pool.WarmthRecorder;
 import dev.warmpool.protocol.ProcessorState;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ import java.util.Set;
 /**
  * Replays a day of arrivals (Azure Functions 2019 trace format, {@link TraceGen}) in simulated
  * time through the production {@link SizingPolicy} (and {@link Warmth}, fed by its Java
- * {@link Warmth.Recorder} as the scripts feed Redis), once per policy: fixed keep-alives from
+ * {@link WarmthRecorder} as the scripts feed Redis), once per policy: fixed keep-alives from
  * 1 to 60 minutes, and the learned one. Each function is a pool (minIdle 0); a job that finds no
  * idle processor queues, which starts one (a pass runs at once, as a submit's nudge does, and
  * every 5 s); a processor takes {@code --start-seconds} to start, a job runs
@@ -207,7 +208,7 @@ public final class Replay {
         final PoolSpec spec;
         final long jobMs, startMs, endMs;
         final SizingPolicy.Timing timing;
-        final Warmth.Recorder recorder = new Warmth.Recorder();
+        final WarmthRecorder recorder = new WarmthRecorder();
         final List<Long> waits = new ArrayList<>();
         final Map<String, Proc> procs = new LinkedHashMap<>();
         final java.util.ArrayDeque<Long> queue = new java.util.ArrayDeque<>(); // arrival times
