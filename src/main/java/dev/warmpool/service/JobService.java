@@ -2,7 +2,6 @@ package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.Times;
@@ -45,6 +44,7 @@ public class JobService {
     private final SubmitLimiter limiter;
     private final JobEnds ends;
     private final Access access;
+    private final IdempotencyKeys keys;
 
     public JobService(
             PoolStore store,
@@ -53,7 +53,9 @@ public class JobService {
             Validator validator,
             WarmpoolConfig config,
             SubmitLimiter limiter,
-            JobEnds ends) {
+            JobEnds ends,
+            IdempotencyKeys keys) {
+        this.keys = keys;
         this.ends = ends;
         this.store = store;
         this.pools = pools;
@@ -68,7 +70,7 @@ public class JobService {
         JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
-        Idempotency idem = idempotency(store, config, idempotencyKey, r, caller);
+        Idempotency idem = keys.check(idempotencyKey, r, caller);
         checkRoom();
         limiter.take(caller, 1);
         Accepted job = accept(r, "", caller);
@@ -112,7 +114,7 @@ public class JobService {
         for (int i = 0; i < b.jobs().size(); i++) {
             Access.checkEnvNames(b.jobs().get(i).env(), "jobs[" + i + "].env");
         }
-        Idempotency idem = idempotency(store, config, idempotencyKey, b, caller);
+        Idempotency idem = keys.check(idempotencyKey, b, caller);
         checkRoom();
         limiter.take(caller, b.jobs().size());
         List<Accepted> jobs = new java.util.ArrayList<>(b.jobs().size());
@@ -158,12 +160,11 @@ public class JobService {
      * {@code fullWhy}), a draining pool (409, taking no new {@code what}), a repeated
      * Idempotency-Key (the replay).
      */
-    static <T> Uni<T> refused(
+    <T> Uni<T> refused(
             Refused refused,
             String type,
             String what,
             String fullWhy,
-            PoolService pools,
             java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
         if (refused instanceof Refused.Duplicate d) {
             return duplicate.apply(d);
@@ -182,7 +183,7 @@ public class JobService {
             String type,
             String fullWhy,
             java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
-        return refused(refused, type, "jobs", fullWhy, pools, duplicate);
+        return refused(refused, type, "jobs", fullWhy, duplicate);
     }
 
     /** The soft global bound on queued jobs (the last reconcile pass's count). */
@@ -281,7 +282,7 @@ public class JobService {
     /** The jobs a repeated Idempotency-Key's batch created, if the request is the same one. */
     private Uni<List<Job>> replayBatch(String key, Idempotency idem, String jobIds, String fingerprint) {
         if (!idem.fingerprint().equals(fingerprint)) {
-            return Uni.createFrom().failure(keyReused(config, key, "batch", jobIds.split(",")[0]));
+            return Uni.createFrom().failure(keys.reused(key, "batch", jobIds.split(",")[0]));
         }
         return Uni.join()
                 .all(Arrays.stream(jobIds.split(",")).map(this::get).toList())
@@ -291,53 +292,9 @@ public class JobService {
     /** The job a repeated Idempotency-Key created, if the request is the same one. */
     private Uni<Job> replay(String key, Idempotency idem, String jobId, String fingerprint) {
         if (!idem.fingerprint().equals(fingerprint)) {
-            return Uni.createFrom().failure(keyReused(config, key, "job", jobId));
+            return Uni.createFrom().failure(keys.reused(key, "job", jobId));
         }
         return get(jobId);
-    }
-
-    /** A 422 for an Idempotency-Key that came with another request before; {@code what} is "job" or "sweep". */
-    static Refusal keyReused(WarmpoolConfig config, String key, String what, Object first) {
-        return new Refusal(
-                        Refusal.Kind.UNPROCESSABLE,
-                        "idempotency-key-reused",
-                        "Unprocessable content",
-                        "The Idempotency-Key '"
-                                + PoolService.shown(key) + "' was used for a different request in the last "
-                                + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new " + what
-                                + ".")
-                .with(what, first);
-    }
-
-    /**
-     * An Idempotency-Key header, checked, with the fingerprint of the request it came with, scoped
-     * to the caller (see {@link #scopedKeyHash}).
-     */
-    static Idempotency idempotency(PoolStore store, WarmpoolConfig config, String key, Object request, Caller caller) {
-        if (key == null) {
-            return Idempotency.NONE;
-        }
-        if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw Refusal.invalid(
-                    "Idempotency-Key",
-                    "The Idempotency-Key header must be 1 to 255 visible ASCII " + "characters, e.g. a UUID.");
-        }
-        return new Idempotency(
-                scopedKeyHash(caller, key),
-                Fingerprint.sha256(store.write(request)),
-                config.jobs().idempotencyRetention().toSeconds());
-    }
-
-    /**
-     * The key as the submit scripts see it: the SHA-256 of the caller's name and the key, so the
-     * same key from two callers is two requests (Bob sending Alice's key gets a job of his own, not
-     * hers; an event id sent first by another identity does not block the real event). Scoped here
-     * rather than in the scripts so that they, and what they store, stay as they are: they only
-     * ever saw an opaque hash. The key is visible ASCII (no newline), so the name ends at the last
-     * newline and no two (name, key) pairs hash the same text.
-     */
-    static String scopedKeyHash(Caller caller, String key) {
-        return Fingerprint.sha256(caller.name() + "\n" + key);
     }
 
     public Uni<Job> get(String id) {
@@ -459,11 +416,12 @@ public class JobService {
         return get(id);
     }
 
-    static String typeOf(String id) {
+    /** The job type a job id names, or 404 when it names none. */
+    String typeOf(String id) {
         return Optional.ofNullable(Names.typeOfJob(id)).orElseThrow(() -> noJob(id));
     }
 
-    static Refusal noJob(String id) {
+    Refusal noJob(String id) {
         return Refusal.notFound(
                 "job-not-found",
                 "There is no job '" + PoolService.shown(id)

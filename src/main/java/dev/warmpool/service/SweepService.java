@@ -47,6 +47,8 @@ public class SweepService {
     private final ObjectMapper json;
     private final SubmitLimiter limiter;
     private final Access access;
+    private final JobService jobs;
+    private final IdempotencyKeys keys;
 
     public SweepService(
             PoolStore store,
@@ -55,7 +57,11 @@ public class SweepService {
             Validator validator,
             WarmpoolConfig config,
             ObjectMapper json,
-            SubmitLimiter limiter) {
+            SubmitLimiter limiter,
+            JobService jobs,
+            IdempotencyKeys keys) {
+        this.jobs = jobs;
+        this.keys = keys;
         this.limiter = limiter;
         this.access = new Access(store);
         this.store = store;
@@ -75,7 +81,7 @@ public class SweepService {
         Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
         List<Map<String, Object>> configs = configurations(r, spec);
-        dev.warmpool.protocol.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r, caller);
+        dev.warmpool.protocol.Idempotency idem = keys.check(idempotencyKey, r, caller);
         limiter.take(caller, configs.size());
         String id = Names.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();
@@ -121,17 +127,14 @@ public class SweepService {
                 .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials))
                 .flatMap(reply -> {
                     if (reply instanceof dev.warmpool.protocol.Refused refused) {
-                        return JobService.refused(
+                        return jobs.refused(
                                 refused,
                                 r.type(),
                                 "sweeps",
                                 "",
-                                pools,
                                 d -> idem.fingerprint().equals(d.fingerprint())
                                         ? get(d.first())
-                                        : Uni.createFrom()
-                                                .failure(JobService.keyReused(
-                                                        config, idempotencyKey, "sweep", d.first())));
+                                        : Uni.createFrom().failure(keys.reused(idempotencyKey, "sweep", d.first())));
                     }
                     reconciler.nudge(); // the pool grows to the sweep's parallelism now, not at the next tick
                     return get(id);
