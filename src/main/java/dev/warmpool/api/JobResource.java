@@ -6,7 +6,7 @@ import dev.warmpool.pool.Job;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.service.BatchRequest;
 import dev.warmpool.service.Caller;
-import dev.warmpool.service.Follow;
+import dev.warmpool.service.Follower;
 import dev.warmpool.service.JobRequest;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.Secrets;
@@ -41,7 +41,7 @@ import java.util.Map;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class JobResource {
     private final JobService jobs;
-    private final Follow follow;
+    private final Follower follow;
     private final ObjectMapper json;
     private final SecurityIdentity identity;
     private final StreamLimiter streams;
@@ -49,7 +49,7 @@ public class JobResource {
 
     public JobResource(
             JobService jobs,
-            Follow follow,
+            Follower follow,
             ObjectMapper json,
             SecurityIdentity identity,
             StreamLimiter streams,
@@ -147,7 +147,7 @@ public class JobResource {
             @QueryParam("after") String after,
             @Context Sse sse,
             @Context RoutingContext rc) {
-        Multi<Follow.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
+        Multi<Follower.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         exists(id);
         Caller caller = Callers.of(identity);
         Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(items, sse, json, caller));

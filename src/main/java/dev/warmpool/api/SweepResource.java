@@ -3,7 +3,7 @@ package dev.warmpool.api;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.service.Caller;
-import dev.warmpool.service.Follow;
+import dev.warmpool.service.Follower;
 import dev.warmpool.service.StreamLimiter;
 import dev.warmpool.service.SweepRequest;
 import dev.warmpool.service.SweepService;
@@ -36,7 +36,7 @@ import java.util.List;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class SweepResource {
     private final SweepService sweeps;
-    private final Follow follow;
+    private final Follower follow;
     private final ObjectMapper json;
     private final SecurityIdentity identity;
     private final StreamLimiter streams;
@@ -44,7 +44,7 @@ public class SweepResource {
 
     public SweepResource(
             SweepService sweeps,
-            Follow follow,
+            Follower follow,
             ObjectMapper json,
             SecurityIdentity identity,
             StreamLimiter streams,

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * ended has all its lines in the stream read after.
  */
 @ApplicationScoped
-public class Follow {
+public class Follower {
     /** The most stream entries read at once; more are read at once after. */
     static final int PAGE = 500;
 
@@ -54,7 +54,7 @@ public class Follow {
     private final SweepService sweeps;
     private final JobService jobs;
 
-    public Follow(PoolStore store, JobEnds changes, SweepService sweeps, JobService jobs) {
+    public Follower(PoolStore store, JobEnds changes, SweepService sweeps, JobService jobs) {
         this.jobs = jobs;
         this.store = store;
         this.changes = changes;
