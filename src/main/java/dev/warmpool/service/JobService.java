@@ -67,7 +67,7 @@ public class JobService {
     }
 
     public Uni<Job> submit(JobRequest request, String idempotencyKey, Caller caller) {
-        JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
+        JobRequest r = BodyValidation.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
         Idempotency idem = keys.check(idempotencyKey, r, caller);
@@ -98,7 +98,7 @@ public class JobService {
      * Idempotency-Key answers a repeated batch with the jobs it created first.
      */
     public Uni<List<Job>> submitBatch(BatchRequest request, String idempotencyKey, Caller caller) {
-        BatchRequest b = Checks.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
+        BatchRequest b = BodyValidation.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
         String type = b.jobs().get(0).type();
         PoolService.checkType(type, "jobs[0].type");
         for (int i = 1; i < b.jobs().size(); i++) {

@@ -144,7 +144,7 @@ public class PoolService {
 
     private PoolSpec checkSpec(String type, PoolSpec candidate) {
         checkType(type);
-        PoolSpec spec = Checks.valid(validator, candidate, "the pool");
+        PoolSpec spec = BodyValidation.valid(validator, candidate, "the pool");
         if ((spec.command() == null || spec.command().isEmpty()) && !spec.rolesHaveCommands()) {
             throw Refusal.invalid(
                     "command",

@@ -73,7 +73,7 @@ public class SweepService {
     }
 
     public Uni<Sweep> submit(SweepRequest request, String idempotencyKey, Caller caller) {
-        SweepRequest r = Checks.valid(
+        SweepRequest r = BodyValidation.valid(
                 validator,
                 request,
                 "at least {\"type\": \"<job type>\", \"space\": {\"lr\": " + "{\"grid\": [0.01, 0.1]}}}");
