@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.Names;
-import dev.warmpool.pool.Times;
+import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Fields.JobHash;
@@ -86,10 +86,10 @@ public class JobService {
                     refused, job.request().type(), "", d -> replay(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
         if (reply instanceof SubmitReply.Assigned a) {
-            return Uni.createFrom().item(job.view(a.processor(), Times.iso(Long.toString(a.now()))));
+            return Uni.createFrom().item(job.view(a.processor(), Timestamps.iso(Long.toString(a.now()))));
         }
         reconciler.nudge(); // no idle processor: start one now, not at the next tick
-        return Uni.createFrom().item(job.view(null, Times.iso(Long.toString(((SubmitReply.Queued) reply).now()))));
+        return Uni.createFrom().item(job.view(null, Timestamps.iso(Long.toString(((SubmitReply.Queued) reply).now()))));
     }
 
     /**
@@ -141,7 +141,7 @@ public class JobService {
                     d -> replayBatch(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
         BatchReply.Taken taken = (BatchReply.Taken) reply;
-        String now = Times.iso(Long.toString(taken.now()));
+        String now = Timestamps.iso(Long.toString(taken.now()));
         List<Job> out = new java.util.ArrayList<>(jobs.size());
         boolean queued = false;
         for (int i = 0; i < jobs.size(); i++) {

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Names;
 import dev.warmpool.pool.StoredJson;
-import dev.warmpool.pool.Times;
+import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Fields.SweepHash;
 import dev.warmpool.protocol.JobState;
@@ -267,9 +267,9 @@ public class SweepService {
                     tree(t.get(JobHash.PROGRESS)),
                     integer(t.get(JobHash.ATTEMPTS)),
                     blankToNull(t.get(JobHash.PROCESSOR)),
-                    Times.iso(t.get(JobHash.SUBMITTED_AT)),
-                    Times.iso(t.get(JobHash.STARTED_AT)),
-                    Times.iso(t.get(JobHash.FINISHED_AT)),
+                    Timestamps.iso(t.get(JobHash.SUBMITTED_AT)),
+                    Timestamps.iso(t.get(JobHash.STARTED_AT)),
+                    Timestamps.iso(t.get(JobHash.FINISHED_AT)),
                     JobState.SUCCEEDED.name().equals(t.get(JobHash.STATE)) ? null : blankToNull(t.get(JobHash.ERROR))));
         }
         Sweep.Best best = null;
@@ -300,8 +300,8 @@ public class SweepService {
                 spec,
                 progress,
                 best,
-                Times.iso(h.get(SweepHash.CREATED_AT)),
-                Times.iso(h.get(SweepHash.FINISHED_AT)),
+                Timestamps.iso(h.get(SweepHash.CREATED_AT)),
+                Timestamps.iso(h.get(SweepHash.FINISHED_AT)),
                 blankToNull(h.get(SweepHash.ERROR)),
                 withTrials ? trials : null,
                 blankToNull(h.get(SweepHash.SUBMITTED_BY)),
