@@ -76,7 +76,7 @@ public class JobResource {
             @HeaderParam("Idempotency-Key") String idempotencyKey,
             @QueryParam("wait") String wait,
             @Context RoutingContext rc) {
-        Integer seconds = wait == null ? null : Params.integer("wait", wait);
+        Integer seconds = wait == null ? null : QueryParams.integer("wait", wait);
         if (seconds != null && seconds < 0) {
             throw Problem.invalid("wait", "'wait' must be 0 or more seconds."); // before anything is stored
         }
@@ -120,7 +120,7 @@ public class JobResource {
         if (wait != null) {
             quiet.allowQuiet(rc);
         }
-        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait)))
+        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, QueryParams.integer("wait", wait)))
                 .map(job -> Secrets.shownTo(job, caller));
     }
 
@@ -165,7 +165,7 @@ public class JobResource {
     @Produces(MediaType.TEXT_PLAIN)
     public Multi<String> logs(
             @PathParam("id") String id, @QueryParam("follow") String followIt, @Context RoutingContext rc) {
-        boolean on = followIt != null && Params.bool("follow", followIt);
+        boolean on = followIt != null && QueryParams.bool("follow", followIt);
         exists(id);
         if (!on) {
             return follow.logs(id, false).map(line -> line + "\n");
@@ -183,7 +183,7 @@ public class JobResource {
             @QueryParam("limit") String limit,
             @QueryParam("sweep") String sweep) {
         Caller caller = Callers.of(identity);
-        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep)
+        return jobs.list(type, state, limit == null ? null : QueryParams.integer("limit", limit), sweep)
                 .map(list -> Secrets.jobsShownTo(list, caller));
     }
 
@@ -196,7 +196,7 @@ public class JobResource {
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Job> cancel(
             @PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
-        JobState end = state == null ? JobState.CANCELLED : Params.jobState("state", state);
+        JobState end = state == null ? JobState.CANCELLED : QueryParams.jobState("state", state);
         Caller caller = Callers.of(identity);
         return jobs.cancel(id, caller, end, reason).map(job -> Secrets.shownTo(job, caller));
     }

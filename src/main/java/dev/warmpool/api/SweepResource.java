@@ -101,7 +101,7 @@ public class SweepResource {
 
     @GET
     public Uni<List<Sweep>> list(@QueryParam("type") String type, @QueryParam("limit") String limit) {
-        return sweeps.list(type, limit == null ? null : Params.integer("limit", limit));
+        return sweeps.list(type, limit == null ? null : QueryParams.integer("limit", limit));
     }
 
     /** Cancels every trial that has not ended; running ones are killed. */
