@@ -83,7 +83,7 @@ public class JobResource {
         if (seconds != null) {
             quiet.allowQuiet(rc);
         }
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return jobs.submit(body, idempotencyKey, caller)
                 .flatMap(job -> seconds == null || job.ended()
                         ? Uni.createFrom().item(job)
@@ -103,7 +103,7 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return jobs.submitBatch(body, idempotencyKey, caller)
                 .map(list -> Response.accepted(Map.of("jobs", Secrets.jobsShownTo(list, caller)))
                         .build());
@@ -116,7 +116,7 @@ public class JobResource {
     @GET
     @Path("/{id}")
     public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait, @Context RoutingContext rc) {
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         if (wait != null) {
             quiet.allowQuiet(rc);
         }
@@ -149,7 +149,7 @@ public class JobResource {
             @Context RoutingContext rc) {
         Multi<Follower.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         exists(id);
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(items, sse, json, caller));
         quiet.allowQuiet(rc);
         return stream;
@@ -171,7 +171,7 @@ public class JobResource {
             return follow.logs(id, false).map(line -> line + "\n");
         }
         Multi<String> lines =
-                streams.held(Callers.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
+                streams.held(RequestCaller.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
         quiet.allowQuiet(rc);
         return lines;
     }
@@ -182,7 +182,7 @@ public class JobResource {
             @QueryParam("state") String state,
             @QueryParam("limit") String limit,
             @QueryParam("sweep") String sweep) {
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return jobs.list(type, state, limit == null ? null : QueryParams.integer("limit", limit), sweep)
                 .map(list -> Secrets.jobsShownTo(list, caller));
     }
@@ -197,7 +197,7 @@ public class JobResource {
     public Uni<Job> cancel(
             @PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
         JobState end = state == null ? JobState.CANCELLED : QueryParams.jobState("state", state);
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return jobs.cancel(id, caller, end, reason).map(job -> Secrets.shownTo(job, caller));
     }
 }

@@ -65,7 +65,7 @@ public class SweepResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submit(SweepRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        return sweeps.submit(body, idempotencyKey, Callers.of(identity))
+        return sweeps.submit(body, idempotencyKey, RequestCaller.of(identity))
                 .map(sweep -> Response.accepted(sweep)
                         .header(HttpHeaders.LOCATION, "/sweeps/" + sweep.id())
                         .build());
@@ -92,7 +92,7 @@ public class SweepResource {
         sweeps.get(id)
                 .await()
                 .atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         Multi<OutboundSseEvent> stream =
                 streams.held(caller, () -> EventStreams.sse(follow.sweep(id), sse, json, caller));
         quiet.allowQuiet(rc);
@@ -109,6 +109,6 @@ public class SweepResource {
     @Path("/{id}")
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Sweep> cancel(@PathParam("id") String id) {
-        return sweeps.cancel(id, Callers.of(identity));
+        return sweeps.cancel(id, RequestCaller.of(identity));
     }
 }
