@@ -62,7 +62,7 @@ class ReliabilityTests {
     }
 
     String completions(String jobId) {
-        return redis.hget(KeySchema.job(Names.typeOf(jobId), jobId), "completions");
+        return redis.hget(KeySchema.job(Ids.typeOf(jobId), jobId), "completions");
     }
 
     String awaitRunning(String id) {
@@ -270,9 +270,9 @@ class ReliabilityTests {
     }
 
     /** The job type of a job id, as the server reads it. */
-    static final class Names {
+    static final class Ids {
         static String typeOf(String jobId) {
-            return dev.warmpool.pool.Names.typeOfJob(jobId);
+            return dev.warmpool.pool.Ids.typeOfJob(jobId);
         }
     }
 }

@@ -3,7 +3,7 @@ package dev.warmpool.reconcile;
 import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.metrics.PoolMetrics;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.SizingPolicy;
@@ -54,7 +54,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
     private final PoolMetrics metrics;
     private final WarmpoolConfig config;
     private final SizingPolicy.Timing timing;
-    private final String holder = "manager-" + Names.newProcessorId();
+    private final String holder = "manager-" + Ids.newProcessorId();
     /**
      * Least time between the end of one pass and the start of the next. A burst of submits that
      * find no idle processor asks for a pass each; one pass per 200 ms serves them all, where a
@@ -292,7 +292,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
         List<PoolSpec.Member> members = s.spec().members();
         int n = 0;
         for (int i = 0; i < plan.start(); i++) {
-            String id = Names.newProcessorId();
+            String id = Ids.newProcessorId();
             List<String> ids = new java.util.ArrayList<>();
             List<SpawnGangReply.Member> gang = new java.util.ArrayList<>();
             for (int m = 0; m < members.size(); m++) {

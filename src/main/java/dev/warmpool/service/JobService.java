@@ -3,7 +3,7 @@ package dev.warmpool.service;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Job;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
@@ -259,7 +259,7 @@ public class JobService {
             throw Refusal.invalid(
                     field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
         }
-        String id = Names.newJobId(r.type(), System.currentTimeMillis());
+        String id = Ids.newJobId(r.type(), System.currentTimeMillis());
         int priority = r.priority() == null ? 0 : r.priority();
         int timeout = r.timeoutSeconds() == null ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds();
         int maxAttempts = r.maxAttempts() == null ? config.jobs().defaultMaxAttempts() : r.maxAttempts();
@@ -418,7 +418,7 @@ public class JobService {
 
     /** The job type a job id names, or 404 when it names none. */
     String typeOf(String id) {
-        return Optional.ofNullable(Names.typeOfJob(id)).orElseThrow(() -> noJob(id));
+        return Optional.ofNullable(Ids.typeOfJob(id)).orElseThrow(() -> noJob(id));
     }
 
     Refusal noJob(String id) {

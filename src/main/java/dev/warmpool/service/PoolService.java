@@ -1,7 +1,7 @@
 package dev.warmpool.service;
 
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.store.PoolStore;
@@ -125,7 +125,7 @@ public class PoolService {
                                     + (types.isEmpty()
                                             ? "there are no pools yet"
                                             : "known types: " + String.join(", ", types))
-                                    + ". Create it with PUT /pools/" + (Names.validType(type) ? type : "{type}") + ".")
+                                    + ". Create it with PUT /pools/" + (Ids.validType(type) ? type : "{type}") + ".")
                     .with("knownTypes", types);
         });
     }
@@ -252,7 +252,7 @@ public class PoolService {
 
     /** {@code field}: where the type was given, e.g. "jobs[0].type" in a batch. */
     static void checkType(String type, String field) {
-        if (!Names.validType(type)) {
+        if (!Ids.validType(type)) {
             throw Refusal.invalid(
                     field,
                     "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "

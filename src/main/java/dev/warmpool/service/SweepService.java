@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.StoredJson;
 import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.Fields.JobHash;
@@ -83,7 +83,7 @@ public class SweepService {
         List<Map<String, Object>> configs = configurations(r, spec);
         dev.warmpool.protocol.Idempotency idem = keys.check(idempotencyKey, r, caller);
         limiter.take(caller, configs.size());
-        String id = Names.newJobId(r.type(), System.currentTimeMillis());
+        String id = Ids.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();
         sweep.put(SweepHash.TYPE, r.type());
         sweep.put(SweepHash.PARALLELISM, Integer.toString(spec.parallelism()));
@@ -121,7 +121,7 @@ public class SweepService {
         shared.put(JobHash.SUBMITTED_BY, caller.name());
         Map<String, String> trials = new LinkedHashMap<>();
         for (int i = 0; i < configs.size(); i++) {
-            trials.put(Names.trialId(id, i), store.write(configs.get(i)));
+            trials.put(Ids.trialId(id, i), store.write(configs.get(i)));
         }
         return access.check(r.type(), caller, java.util.Collections.singletonList(r.env()), List.of("env"))
                 .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials))
@@ -351,7 +351,7 @@ public class SweepService {
 
     static String typeOf(String id) {
         // a trial's id (the sweep's id, '-', its index) is a job id, not a sweep id
-        return Optional.ofNullable(Names.typeOfJob(id))
+        return Optional.ofNullable(Ids.typeOfJob(id))
                 .filter(t -> id.lastIndexOf('-') < id.indexOf('.'))
                 .orElseThrow(() -> noSweep(id));
     }

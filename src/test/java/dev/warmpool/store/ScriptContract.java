@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.NewJob;
@@ -75,7 +75,7 @@ abstract class ScriptContract {
     }
 
     String newJobId() {
-        return Names.newJobId(TYPE, System.currentTimeMillis());
+        return Ids.newJobId(TYPE, System.currentTimeMillis());
     }
 
     SubmitReply submit(String id) {
