@@ -37,7 +37,7 @@ import org.jboss.logging.Logger;
  * Passes run on one worker thread of their own: they block on the runtime (process spawn).
  */
 @ApplicationScoped
-public class Reconciler implements dev.warmpool.service.Demand {
+public class Reconciler implements dev.warmpool.service.ReconcilerPort {
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
     private static final Duration CALL = Duration.ofSeconds(10);
     private static final int SNAPSHOTS_AT_ONCE = 32;

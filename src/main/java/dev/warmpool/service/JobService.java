@@ -38,7 +38,7 @@ public class JobService {
 
     private final PoolStore store;
     private final PoolService pools;
-    private final Demand reconciler;
+    private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final SubmitLimiter limiter;
@@ -49,7 +49,7 @@ public class JobService {
     public JobService(
             PoolStore store,
             PoolService pools,
-            Demand reconciler,
+            ReconcilerPort reconciler,
             Validator validator,
             WarmpoolConfig config,
             SubmitLimiter limiter,

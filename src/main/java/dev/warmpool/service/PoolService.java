@@ -14,11 +14,11 @@ import java.util.List;
 @ApplicationScoped
 public class PoolService {
     private final PoolStore store;
-    private final Demand reconciler;
+    private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
 
-    public PoolService(PoolStore store, Demand reconciler, Validator validator, WarmpoolConfig config) {
+    public PoolService(PoolStore store, ReconcilerPort reconciler, Validator validator, WarmpoolConfig config) {
         this.store = store;
         this.reconciler = reconciler;
         this.validator = validator;

@@ -41,7 +41,7 @@ public class SweepService {
 
     private final PoolStore store;
     private final PoolService pools;
-    private final Demand reconciler;
+    private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final ObjectMapper json;
@@ -53,7 +53,7 @@ public class SweepService {
     public SweepService(
             PoolStore store,
             PoolService pools,
-            Demand reconciler,
+            ReconcilerPort reconciler,
             Validator validator,
             WarmpoolConfig config,
             ObjectMapper json,
