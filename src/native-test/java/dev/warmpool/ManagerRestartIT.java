@@ -113,8 +113,8 @@ class ManagerRestartIT {
             assertEquals("8", j.hget(key, "succeeded"));
             List<long[]> spans = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                List<String> t = j.hmget(
-                        KeySchema.job("sweep-down", Ids.trialId(id, i)), "startedAt", "finishedAt", "logTail");
+                List<String> t =
+                        j.hmget(KeySchema.job("sweep-down", Ids.trialId(id, i)), "startedAt", "finishedAt", "logTail");
                 spans.add(new long[] {Long.parseLong(t.get(0)), Long.parseLong(t.get(1))});
                 assertTrue(t.get(2).contains("\"x\":" + i), t.get(2));
             }

@@ -1,12 +1,12 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitEnd;
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.job;
-import static dev.warmpool.Api.millis;
-import static dev.warmpool.Api.pool;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Api.submit;
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.job;
+import static dev.warmpool.testing.Api.millis;
+import static dev.warmpool.testing.Api.pool;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,6 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.restassured.path.json.JsonPath;
 import java.nio.file.Files;
 import java.nio.file.Path;

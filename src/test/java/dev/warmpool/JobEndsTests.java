@@ -1,8 +1,8 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Api.submit;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

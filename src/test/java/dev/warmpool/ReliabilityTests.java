@@ -1,11 +1,11 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitEnd;
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.job;
-import static dev.warmpool.Api.pool;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Api.submit;
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.job;
+import static dev.warmpool.testing.Api.pool;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.runtime.local.LocalAgents;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.net.URI;

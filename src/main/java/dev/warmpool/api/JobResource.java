@@ -170,8 +170,8 @@ public class JobResource {
         if (!on) {
             return follow.logs(id, false).map(line -> line + "\n");
         }
-        Multi<String> lines =
-                streams.held(RequestCaller.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
+        Multi<String> lines = streams.held(
+                RequestCaller.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
         quiet.allowQuiet(rc);
         return lines;
     }

@@ -127,8 +127,7 @@ public class RuntimeProducer {
                 k.redisSecret().orElse(null),
                 config.jobs().logLines());
         KubernetesRuntime runtime = new KubernetesRuntime(client, calls, namespace, settings, json);
-        String identity =
-                Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Ids.newProcessorId();
+        String identity = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Ids.newProcessorId();
         runtime.elect(k.leaseName(), identity);
         return runtime;
     }

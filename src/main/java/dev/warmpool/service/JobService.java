@@ -2,8 +2,8 @@ package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Job;
 import dev.warmpool.pool.Ids;
+import dev.warmpool.pool.Job;
 import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;

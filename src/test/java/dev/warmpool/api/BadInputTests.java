@@ -7,7 +7,7 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.warmpool.Api;
+import dev.warmpool.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
 import java.util.List;
@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @QuarkusTest
 public class BadInputTests {
     static {
-        dev.warmpool.Tokens.asAdminByDefault();
+        dev.warmpool.testing.Tokens.asAdminByDefault();
     }
 
     static final String POOL = "bad-input";
