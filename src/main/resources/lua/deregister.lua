@@ -35,22 +35,7 @@
 --   wp:{type}:sweep:{id}:steps           RW  trial: the steps that have an at set; read and deleted when the sweep ends
 -- Publishes: wp:{type}:changed (the requeued job's id; trial: the sweep's id, once, when its trials lack the
 --   objective), wp:{type}:ended (each job that ends).
---- @include "ends"
+--- @include "drop"
 local pid = ARGV[2]
-local pkey = key('proc', pid)
-local s = redis.call('HMGET', pkey, 'job', 'gang', 'token')
-local jid, gid = s[1] or '', s[2] or ''
-local result = ''
-local now = now_ms()
-if jid ~= '' then
-  local j = redis.call('HMGET', key('job', jid), 'state', 'attempts')
-  if (j[1] == 'ASSIGNED' or j[1] == 'RUNNING') and (gid == '' or j[2] == s[3]) then
-    result = requeue(jid, ARGV[3], false, now, tonumber(ARGV[4]))
-    if gid ~= '' then stop_members(gid, jid, pid) end
-  end
-end
-redis.call('DEL', pkey, key('inbox', pid))
-redis.call('SREM', PROCS, pid)
-unidle(pid, now)
-if gid ~= '' then gang_member_gone(gid, pid, now) end
-return result
+local s = redis.call('HMGET', key('proc', pid), 'job', 'gang', 'token')
+return drop_processor(pid, s[1] or '', s[2] or '', s[3], ARGV[3], false, now_ms(), tonumber(ARGV[4]))

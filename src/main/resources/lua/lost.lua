@@ -35,24 +35,9 @@
 --   wp:{type}:sweep:{id}:steps           RW  trial: the steps that have an at set; read and deleted when the sweep ends
 -- Publishes: wp:{type}:changed (the requeued job's id; trial: the sweep's id, once, when its trials lack the
 --   objective), wp:{type}:ended (each job that ends).
---- @include "ends"
+--- @include "drop"
 local pid = ARGV[2]
-local pkey = key('proc', pid)
-local s = redis.call('HMGET', pkey, 'hb', 'job', 'gang', 'token')
+local s = redis.call('HMGET', key('proc', pid), 'hb', 'job', 'gang', 'token')
 if s[1] and tonumber(s[1]) > tonumber(ARGV[3]) then return 'ALIVE' end
-local now = now_ms()
 local jid = s[2] or ''
-local gid = s[3] or ''
-local result = ''
-if jid ~= '' then
-  local j = redis.call('HMGET', key('job', jid), 'state', 'attempts')
-  if (j[1] == 'ASSIGNED' or j[1] == 'RUNNING') and (gid == '' or j[2] == s[4]) then
-    result = requeue(jid, ARGV[4], true, now, tonumber(ARGV[5]))
-    if gid ~= '' then stop_members(gid, jid, pid) end
-  end
-end
-redis.call('DEL', pkey, key('inbox', pid))
-redis.call('SREM', PROCS, pid)
-unidle(pid, now)
-if gid ~= '' then gang_member_gone(gid, pid, now) end
-return {'LOST', jid, result}
+return {'LOST', jid, drop_processor(pid, jid, s[3] or '', s[4], ARGV[4], true, now_ms(), tonumber(ARGV[5]))}

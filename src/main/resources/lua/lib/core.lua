@@ -22,6 +22,9 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- The end states, as the protocol writes them: the scripts keep this list of their own (Lua has no
+-- enum to share); JobStatesTests holds it to Java's JobState.ended(), and everything above the
+-- protocol (the API's "ended", the dashboard, the clients) reads that instead of listing them.
 -- Keys: none.
 local function ended(state)
   return state == 'SUCCEEDED' or state == 'FAILED' or state == 'CANCELLED' or state == 'TIMED_OUT'

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
+import dev.warmpool.testing.Tokens;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;

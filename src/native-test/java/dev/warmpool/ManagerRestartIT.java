@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.runtime.local.LocalAgents;
@@ -113,8 +113,8 @@ class ManagerRestartIT {
             assertEquals("8", j.hget(key, "succeeded"));
             List<long[]> spans = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                List<String> t = j.hmget(
-                        KeySchema.job("sweep-down", Names.trialId(id, i)), "startedAt", "finishedAt", "logTail");
+                List<String> t =
+                        j.hmget(KeySchema.job("sweep-down", Ids.trialId(id, i)), "startedAt", "finishedAt", "logTail");
                 spans.add(new long[] {Long.parseLong(t.get(0)), Long.parseLong(t.get(1))});
                 assertTrue(t.get(2).contains("\"x\":" + i), t.get(2));
             }
@@ -129,7 +129,7 @@ class ManagerRestartIT {
 
     /** What POST /jobs does, without the manager: the submit script, run by hand. */
     private String submitStraightToRedis(String type) {
-        String id = Names.newJobId(type, System.currentTimeMillis());
+        String id = Ids.newJobId(type, System.currentTimeMillis());
         List<String> argv = new ArrayList<>(List.of(
                 KeySchema.prefix(type),
                 id,

@@ -3,6 +3,7 @@ package dev.warmpool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.warmpool.store.RedisServer;
+import dev.warmpool.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;

@@ -1,12 +1,12 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitEnd;
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.job;
-import static dev.warmpool.Api.millis;
-import static dev.warmpool.Api.pool;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Api.submit;
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.job;
+import static dev.warmpool.testing.Api.millis;
+import static dev.warmpool.testing.Api.pool;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,6 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.restassured.path.json.JsonPath;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,6 +105,7 @@ public abstract class DispatchScenarios {
         putPool("fails", spec(sh("echo oops; exit 3"), 1, 1, 300));
         JsonPath j = awaitEnd(submit(Map.of("type", "fails")));
         assertEquals("FAILED", j.getString("state"));
+        assertTrue(j.getBoolean("ended"), "a failed job has ended");
         assertEquals(3, j.getInt("result.exitCode"));
         assertEquals("exit code 3", j.getString("error"));
         // the processor is idle again and takes the next job
@@ -134,12 +137,14 @@ public abstract class DispatchScenarios {
         String blocker = submit(Map.of("type", "cq", "args", List.of("2")));
         String queued = submit(Map.of("type", "cq"));
         assertEquals("QUEUED", job(queued).getString("state"));
+        assertFalse(job(queued).getBoolean("ended"), "a queued job has not ended");
         JsonPath cancelled = given().delete("/jobs/" + queued)
                 .then()
                 .statusCode(200)
                 .extract()
                 .jsonPath();
         assertEquals("CANCELLED", cancelled.getString("state"));
+        assertTrue(cancelled.getBoolean("ended"), "a cancelled job has ended");
         assertEquals("SUCCEEDED", awaitEnd(blocker).getString("state"));
         // the processor went idle instead of running the cancelled job
         awaitIdle("cq", 1);
@@ -157,6 +162,7 @@ public abstract class DispatchScenarios {
                 .until(() -> Files.exists(pidFile)
                         && Files.size(pidFile) > 0
                         && "RUNNING".equals(job(id).getString("state")));
+        assertFalse(job(id).getBoolean("ended"), "a running job has not ended");
         long pid = Long.parseLong(Files.readString(pidFile).trim());
         given().delete("/jobs/" + id).then().statusCode(200);
         await().atMost(Duration.ofSeconds(15))

@@ -1,15 +1,16 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitEnd;
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.job;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Api.submit;
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.job;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.io.BufferedReader;

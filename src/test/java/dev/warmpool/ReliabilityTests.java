@@ -1,11 +1,11 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitEnd;
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.job;
-import static dev.warmpool.Api.pool;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Api.submit;
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.job;
+import static dev.warmpool.testing.Api.pool;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.runtime.local.LocalAgents;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.net.URI;
@@ -62,7 +63,7 @@ class ReliabilityTests {
     }
 
     String completions(String jobId) {
-        return redis.hget(KeySchema.job(Names.typeOf(jobId), jobId), "completions");
+        return redis.hget(KeySchema.job(Ids.typeOf(jobId), jobId), "completions");
     }
 
     String awaitRunning(String id) {
@@ -270,9 +271,9 @@ class ReliabilityTests {
     }
 
     /** The job type of a job id, as the server reads it. */
-    static final class Names {
+    static final class Ids {
         static String typeOf(String jobId) {
-            return dev.warmpool.pool.Names.typeOfJob(jobId);
+            return dev.warmpool.pool.Ids.typeOfJob(jobId);
         }
     }
 }

@@ -1,9 +1,9 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitEnd;
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Tokens.bearer;
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Tokens.bearer;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Tokens;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import java.util.List;

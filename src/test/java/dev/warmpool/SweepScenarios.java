@@ -1,8 +1,8 @@
 package dev.warmpool;
 
-import static dev.warmpool.Api.awaitIdle;
-import static dev.warmpool.Api.millis;
-import static dev.warmpool.Api.putPool;
+import static dev.warmpool.testing.Api.awaitIdle;
+import static dev.warmpool.testing.Api.millis;
+import static dev.warmpool.testing.Api.putPool;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import java.nio.file.Path;

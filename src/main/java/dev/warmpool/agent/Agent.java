@@ -1,21 +1,13 @@
 package dev.warmpool.agent;
 
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
-import dev.warmpool.protocol.DeregisterReply;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.HeartbeatReply;
 import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Run;
-import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.StartReply;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -28,18 +20,20 @@ import java.util.concurrent.TimeUnit;
  * The program inside every warm processor. It registers its processor, heartbeats, waits on its
  * inbox, marks a job running (only while the assignment is still its own), runs it as a child
  * process on a background thread, records the result and flips back to idle or takes the next
- * queued job, all through the same Lua scripts as the manager. One loop owns the state; the
- * inbox reader, the heartbeat and the job thread only post events to it.
+ * queued job, all through the same Lua scripts as the manager ({@link ProcessorScripts}). One
+ * loop owns the state; the inbox reader, the heartbeat and the job thread only post events to it.
+ * {@link JobStarter} makes each job ready to run, {@link Lifetime} says when the processor has
+ * served its time.
  *
  * <p>On SIGTERM it takes no more work, lets a running job finish within the grace period (else
  * hands it back to the queue), and deregisters.
  */
 public final class Agent {
-    /** A pool command that the agent runs itself, as a no-op: the ceiling of dispatch without spawn. */
-    static final String NOOP = "warmpool:noop";
-
     private final AgentConfig config;
     private final RedisLink redis;
+    private final ProcessorScripts scripts;
+    private final JobStarter starter;
+    private final Lifetime lifetime = new Lifetime();
     private final BlockingQueue<AgentEvent> events = new LinkedBlockingQueue<>();
     private final CountDownLatch done = new CountDownLatch(1);
     /** Each job's room: its own dir and session, sandboxed where the runtime asks (see {@link Sandbox}). */
@@ -47,20 +41,9 @@ public final class Agent {
 
     private final EventSink sink;
     private volatile JobRun current;
-    private final String address = GangEnv.address();
     private final WorkerSlot workers;
-    private PoolPart poolPart;
-    private int jobsRun;
-    private int maxJobs;
-    /** The pool's maxAgeSeconds (0: none) and resetCommand (null: none), as of the last job's spec. */
-    private long maxAgeSeconds;
-
-    private List<String> resetCommand;
-    private final long bornNanos = System.nanoTime();
     /** How long a stopping agent waits for an unreachable Redis to record its end. */
     static final long STOP_WAIT_NANOS = 1_500_000_000L;
-    /** How long a reset command may run before it counts as failed. */
-    static final long RESET_TIMEOUT_SECONDS = 120;
 
     private boolean retiring;
     private boolean stopping;
@@ -71,16 +54,16 @@ public final class Agent {
     /** What every job's environment starts from (see {@link ChildEnv}): never the agent's own. */
     private final Map<String, String> baseEnv;
 
-    private final Reporter reporter;
-
     Agent(AgentConfig config) throws IOException {
         this.config = config;
         this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
         this.sandbox = Sandbox.fromEnv(System.getenv(), AgentDirs.newRoot(config.processorId()));
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = sandbox.forJobUser(ChildEnv.base(System.getenv()));
-        this.reporter = new Reporter(redis, config);
         this.workers = new WorkerSlot(baseEnv, config.processorId(), config.pool(), sandbox);
+        this.scripts = new ProcessorScripts(config, redis, GangEnv.address());
+        this.starter = new JobStarter(
+                config, redis, sandbox, baseEnv, workers, new Reporter(redis, config), events::add, lifetime);
     }
 
     public static void main(String[] args) throws Exception {
@@ -93,7 +76,7 @@ public final class Agent {
     }
 
     int run(long jvmStartMillis) {
-        RegisterReply reg = register();
+        RegisterReply reg = scripts.register();
         if (!(reg instanceof RegisterReply.Registered registered)) {
             log(
                     reg instanceof RegisterReply.NoPool
@@ -204,7 +187,7 @@ public final class Agent {
 
     /** Registers after Redis forgot this processor; returns true when the agent should give up. */
     private boolean registerAgain() {
-        RegisterReply reg = register();
+        RegisterReply reg = scripts.register();
         if (reg instanceof RegisterReply.NoGang) {
             log("the gang of member %s is gone; exiting", config.processorId());
             return true;
@@ -223,12 +206,6 @@ public final class Agent {
         orphanSince = 0;
         log("registered again (Redis did not know this processor): %s", ((RegisterReply.Registered) reg).state());
         return false;
-    }
-
-    private RegisterReply register() {
-        return RegisterReply.decode(redis.runReliably(
-                Script.REGISTER,
-                RegisterReply.args(config.processorId(), ProcessHandle.current().pid(), host(), address)));
     }
 
     /** Checks the job thread: its timeout, a kill that did not take, the stop grace period. */
@@ -273,8 +250,7 @@ public final class Agent {
     }
 
     private void start(String jobId, String token) {
-        StartReply reply =
-                StartReply.decode(redis.runReliably(Script.START, StartReply.args(config.processorId(), jobId, token)));
+        StartReply reply = scripts.start(jobId, token);
         if (reply instanceof StartReply.Stale stale) {
             log("not running job %s: %s", jobId, stale.reason());
             return;
@@ -284,74 +260,12 @@ public final class Agent {
 
     /** Runs a job that Redis has marked running on this processor. */
     private void run(String jobId, String token, Run r) {
-        List<String> args = AgentJson.strings(r.argsJson());
-        Map<String, String> jobEnv = ChildEnv.allowed(jobId, AgentJson.stringMap(r.envJson()));
-        long timeoutSeconds = r.timeoutSeconds();
-        PoolPart pool = PoolPart.of(poolPart, r.commandJson(), r.poolEnvJson(), r.specJson());
-        poolPart = pool;
-        List<String> poolCommand = pool.command();
-        JsonObject spec = pool.spec();
-        String workingDir = AgentJson.text(spec, "workingDir");
-        maxJobs = spec.has("maxJobsPerProcessor")
-                        && spec.get("maxJobsPerProcessor").isJsonPrimitive()
-                ? spec.get("maxJobsPerProcessor").getAsInt()
-                : 0;
-        maxAgeSeconds = spec.has("maxAgeSeconds") && spec.get("maxAgeSeconds").isJsonPrimitive()
-                ? spec.get("maxAgeSeconds").getAsLong()
-                : 0;
-        resetCommand = spec.has("resetCommand") && spec.get("resetCommand").isJsonArray()
-                ? AgentJson.strings(spec.get("resetCommand"))
-                : null;
-        String gang = r.gangJson();
-        JsonObject member = gang == null || gang.isEmpty()
-                ? null
-                : JsonParser.parseString(gang).getAsJsonObject();
-        JsonObject role = member == null
-                ? null
-                : spec.getAsJsonObject("gang")
-                        .getAsJsonObject(member.get("role").getAsString());
-        List<String> command = new ArrayList<>(
-                role != null && role.has("command") && role.get("command").isJsonArray()
-                        ? AgentJson.strings(role.get("command"))
-                        : poolCommand); // a gang member: its role's own command
-        command.addAll(args);
-        Path dir;
-        try {
-            dir = sandbox.newDir("job-" + jobId);
-        } catch (IOException e) {
-            events.add(JobRun.notStarted(jobId, token, "could not make the job's working dir: " + e.getMessage()));
+        JobStarter.Started started = starter.prepare(jobId, token, r);
+        if (started == null) {
             return;
         }
-        Map<String, String> env = ChildEnv.forJob(
-                baseEnv, pool.env(), role, jobEnv, member, jobId, r.configJson(), dir.resolve(JobRun.RESULT));
-        if (sandbox.otherUser()) {
-            env.put("HOME", dir.toString()); // the manager's home is not the job's user's
-            sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
-        }
-        Map<String, String> poolEnv = pool.env();
-        Worker w = null;
-        String request = null;
-        if (WorkerSlot.persistent(spec)) {
-            w = workers.get(poolCommand, poolEnv, workingDir);
-            request = WorkerSlot.request(jobId, r, args, jobEnv);
-        }
-        int logLines = config.logLines();
-        current = new JobRun(
-                jobId,
-                token,
-                command,
-                env,
-                workingDir,
-                timeoutSeconds * 1000,
-                dir,
-                sandbox,
-                events::add,
-                w,
-                request,
-                reporter::report,
-                () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
-        if (command.size() == 1 && NOOP.equals(command.get(0))) {
-            // the benchmarks' in-agent no-op: the dispatch path without a process spawn
+        current = started.run();
+        if (started.noop()) {
             events.add(new JobRun.Outcome(current, "SUCCEEDED", 0, "{}", "", null));
             return;
         }
@@ -372,16 +286,14 @@ public final class Agent {
             // the assignment moved on: nothing to report; a forgotten processor registers again
             return unknown && registerAgain();
         }
-        jobsRun++;
-        boolean spent = maxJobs > 0 && jobsRun >= maxJobs;
-        boolean old = maxAgeSeconds > 0 && System.nanoTime() - bornNanos >= maxAgeSeconds * 1_000_000_000L;
-        boolean last = stopping || retiring || spent || old;
-        boolean reset = !last && resetCommand != null;
+        String served = lifetime.jobEnded(); // why the processor serves no more, or null
+        boolean last = stopping || retiring || served != null;
+        boolean reset = !last && lifetime.resets();
         // not stopping, the reply may hand over the next queued job, already marked running; with a
         // reset command it may not: the next job waits in the inbox until the reset is done
         FinishReply reply;
         try {
-            reply = finish(o, last, reset);
+            reply = scripts.finish(o, last, reset);
         } catch (RedisLink.GaveUp e) {
             log("job %s %s, not recorded (%s): the reconciler requeues it", o.run().jobId, o.state(), e.getMessage());
             return true;
@@ -394,16 +306,11 @@ public final class Agent {
             sink.finished(o.run().jobId, o.run().token, config.pool(), o.state(), o.exitCode(), o.metrics(), o.error());
         }
         if (last) {
-            deregister(
-                    spent
-                            ? "the processor ran its " + maxJobs + " jobs (maxJobsPerProcessor)"
-                            : old
-                                    ? "the processor is older than " + maxAgeSeconds + " s (maxAgeSeconds)"
-                                    : "the processor stopped");
+            deregister(served != null ? served : "the processor stopped");
             return true;
         }
         if (reset) {
-            String failed = runReset();
+            String failed = lifetime.reset(baseEnv, starter.poolPart());
             if (failed != null) {
                 // not reused: a job handed to it meanwhile goes back to the queue, and a fresh processor replaces it
                 deregister("the reset command " + failed + "; the processor is not reused");
@@ -416,98 +323,8 @@ public final class Agent {
         return false;
     }
 
-    /**
-     * Records the outcome. Should the script refuse what the job left (a value it cannot store),
-     * the job is recorded FAILED with the reason and without its metrics, so the processor goes on.
-     */
-    private FinishReply finish(JobRun.Outcome o, boolean last, boolean reset) {
-        try {
-            return FinishReply.decode(redis.runReliably(
-                    Script.FINISH,
-                    new FinishReply.Args(
-                                    config.processorId(),
-                                    o.run().jobId,
-                                    o.run().token,
-                                    o.state(),
-                                    o.exitCode(),
-                                    o.metrics(),
-                                    o.logTail(),
-                                    o.error(),
-                                    config.retentionSeconds(),
-                                    last,
-                                    !reset)
-                            .argv()));
-        } catch (redis.clients.jedis.exceptions.JedisDataException e) {
-            log("job " + o.run().jobId + ": its result could not be stored (" + e.getMessage()
-                    + "); recorded as FAILED");
-            return FinishReply.decode(redis.runReliably(
-                    Script.FINISH,
-                    new FinishReply.Args(
-                                    config.processorId(),
-                                    o.run().jobId,
-                                    o.run().token,
-                                    "FAILED",
-                                    o.exitCode(),
-                                    "{}",
-                                    o.logTail(),
-                                    "its result could not be stored: " + e.getMessage(),
-                                    config.retentionSeconds(),
-                                    last,
-                                    !reset)
-                            .argv()));
-        }
-    }
-
-    /**
-     * Runs the pool's resetCommand between jobs (free GPU memory, clean scratch), in the pool's
-     * environment and working directory, its output to this agent's log. Returns null when it
-     * succeeded, else what went wrong.
-     */
-    private String runReset() {
-        ProcessBuilder pb = new ProcessBuilder(resetCommand)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.INHERIT);
-        pb.environment().clear();
-        pb.environment().putAll(baseEnv);
-        if (poolPart != null) {
-            pb.environment().putAll(poolPart.env());
-            String dir = AgentJson.text(poolPart.spec(), "workingDir");
-            if (dir != null) {
-                pb.directory(new java.io.File(dir));
-            }
-        }
-        try {
-            Process p = pb.start();
-            if (!p.waitFor(RESET_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-                return "did not end within " + RESET_TIMEOUT_SECONDS + " s";
-            }
-            return p.exitValue() == 0 ? null : "failed (exit code " + p.exitValue() + ")";
-        } catch (java.io.IOException e) {
-            return "could not start (" + e.getMessage() + ")";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "was interrupted";
-        }
-    }
-
     private void deregister(String reason) {
-        DeregisterReply reply;
-        try {
-            reply = DeregisterReply.decode(redis.runReliably(
-                    Script.DEREGISTER, DeregisterReply.args(config.processorId(), reason, config.retentionSeconds())));
-        } catch (RedisLink.GaveUp e) {
-            log(
-                    "processor %s not deregistered (%s): the reconciler will find it lost",
-                    config.processorId(), e.getMessage());
-            return;
-        }
-        log(
-                "processor %s deregistered: %s%s",
-                config.processorId(),
-                reason,
-                reply.requeuedAs() == null ? "" : "; its job is " + reply.requeuedAs() + " again");
+        scripts.deregister(reason);
     }
 
     private void readInbox() {
@@ -528,8 +345,7 @@ public final class Agent {
         try {
             String jobId = run == null ? "" : run.jobId;
             String token = run == null ? "" : run.token;
-            HeartbeatReply reply = HeartbeatReply.decode(
-                    redis.run(Script.HEARTBEAT, HeartbeatReply.args(config.processorId(), jobId, token)));
+            HeartbeatReply reply = scripts.heartbeat(jobId, token);
             if (!(reply instanceof HeartbeatReply.Alive)) {
                 events.add(new AgentEvent.Beat(reply, jobId, token));
             }
@@ -556,14 +372,6 @@ public final class Agent {
             Thread.sleep(500); // back off between reconnect attempts; this is the agent, not a test
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static String host() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "unknown";
         }
     }
 

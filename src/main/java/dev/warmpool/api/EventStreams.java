@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.JobEvent;
 import dev.warmpool.service.Caller;
-import dev.warmpool.service.Follow;
+import dev.warmpool.service.Follower;
 import dev.warmpool.service.Secrets;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.sse.OutboundSseEvent;
@@ -21,9 +21,9 @@ final class EventStreams {
     private EventStreams() {}
 
     /** {@code caller} is who reads: a job in the stream shows its env values only as {@link Secrets} allows. */
-    static Multi<OutboundSseEvent> sse(Multi<Follow.Item> items, Sse sse, ObjectMapper json, Caller caller) {
+    static Multi<OutboundSseEvent> sse(Multi<Follower.Item> items, Sse sse, ObjectMapper json, Caller caller) {
         return items.map(item -> item.data() instanceof Job job
-                        ? new Follow.Item(item.kind(), item.id(), Secrets.shownTo(job, caller))
+                        ? new Follower.Item(item.kind(), item.id(), Secrets.shownTo(job, caller))
                         : item)
                 .map(item -> {
                     OutboundSseEvent.Builder b = sse.newEventBuilder().name(item.kind());
@@ -34,7 +34,7 @@ final class EventStreams {
                 });
     }
 
-    private static String text(Follow.Item item, ObjectMapper json) {
+    private static String text(Follower.Item item, ObjectMapper json) {
         if (item.data() instanceof String s) {
             // a log line is text; a report is JSON already (strict JSON: an older build's bare NaN becomes "NaN")
             return JobEvent.LOG.equals(item.kind())

@@ -6,7 +6,7 @@ import dev.warmpool.pool.Job;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.service.BatchRequest;
 import dev.warmpool.service.Caller;
-import dev.warmpool.service.Follow;
+import dev.warmpool.service.Follower;
 import dev.warmpool.service.JobRequest;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.Secrets;
@@ -41,7 +41,7 @@ import java.util.Map;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class JobResource {
     private final JobService jobs;
-    private final Follow follow;
+    private final Follower follow;
     private final ObjectMapper json;
     private final SecurityIdentity identity;
     private final StreamLimiter streams;
@@ -49,7 +49,7 @@ public class JobResource {
 
     public JobResource(
             JobService jobs,
-            Follow follow,
+            Follower follow,
             ObjectMapper json,
             SecurityIdentity identity,
             StreamLimiter streams,
@@ -76,14 +76,14 @@ public class JobResource {
             @HeaderParam("Idempotency-Key") String idempotencyKey,
             @QueryParam("wait") String wait,
             @Context RoutingContext rc) {
-        Integer seconds = wait == null ? null : Params.integer("wait", wait);
+        Integer seconds = wait == null ? null : QueryParams.integer("wait", wait);
         if (seconds != null && seconds < 0) {
             throw Problem.invalid("wait", "'wait' must be 0 or more seconds."); // before anything is stored
         }
         if (seconds != null) {
             quiet.allowQuiet(rc);
         }
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return jobs.submit(body, idempotencyKey, caller)
                 .flatMap(job -> seconds == null || job.ended()
                         ? Uni.createFrom().item(job)
@@ -103,7 +103,7 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return jobs.submitBatch(body, idempotencyKey, caller)
                 .map(list -> Response.accepted(Map.of("jobs", Secrets.jobsShownTo(list, caller)))
                         .build());
@@ -116,11 +116,11 @@ public class JobResource {
     @GET
     @Path("/{id}")
     public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait, @Context RoutingContext rc) {
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         if (wait != null) {
             quiet.allowQuiet(rc);
         }
-        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, Params.integer("wait", wait)))
+        return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, QueryParams.integer("wait", wait)))
                 .map(job -> Secrets.shownTo(job, caller));
     }
 
@@ -147,9 +147,9 @@ public class JobResource {
             @QueryParam("after") String after,
             @Context Sse sse,
             @Context RoutingContext rc) {
-        Multi<Follow.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
+        Multi<Follower.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         exists(id);
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(items, sse, json, caller));
         quiet.allowQuiet(rc);
         return stream;
@@ -165,13 +165,13 @@ public class JobResource {
     @Produces(MediaType.TEXT_PLAIN)
     public Multi<String> logs(
             @PathParam("id") String id, @QueryParam("follow") String followIt, @Context RoutingContext rc) {
-        boolean on = followIt != null && Params.bool("follow", followIt);
+        boolean on = followIt != null && QueryParams.bool("follow", followIt);
         exists(id);
         if (!on) {
             return follow.logs(id, false).map(line -> line + "\n");
         }
-        Multi<String> lines =
-                streams.held(Callers.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
+        Multi<String> lines = streams.held(
+                RequestCaller.of(identity), () -> follow.logs(id, true).map(line -> line + "\n"));
         quiet.allowQuiet(rc);
         return lines;
     }
@@ -182,8 +182,8 @@ public class JobResource {
             @QueryParam("state") String state,
             @QueryParam("limit") String limit,
             @QueryParam("sweep") String sweep) {
-        Caller caller = Callers.of(identity);
-        return jobs.list(type, state, limit == null ? null : Params.integer("limit", limit), sweep)
+        Caller caller = RequestCaller.of(identity);
+        return jobs.list(type, state, limit == null ? null : QueryParams.integer("limit", limit), sweep)
                 .map(list -> Secrets.jobsShownTo(list, caller));
     }
 
@@ -196,8 +196,8 @@ public class JobResource {
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Job> cancel(
             @PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
-        JobState end = state == null ? JobState.CANCELLED : Params.jobState("state", state);
-        Caller caller = Callers.of(identity);
+        JobState end = state == null ? JobState.CANCELLED : QueryParams.jobState("state", state);
+        Caller caller = RequestCaller.of(identity);
         return jobs.cancel(id, caller, end, reason).map(job -> Secrets.shownTo(job, caller));
     }
 }

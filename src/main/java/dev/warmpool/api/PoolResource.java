@@ -36,14 +36,14 @@ public class PoolResource {
     /** The pools; their env values for admins only (see {@link Secrets}). */
     @GET
     public Uni<List<PoolView>> list() {
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return pools.list().map(list -> Secrets.poolsShownTo(list, caller));
     }
 
     @GET
     @Path("/{type}")
     public Uni<PoolView> get(@PathParam("type") String type) {
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         return pools.get(type).map(pool -> Secrets.shownTo(pool, caller));
     }
 

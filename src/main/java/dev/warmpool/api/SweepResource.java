@@ -3,7 +3,7 @@ package dev.warmpool.api;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.service.Caller;
-import dev.warmpool.service.Follow;
+import dev.warmpool.service.Follower;
 import dev.warmpool.service.StreamLimiter;
 import dev.warmpool.service.SweepRequest;
 import dev.warmpool.service.SweepService;
@@ -36,7 +36,7 @@ import java.util.List;
 @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN})
 public class SweepResource {
     private final SweepService sweeps;
-    private final Follow follow;
+    private final Follower follow;
     private final ObjectMapper json;
     private final SecurityIdentity identity;
     private final StreamLimiter streams;
@@ -44,7 +44,7 @@ public class SweepResource {
 
     public SweepResource(
             SweepService sweeps,
-            Follow follow,
+            Follower follow,
             ObjectMapper json,
             SecurityIdentity identity,
             StreamLimiter streams,
@@ -65,7 +65,7 @@ public class SweepResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> submit(SweepRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
-        return sweeps.submit(body, idempotencyKey, Callers.of(identity))
+        return sweeps.submit(body, idempotencyKey, RequestCaller.of(identity))
                 .map(sweep -> Response.accepted(sweep)
                         .header(HttpHeaders.LOCATION, "/sweeps/" + sweep.id())
                         .build());
@@ -92,7 +92,7 @@ public class SweepResource {
         sweeps.get(id)
                 .await()
                 .atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
-        Caller caller = Callers.of(identity);
+        Caller caller = RequestCaller.of(identity);
         Multi<OutboundSseEvent> stream =
                 streams.held(caller, () -> EventStreams.sse(follow.sweep(id), sse, json, caller));
         quiet.allowQuiet(rc);
@@ -101,7 +101,7 @@ public class SweepResource {
 
     @GET
     public Uni<List<Sweep>> list(@QueryParam("type") String type, @QueryParam("limit") String limit) {
-        return sweeps.list(type, limit == null ? null : Params.integer("limit", limit));
+        return sweeps.list(type, limit == null ? null : QueryParams.integer("limit", limit));
     }
 
     /** Cancels every trial that has not ended; running ones are killed. */
@@ -109,6 +109,6 @@ public class SweepResource {
     @Path("/{id}")
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Sweep> cancel(@PathParam("id") String id) {
-        return sweeps.cancel(id, Callers.of(identity));
+        return sweeps.cancel(id, RequestCaller.of(identity));
     }
 }

@@ -1,5 +1,6 @@
 package dev.warmpool.auth;
 
+import dev.warmpool.config.AuthConfig;
 import dev.warmpool.config.WarmpoolConfig;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,7 +39,7 @@ public class StaticTokens {
 
     /** Loads the tokens at start-up, making the first admin token when nothing else is configured. */
     public void init() {
-        WarmpoolConfig.Auth auth = config.auth();
+        AuthConfig auth = config.auth();
         if (!auth.enabled()) {
             return;
         }

@@ -1,6 +1,7 @@
 package dev.warmpool.pool;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -67,6 +68,11 @@ public record Job(
                 submittedBy);
     }
 
+    /**
+     * Whether the job has ended (its state is one of {@link JobState#ended()}'s): the API says so as
+     * {@code "ended": true|false}, so that clients need not list the end states themselves.
+     */
+    @JsonProperty(value = "ended", access = JsonProperty.Access.READ_ONLY)
     public boolean ended() {
         return state != null && state.ended();
     }
@@ -87,10 +93,10 @@ public record Job(
                 integer(h.get(JobHash.MAX_ATTEMPTS)),
                 integer(h.get(JobHash.TIMEOUT_SECONDS)),
                 blankToNull(h.get(JobHash.PROCESSOR)),
-                Times.iso(h.get(JobHash.SUBMITTED_AT)),
-                Times.iso(h.get(JobHash.ASSIGNED_AT)),
-                Times.iso(h.get(JobHash.STARTED_AT)),
-                Times.iso(h.get(JobHash.FINISHED_AT)),
+                Timestamps.iso(h.get(JobHash.SUBMITTED_AT)),
+                Timestamps.iso(h.get(JobHash.ASSIGNED_AT)),
+                Timestamps.iso(h.get(JobHash.STARTED_AT)),
+                Timestamps.iso(h.get(JobHash.FINISHED_AT)),
                 read(json, h.get(JobHash.ARGS), new TypeReference<>() {}),
                 tree(json, h.get(JobHash.CONFIG)),
                 read(json, h.get(JobHash.ENV), new TypeReference<>() {}),

@@ -30,6 +30,6 @@ public record Processor(
     /** When it entered its current state, ISO-8601 UTC. */
     @JsonProperty("since")
     public String since() {
-        return Times.iso(sinceMillis);
+        return Timestamps.iso(sinceMillis);
     }
 }

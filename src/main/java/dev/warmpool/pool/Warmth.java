@@ -5,7 +5,7 @@ import java.util.Map;
 /**
  * Warmth that learns demand: the learned keep-alive's model, pure, shared by the reconciler
  * ({@link SizingPolicy}) and the replay (bench/replay), and the Java twin of what
- * {@code lua/lib/warmth.lua} records ({@link Recorder}).
+ * {@code lua/lib/warmth.lua} records ({@link WarmthRecorder}).
  *
  * <p>A pool's demand is its jobs that have not ended. Each demand level is treated as a job type
  * of its own: level {@code k} is "left" when demand falls from {@code k} to {@code k - 1}, and
@@ -103,7 +103,7 @@ public final class Warmth {
             return ended.getOrDefault(state, 0L);
         }
 
-        /** The window of a level, worked out once per histogram (a Recorder drops it when the level's counts change). */
+        /** The window of a level, worked out once per histogram (a WarmthRecorder drops it when the level's counts change). */
         public Window window(int level, Params p, long fixedKeepAliveMs) {
             Cached c = windows[level];
             if (c == null || c.params() != p || c.fixed() != fixedKeepAliveMs) {
@@ -184,7 +184,7 @@ public final class Warmth {
 
         private Memo() {}
 
-        /** The counts as (bin, count) pairs of the bins that hold gaps: a copy (a Recorder's arrays change), and small. */
+        /** The counts as (bin, count) pairs of the bins that hold gaps: a copy (a WarmthRecorder's arrays change), and small. */
         private record Key(int level, long[] gaps, Params p, long fixed) {
             static Key of(int level, long[] counts, Params p, long fixed) {
                 int n = 0;
@@ -379,65 +379,5 @@ public final class Warmth {
             }
         }
         return wanted;
-    }
-
-    /**
-     * The Java twin of warmth.lua, for the replay and the tests: the same records of the same
-     * events, kept in memory.
-     */
-    public static final class Recorder {
-        private int demand;
-        private final long[] leftAt = new long[LEVELS + 1];
-        private final long[][] counts = new long[LEVELS + 1][BINS + 1];
-        private long warm;
-        private long cold;
-        private long idleMs;
-        private final Cached[] windows = new Cached[LEVELS + 1];
-
-        /** A job joins the demand; {@code warmStart}: a processor took it at once. */
-        public void up(long now, boolean warmStart) {
-            if (warmStart) {
-                warm++;
-            } else {
-                cold++;
-            }
-            demand++;
-            if (demand > LEVELS || leftAt[demand] == 0) {
-                return;
-            }
-            counts[demand][bin(now - leftAt[demand])]++;
-            leftAt[demand] = 0;
-            windows[demand] = null;
-            long n = 0;
-            for (long c : counts[demand]) {
-                n += c;
-            }
-            if (n >= HALVE) {
-                for (int b = 0; b <= BINS; b++) {
-                    counts[demand][b] /= 2;
-                }
-            }
-        }
-
-        /** A job leaves the demand (it ended). */
-        public void down(long now) {
-            if (demand == 0) {
-                return;
-            }
-            demand--;
-            if (demand < LEVELS) {
-                leftAt[demand + 1] = now;
-            }
-        }
-
-        public void idle(long ms) {
-            idleMs += Math.max(0, ms);
-        }
-
-        public History history() {
-            return new History(
-                    demand, leftAt, counts, warm, cold, idleMs, windows,
-                    Map.of()); // shared arrays: read it before the next event
-        }
     }
 }

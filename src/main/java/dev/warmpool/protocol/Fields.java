@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The fields of the hashes in Redis, by key (see {@link KeySchema}): the names Java reads and
- * writes, and the ones the Lua scripts write. ScriptContractTests holds every field the scripts
+ * writes, and the ones the Lua scripts write. the ScriptContract tests (store/*ScriptContractTests) hold every field the scripts
  * leave in a hash to this list, so a field renamed on one side fails there.
  */
 public final class Fields {

@@ -3,7 +3,7 @@ package dev.warmpool.protocol;
 /**
  * An Idempotency-Key as the submit scripts take it: the SHA-256 of the caller's name and the key
  * (any string makes a short, safe key; the caller's name makes it that caller's, see
- * JobService.scopedKeyHash), the fingerprint of the request it came with, and how long it holds.
+ * IdempotencyKeys.scopedKeyHash), the fingerprint of the request it came with, and how long it holds.
  */
 public record Idempotency(String keyHash, String fingerprint, long ttlSeconds) {
     /** No key: the submit is not idempotent. */

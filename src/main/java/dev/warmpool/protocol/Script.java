@@ -44,7 +44,8 @@ public enum Script {
     SWEEP_CANCEL;
 
     /** The helpers, in the order they are put in front of a script. */
-    public static final List<String> LIB = List.of("core", "idempotency", "warmth", "jobs", "gang", "dispatch", "ends");
+    public static final List<String> LIB =
+            List.of("core", "idempotency", "warmth", "jobs", "gang", "dispatch", "ends", "drop");
 
     private static final java.util.regex.Pattern INCLUDE =
             java.util.regex.Pattern.compile("(?m)^--- @include \"([a-z]+)\"$");

@@ -19,7 +19,7 @@ public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
 
     /**
      * Upper bounds (ms) of the queue-wait and run-time buckets: lib/warmth.lua's TIMING_BOUNDS
-     * (a bucket past the last holds the longer ones). ScriptContractTests holds the two equal.
+     * (a bucket past the last holds the longer ones). PoolScriptContractTests holds the two equal.
      */
     List<Long> BOUNDS_MS = List.of(
             5L, 10L, 25L, 50L, 100L, 250L, 500L, 1000L, 2500L, 5000L, 10000L, 30000L, 60000L, 300000L, 900000L,

@@ -3,7 +3,7 @@ package dev.warmpool.reconcile;
 import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.metrics.PoolMetrics;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.SizingPolicy;
@@ -37,7 +37,7 @@ import org.jboss.logging.Logger;
  * Passes run on one worker thread of their own: they block on the runtime (process spawn).
  */
 @ApplicationScoped
-public class Reconciler implements dev.warmpool.service.Demand {
+public class Reconciler implements dev.warmpool.service.ReconcilerPort {
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
     private static final Duration CALL = Duration.ofSeconds(10);
     private static final int SNAPSHOTS_AT_ONCE = 32;
@@ -54,7 +54,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
     private final PoolMetrics metrics;
     private final WarmpoolConfig config;
     private final SizingPolicy.Timing timing;
-    private final String holder = "manager-" + Names.newProcessorId();
+    private final String holder = "manager-" + Ids.newProcessorId();
     /**
      * Least time between the end of one pass and the start of the next. A burst of submits that
      * find no idle processor asks for a pass each; one pass per 200 ms serves them all, where a
@@ -295,7 +295,7 @@ public class Reconciler implements dev.warmpool.service.Demand {
         int n = 0;
         int allowed = devices.allow(s, plan.start());
         for (int i = 0; i < allowed; i++) {
-            String id = Names.newProcessorId();
+            String id = Ids.newProcessorId();
             List<String> ids = new java.util.ArrayList<>();
             List<SpawnGangReply.Member> gang = new java.util.ArrayList<>();
             for (int m = 0; m < members.size(); m++) {

@@ -2,7 +2,7 @@ package dev.warmpool.runtime;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.runtime.docker.ContainerFactory;
 import dev.warmpool.runtime.docker.DockerRuntime;
 import dev.warmpool.runtime.kubernetes.KubernetesCalls;
@@ -133,8 +133,7 @@ public class RuntimeProducer {
                 k.redisSecret().orElse(null),
                 config.jobs().logLines());
         KubernetesRuntime runtime = new KubernetesRuntime(client, calls, namespace, settings, json);
-        String identity =
-                Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Names.newProcessorId();
+        String identity = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Ids.newProcessorId();
         runtime.elect(k.leaseName(), identity);
         return runtime;
     }

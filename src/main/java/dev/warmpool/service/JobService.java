@@ -2,10 +2,9 @@ package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Fingerprint;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Job;
-import dev.warmpool.pool.Names;
-import dev.warmpool.pool.Times;
+import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Fields.JobHash;
@@ -39,21 +38,24 @@ public class JobService {
 
     private final PoolStore store;
     private final PoolService pools;
-    private final Demand reconciler;
+    private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final SubmitLimiter limiter;
     private final JobEnds ends;
     private final Access access;
+    private final IdempotencyKeys keys;
 
     public JobService(
             PoolStore store,
             PoolService pools,
-            Demand reconciler,
+            ReconcilerPort reconciler,
             Validator validator,
             WarmpoolConfig config,
             SubmitLimiter limiter,
-            JobEnds ends) {
+            JobEnds ends,
+            IdempotencyKeys keys) {
+        this.keys = keys;
         this.ends = ends;
         this.store = store;
         this.pools = pools;
@@ -65,10 +67,10 @@ public class JobService {
     }
 
     public Uni<Job> submit(JobRequest request, String idempotencyKey, Caller caller) {
-        JobRequest r = Checks.valid(validator, request, "at least {\"type\": \"<job type>\"}");
+        JobRequest r = BodyValidation.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         PoolService.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
-        Idempotency idem = idempotency(store, config, idempotencyKey, r, caller);
+        Idempotency idem = keys.check(idempotencyKey, r, caller);
         checkRoom();
         limiter.take(caller, 1);
         Accepted job = accept(r, "", caller);
@@ -84,10 +86,10 @@ public class JobService {
                     refused, job.request().type(), "", d -> replay(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
         if (reply instanceof SubmitReply.Assigned a) {
-            return Uni.createFrom().item(job.view(a.processor(), Times.iso(Long.toString(a.now()))));
+            return Uni.createFrom().item(job.view(a.processor(), Timestamps.iso(Long.toString(a.now()))));
         }
         reconciler.nudge(); // no idle processor: start one now, not at the next tick
-        return Uni.createFrom().item(job.view(null, Times.iso(Long.toString(((SubmitReply.Queued) reply).now()))));
+        return Uni.createFrom().item(job.view(null, Timestamps.iso(Long.toString(((SubmitReply.Queued) reply).now()))));
     }
 
     /**
@@ -96,7 +98,7 @@ public class JobService {
      * Idempotency-Key answers a repeated batch with the jobs it created first.
      */
     public Uni<List<Job>> submitBatch(BatchRequest request, String idempotencyKey, Caller caller) {
-        BatchRequest b = Checks.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
+        BatchRequest b = BodyValidation.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
         String type = b.jobs().get(0).type();
         PoolService.checkType(type, "jobs[0].type");
         for (int i = 1; i < b.jobs().size(); i++) {
@@ -112,7 +114,7 @@ public class JobService {
         for (int i = 0; i < b.jobs().size(); i++) {
             Access.checkEnvNames(b.jobs().get(i).env(), "jobs[" + i + "].env");
         }
-        Idempotency idem = idempotency(store, config, idempotencyKey, b, caller);
+        Idempotency idem = keys.check(idempotencyKey, b, caller);
         checkRoom();
         limiter.take(caller, b.jobs().size());
         List<Accepted> jobs = new java.util.ArrayList<>(b.jobs().size());
@@ -139,7 +141,7 @@ public class JobService {
                     d -> replayBatch(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
         BatchReply.Taken taken = (BatchReply.Taken) reply;
-        String now = Times.iso(Long.toString(taken.now()));
+        String now = Timestamps.iso(Long.toString(taken.now()));
         List<Job> out = new java.util.ArrayList<>(jobs.size());
         boolean queued = false;
         for (int i = 0; i < jobs.size(); i++) {
@@ -158,12 +160,11 @@ public class JobService {
      * {@code fullWhy}), a draining pool (409, taking no new {@code what}), a repeated
      * Idempotency-Key (the replay).
      */
-    static <T> Uni<T> refused(
+    <T> Uni<T> refused(
             Refused refused,
             String type,
             String what,
             String fullWhy,
-            PoolService pools,
             java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
         if (refused instanceof Refused.Duplicate d) {
             return duplicate.apply(d);
@@ -182,7 +183,7 @@ public class JobService {
             String type,
             String fullWhy,
             java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
-        return refused(refused, type, "jobs", fullWhy, pools, duplicate);
+        return refused(refused, type, "jobs", fullWhy, duplicate);
     }
 
     /** The soft global bound on queued jobs (the last reconcile pass's count). */
@@ -258,7 +259,7 @@ public class JobService {
             throw Refusal.invalid(
                     field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
         }
-        String id = Names.newJobId(r.type(), System.currentTimeMillis());
+        String id = Ids.newJobId(r.type(), System.currentTimeMillis());
         int priority = r.priority() == null ? 0 : r.priority();
         int timeout = r.timeoutSeconds() == null ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds();
         int maxAttempts = r.maxAttempts() == null ? config.jobs().defaultMaxAttempts() : r.maxAttempts();
@@ -281,7 +282,7 @@ public class JobService {
     /** The jobs a repeated Idempotency-Key's batch created, if the request is the same one. */
     private Uni<List<Job>> replayBatch(String key, Idempotency idem, String jobIds, String fingerprint) {
         if (!idem.fingerprint().equals(fingerprint)) {
-            return Uni.createFrom().failure(keyReused(config, key, "batch", jobIds.split(",")[0]));
+            return Uni.createFrom().failure(keys.reused(key, "batch", jobIds.split(",")[0]));
         }
         return Uni.join()
                 .all(Arrays.stream(jobIds.split(",")).map(this::get).toList())
@@ -291,53 +292,9 @@ public class JobService {
     /** The job a repeated Idempotency-Key created, if the request is the same one. */
     private Uni<Job> replay(String key, Idempotency idem, String jobId, String fingerprint) {
         if (!idem.fingerprint().equals(fingerprint)) {
-            return Uni.createFrom().failure(keyReused(config, key, "job", jobId));
+            return Uni.createFrom().failure(keys.reused(key, "job", jobId));
         }
         return get(jobId);
-    }
-
-    /** A 422 for an Idempotency-Key that came with another request before; {@code what} is "job" or "sweep". */
-    static Refusal keyReused(WarmpoolConfig config, String key, String what, Object first) {
-        return new Refusal(
-                        Refusal.Kind.UNPROCESSABLE,
-                        "idempotency-key-reused",
-                        "Unprocessable content",
-                        "The Idempotency-Key '"
-                                + PoolService.shown(key) + "' was used for a different request in the last "
-                                + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new " + what
-                                + ".")
-                .with(what, first);
-    }
-
-    /**
-     * An Idempotency-Key header, checked, with the fingerprint of the request it came with, scoped
-     * to the caller (see {@link #scopedKeyHash}).
-     */
-    static Idempotency idempotency(PoolStore store, WarmpoolConfig config, String key, Object request, Caller caller) {
-        if (key == null) {
-            return Idempotency.NONE;
-        }
-        if (key.isEmpty() || key.length() > 255 || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw Refusal.invalid(
-                    "Idempotency-Key",
-                    "The Idempotency-Key header must be 1 to 255 visible ASCII " + "characters, e.g. a UUID.");
-        }
-        return new Idempotency(
-                scopedKeyHash(caller, key),
-                Fingerprint.sha256(store.write(request)),
-                config.jobs().idempotencyRetention().toSeconds());
-    }
-
-    /**
-     * The key as the submit scripts see it: the SHA-256 of the caller's name and the key, so the
-     * same key from two callers is two requests (Bob sending Alice's key gets a job of his own, not
-     * hers; an event id sent first by another identity does not block the real event). Scoped here
-     * rather than in the scripts so that they, and what they store, stay as they are: they only
-     * ever saw an opaque hash. The key is visible ASCII (no newline), so the name ends at the last
-     * newline and no two (name, key) pairs hash the same text.
-     */
-    static String scopedKeyHash(Caller caller, String key) {
-        return Fingerprint.sha256(caller.name() + "\n" + key);
     }
 
     public Uni<Job> get(String id) {
@@ -459,11 +416,12 @@ public class JobService {
         return get(id);
     }
 
-    static String typeOf(String id) {
-        return Optional.ofNullable(Names.typeOfJob(id)).orElseThrow(() -> noJob(id));
+    /** The job type a job id names, or 404 when it names none. */
+    String typeOf(String id) {
+        return Optional.ofNullable(Ids.typeOfJob(id)).orElseThrow(() -> noJob(id));
     }
 
-    static Refusal noJob(String id) {
+    Refusal noJob(String id) {
         return Refusal.notFound(
                 "job-not-found",
                 "There is no job '" + PoolService.shown(id)

@@ -1,7 +1,7 @@
 package dev.warmpool.service;
 
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.store.PoolStore;
@@ -14,14 +14,14 @@ import java.util.List;
 @ApplicationScoped
 public class PoolService {
     private final PoolStore store;
-    private final Demand reconciler;
+    private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final dev.warmpool.runtime.ProcessorRuntime runtime;
 
     public PoolService(
             PoolStore store,
-            Demand reconciler,
+            ReconcilerPort reconciler,
             Validator validator,
             WarmpoolConfig config,
             dev.warmpool.runtime.ProcessorRuntime runtime) {
@@ -132,7 +132,7 @@ public class PoolService {
                                     + (types.isEmpty()
                                             ? "there are no pools yet"
                                             : "known types: " + String.join(", ", types))
-                                    + ". Create it with PUT /pools/" + (Names.validType(type) ? type : "{type}") + ".")
+                                    + ". Create it with PUT /pools/" + (Ids.validType(type) ? type : "{type}") + ".")
                     .with("knownTypes", types);
         });
     }
@@ -151,7 +151,7 @@ public class PoolService {
 
     private PoolSpec checkSpec(String type, PoolSpec candidate) {
         checkType(type);
-        PoolSpec spec = Checks.valid(validator, candidate, "the pool");
+        PoolSpec spec = BodyValidation.valid(validator, candidate, "the pool");
         if ((spec.command() == null || spec.command().isEmpty()) && !spec.rolesHaveCommands()) {
             throw Refusal.invalid(
                     "command",
@@ -253,7 +253,7 @@ public class PoolService {
 
     /** {@code field}: where the type was given, e.g. "jobs[0].type" in a batch. */
     static void checkType(String type, String field) {
-        if (!Names.validType(type)) {
+        if (!Ids.validType(type)) {
             throw Refusal.invalid(
                     field,
                     "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.StoredJson;
-import dev.warmpool.pool.Times;
+import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Fields.SweepHash;
 import dev.warmpool.protocol.JobState;
@@ -41,21 +41,27 @@ public class SweepService {
 
     private final PoolStore store;
     private final PoolService pools;
-    private final Demand reconciler;
+    private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final ObjectMapper json;
     private final SubmitLimiter limiter;
     private final Access access;
+    private final JobService jobs;
+    private final IdempotencyKeys keys;
 
     public SweepService(
             PoolStore store,
             PoolService pools,
-            Demand reconciler,
+            ReconcilerPort reconciler,
             Validator validator,
             WarmpoolConfig config,
             ObjectMapper json,
-            SubmitLimiter limiter) {
+            SubmitLimiter limiter,
+            JobService jobs,
+            IdempotencyKeys keys) {
+        this.jobs = jobs;
+        this.keys = keys;
         this.limiter = limiter;
         this.access = new Access(store);
         this.store = store;
@@ -67,7 +73,7 @@ public class SweepService {
     }
 
     public Uni<Sweep> submit(SweepRequest request, String idempotencyKey, Caller caller) {
-        SweepRequest r = Checks.valid(
+        SweepRequest r = BodyValidation.valid(
                 validator,
                 request,
                 "at least {\"type\": \"<job type>\", \"space\": {\"lr\": " + "{\"grid\": [0.01, 0.1]}}}");
@@ -75,9 +81,9 @@ public class SweepService {
         Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
         List<Map<String, Object>> configs = configurations(r, spec);
-        dev.warmpool.protocol.Idempotency idem = JobService.idempotency(store, config, idempotencyKey, r, caller);
+        dev.warmpool.protocol.Idempotency idem = keys.check(idempotencyKey, r, caller);
         limiter.take(caller, configs.size());
-        String id = Names.newJobId(r.type(), System.currentTimeMillis());
+        String id = Ids.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();
         sweep.put(SweepHash.TYPE, r.type());
         sweep.put(SweepHash.PARALLELISM, Integer.toString(spec.parallelism()));
@@ -115,23 +121,20 @@ public class SweepService {
         shared.put(JobHash.SUBMITTED_BY, caller.name());
         Map<String, String> trials = new LinkedHashMap<>();
         for (int i = 0; i < configs.size(); i++) {
-            trials.put(Names.trialId(id, i), store.write(configs.get(i)));
+            trials.put(Ids.trialId(id, i), store.write(configs.get(i)));
         }
         return access.check(r.type(), caller, java.util.Collections.singletonList(r.env()), List.of("env"))
                 .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials))
                 .flatMap(reply -> {
                     if (reply instanceof dev.warmpool.protocol.Refused refused) {
-                        return JobService.refused(
+                        return jobs.refused(
                                 refused,
                                 r.type(),
                                 "sweeps",
                                 "",
-                                pools,
                                 d -> idem.fingerprint().equals(d.fingerprint())
                                         ? get(d.first())
-                                        : Uni.createFrom()
-                                                .failure(JobService.keyReused(
-                                                        config, idempotencyKey, "sweep", d.first())));
+                                        : Uni.createFrom().failure(keys.reused(idempotencyKey, "sweep", d.first())));
                     }
                     reconciler.nudge(); // the pool grows to the sweep's parallelism now, not at the next tick
                     return get(id);
@@ -264,9 +267,9 @@ public class SweepService {
                     tree(t.get(JobHash.PROGRESS)),
                     integer(t.get(JobHash.ATTEMPTS)),
                     blankToNull(t.get(JobHash.PROCESSOR)),
-                    Times.iso(t.get(JobHash.SUBMITTED_AT)),
-                    Times.iso(t.get(JobHash.STARTED_AT)),
-                    Times.iso(t.get(JobHash.FINISHED_AT)),
+                    Timestamps.iso(t.get(JobHash.SUBMITTED_AT)),
+                    Timestamps.iso(t.get(JobHash.STARTED_AT)),
+                    Timestamps.iso(t.get(JobHash.FINISHED_AT)),
                     JobState.SUCCEEDED.name().equals(t.get(JobHash.STATE)) ? null : blankToNull(t.get(JobHash.ERROR))));
         }
         Sweep.Best best = null;
@@ -297,8 +300,8 @@ public class SweepService {
                 spec,
                 progress,
                 best,
-                Times.iso(h.get(SweepHash.CREATED_AT)),
-                Times.iso(h.get(SweepHash.FINISHED_AT)),
+                Timestamps.iso(h.get(SweepHash.CREATED_AT)),
+                Timestamps.iso(h.get(SweepHash.FINISHED_AT)),
                 blankToNull(h.get(SweepHash.ERROR)),
                 withTrials ? trials : null,
                 blankToNull(h.get(SweepHash.SUBMITTED_BY)),
@@ -348,7 +351,7 @@ public class SweepService {
 
     static String typeOf(String id) {
         // a trial's id (the sweep's id, '-', its index) is a job id, not a sweep id
-        return Optional.ofNullable(Names.typeOfJob(id))
+        return Optional.ofNullable(Ids.typeOfJob(id))
                 .filter(t -> id.lastIndexOf('-') < id.indexOf('.'))
                 .orElseThrow(() -> noSweep(id));
     }

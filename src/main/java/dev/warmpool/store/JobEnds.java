@@ -131,7 +131,7 @@ public class JobEnds {
             wake(waiters, jobId);
         }
         wake(followers, jobId);
-        String sweep = dev.warmpool.pool.Names.sweepOfTrial(jobId);
+        String sweep = dev.warmpool.pool.Ids.sweepOfTrial(jobId);
         if (sweep != null) {
             wake(followers, sweep); // a trial's change is its sweep's
         }

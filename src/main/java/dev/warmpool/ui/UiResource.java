@@ -8,6 +8,8 @@ import dev.warmpool.auth.UiSessions;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.service.Caller;
 import dev.warmpool.service.StreamLimiter;
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.Blocking;
 import io.smallrye.mutiny.Multi;
@@ -32,16 +34,12 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
 /**
  * The dashboard: {@code /ui} (pools, processors, recent jobs), {@code /ui/jobs/{id}} (a job's live
  * log and reports), {@code /ui/sweeps} (the newest sweeps) and {@code /ui/sweeps/{id}} (objective by trial). The pages are one shell
- * (ui/app.html) and a script (META-INF/resources/ui/app.js) that reads the API with the session
+ * (the Qute template templates/UiResource/app.html, {@link Templates}) and a script (META-INF/resources/ui/app.js) that reads the API with the session
  * cookie; without a valid token they are a login form and hold no data. {@code /ui?token=...}
  * (as Jupyter's) sets the cookie and sends the browser on without the token in its address.
  */
@@ -60,8 +58,19 @@ public class UiResource {
     private final StreamLimiter streams;
     private final UiSessions sessions;
     private final QuietConnections quiet;
-    private final String app = resource("ui/app.html");
-    private final String login = resource("ui/login.html");
+
+    /**
+     * The page shells, Qute templates under templates/UiResource/ checked at build time: a name a
+     * template uses that its method does not declare fails the build. Each value is HTML-escaped.
+     */
+    @CheckedTemplate
+    static class Templates {
+        /** Every page: the signed-in caller's name and role, whether authentication is on, Chart.js's path. */
+        static native TemplateInstance app(String role, String user, String auth, String chartjs);
+
+        /** The login form: the page to go on to, and an error (empty: none) in its class ("hidden" or "error"). */
+        static native TemplateInstance login(String next, String error, String errorClass);
+    }
 
     public UiResource(
             SecurityIdentity identity,
@@ -92,9 +101,7 @@ public class UiResource {
     @Produces(MediaType.TEXT_HTML)
     @Blocking // reads the caller (lazy authentication), which may block
     public Uni<Response> job(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
-        return ID.matcher(id).matches()
-                ? page("/ui/jobs/" + id, token, uri)
-                : Uni.createFrom().item(notFound());
+        return pageOf("/ui/jobs/", id, token, uri);
     }
 
     @GET
@@ -110,8 +117,13 @@ public class UiResource {
     @Produces(MediaType.TEXT_HTML)
     @Blocking // reads the caller (lazy authentication), which may block
     public Uni<Response> sweep(@PathParam("id") String id, @QueryParam("token") String token, @Context UriInfo uri) {
+        return pageOf("/ui/sweeps/", id, token, uri);
+    }
+
+    /** The page of one job or sweep ({@code base} + its id), or 404 for an id no job or sweep can have. */
+    private Uni<Response> pageOf(String base, String id, String token, UriInfo uri) {
         return ID.matcher(id).matches()
-                ? page("/ui/sweeps/" + id, token, uri)
+                ? page(base + id, token, uri)
                 : Uni.createFrom().item(notFound());
     }
 
@@ -196,10 +208,8 @@ public class UiResource {
         String role = identity.hasRole(Roles.ADMIN)
                 ? Roles.ADMIN
                 : identity.hasRole(Roles.SUBMITTER) ? Roles.SUBMITTER : Roles.VIEWER;
-        String body = app.replace("{{role}}", role)
-                .replace("{{user}}", html(identity.getPrincipal().getName()))
-                .replace("{{auth}}", authEnabled ? "on" : "off")
-                .replace("{{chartjs}}", CHART_JS);
+        String body = Templates.app(role, identity.getPrincipal().getName(), authEnabled ? "on" : "off", CHART_JS)
+                .render();
         return Response.ok(body, MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
                 .header("Cache-Control", "no-store")
                 .header("Content-Security-Policy", CSP)
@@ -211,9 +221,8 @@ public class UiResource {
             + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
     private Response form(String next, String error) {
-        String body = login.replace("{{next}}", html(next))
-                .replace("{{error}}", html(error))
-                .replace("{{errorClass}}", error.isEmpty() ? "hidden" : "error");
+        String body = Templates.login(next, error, error.isEmpty() ? "hidden" : "error")
+                .render();
         // 401: the page holds no data until the caller shows a token
         return Response.status(401)
                 .entity(body)
@@ -258,24 +267,5 @@ public class UiResource {
                 .sameSite(NewCookie.SameSite.STRICT)
                 .maxAge(maxAge)
                 .build();
-    }
-
-    static String html(String s) {
-        return s.replace("&", "&amp;")
-                .replace("<", "&lt;")
-                .replace(">", "&gt;")
-                .replace("\"", "&quot;")
-                .replace("'", "&#39;");
-    }
-
-    private static String resource(String name) {
-        try (InputStream in = UiResource.class.getClassLoader().getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException(name + " is missing from the jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

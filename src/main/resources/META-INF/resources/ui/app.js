@@ -9,7 +9,6 @@
   const main = document.getElementById('main');
   const STATES = ['starting', 'idle', 'busy', 'draining'];
   const COLORS = { starting: '#e9a23b', idle: '#3f9d5a', busy: '#2f6fd6', draining: '#8d8d8d', queued: '#d9493b' };
-  const ENDED = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'EARLY_STOPPED']);
 
   // ---- small helpers -------------------------------------------------------------------------
 
@@ -78,10 +77,10 @@
 
   /** A job's wait in the queue and run time, as far as they go. */
   function waitOf(j) {
-    return seconds(j.submittedAt, j.startedAt || (ENDED.has(j.state) ? j.finishedAt : null));
+    return seconds(j.submittedAt, j.startedAt || (j.ended ? j.finishedAt : null));
   }
   function runOf(j) {
-    return j.startedAt ? seconds(j.startedAt, ENDED.has(j.state) ? j.finishedAt : null) : null;
+    return j.startedAt ? seconds(j.startedAt, j.ended ? j.finishedAt : null) : null;
   }
 
   /**
@@ -246,7 +245,7 @@
       el('td', { text: j.submittedBy || '' }),
       el('td', { text: fmt(waitOf(j)) }),
       el('td', { text: fmt(runOf(j)) }),
-      el('td', {}, admin && !ENDED.has(j.state) ? cancelButton(j.id) : (j.sweep ? el('a', { href: '/ui/sweeps/' + encodeURIComponent(j.sweep), text: 'sweep' }) : null)))));
+      el('td', {}, admin && !j.ended ? cancelButton(j.id) : (j.sweep ? el('a', { href: '/ui/sweeps/' + encodeURIComponent(j.sweep), text: 'sweep' }) : null)))));
     if (!list.length) tbody.append(el('tr', {}, el('td', { colspan: '7', class: 'muted', text: 'No jobs yet.' })));
   }
 
@@ -272,7 +271,7 @@
       facts.replaceChildren(...rows.filter(r => r[1] !== null && r[1] !== undefined && r[1] !== '')
         .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: String(v) })]));
       if (j.sweep) facts.append(el('dt', { text: 'sweep' }), el('dd', {}, el('a', { href: '/ui/sweeps/' + encodeURIComponent(j.sweep), text: j.sweep + ' (trial ' + j.trial + ')' })));
-      buttons.replaceChildren(...(admin && !ENDED.has(j.state) ? [cancelButton(j.id, 'Cancel job')] : []));
+      buttons.replaceChildren(...(admin && !j.ended ? [cancelButton(j.id, 'Cancel job')] : []));
     };
 
     const report = data => {

@@ -1,13 +1,13 @@
 package dev.warmpool.api;
 
-import static dev.warmpool.Tokens.bearer;
+import static dev.warmpool.testing.Tokens.bearer;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.Api;
-import dev.warmpool.Tokens;
+import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.Api;
+import dev.warmpool.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @QuarkusTest
 class FuzzTests {
     static {
-        dev.warmpool.Tokens.asAdminByDefault();
+        dev.warmpool.testing.Tokens.asAdminByDefault();
     }
 
     static final String POOL = "fuzz";
@@ -84,7 +84,8 @@ class FuzzTests {
                 assertNotNull(r.jsonPath().getString("detail"));
                 assertEquals(status, r.jsonPath().getInt("status"));
                 assertFalse(
-                        r.asString().contains(dev.warmpool.Tokens.ADMIN), what + " echoed the token: " + r.asString());
+                        r.asString().contains(dev.warmpool.testing.Tokens.ADMIN),
+                        what + " echoed the token: " + r.asString());
             }
             // a hostile path can come down to "/" ("/pools/.."): the index, which holds no data, is open
             boolean index = status == 200
@@ -109,10 +110,10 @@ class FuzzTests {
                             "bearer " + "z".repeat(4000),
                             "Bearer a.b.c",
                             "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
-                            "Bearer " + dev.warmpool.Tokens.ADMIN + " x",
-                            "Token " + dev.warmpool.Tokens.ADMIN));
+                            "Bearer " + dev.warmpool.testing.Tokens.ADMIN + " x",
+                            "Token " + dev.warmpool.testing.Tokens.ADMIN));
             if (random.nextInt(4) == 0) {
-                r.header("Authorization", "Bearer " + dev.warmpool.Tokens.ADMIN); // a second one
+                r.header("Authorization", "Bearer " + dev.warmpool.testing.Tokens.ADMIN); // a second one
             }
         }
         if (random.nextInt(4) == 0) {

@@ -1,10 +1,10 @@
 package dev.warmpool.auth;
 
-import static dev.warmpool.Tokens.bearer;
+import static dev.warmpool.testing.Tokens.bearer;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
-import dev.warmpool.Tokens;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;

@@ -1,8 +1,8 @@
 package dev.warmpool.events;
 
-import static dev.warmpool.Api.awaitEnd;
-import static dev.warmpool.Api.pool;
-import static dev.warmpool.Api.putPool;
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.pool;
+import static dev.warmpool.testing.Api.putPool;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /** CloudEvents in (Knative sink at POST /) and out (K_SINK), in-process and against the packaged app. */
 public abstract class EventScenarios {
     static {
-        dev.warmpool.Tokens.asAdminByDefault();
+        dev.warmpool.testing.Tokens.asAdminByDefault();
     }
 
     /** The periodic reconciler is slowed to once an hour, so a ping is what reconciles. */

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Table tests of the learned keep-alive: the windows it learns from gaps fed through
- * {@link Warmth.Recorder} (as the scripts feed Redis), and what {@link SizingPolicy} does with them.
+ * {@link WarmthRecorder} (as the scripts feed Redis), and what {@link SizingPolicy} does with them.
  */
 class WarmthTests {
     static final long T0 = 1_800_000_000_000L;
@@ -42,8 +42,8 @@ class WarmthTests {
     }
 
     /** Jobs of {@code jobMs} arriving {@code at} (ms after T0), {@code width} at a time, one after another. */
-    static Warmth.Recorder fed(long jobMs, int width, long... at) {
-        Warmth.Recorder r = new Warmth.Recorder();
+    static WarmthRecorder fed(long jobMs, int width, long... at) {
+        WarmthRecorder r = new WarmthRecorder();
         for (long t : at) {
             for (int i = 0; i < width; i++) {
                 r.up(T0 + t, true);
@@ -63,7 +63,7 @@ class WarmthTests {
         return t;
     }
 
-    static SizingPolicy.Plan plan(PoolSpec spec, Warmth.Recorder r, long now, int queued, Processor... ps) {
+    static SizingPolicy.Plan plan(PoolSpec spec, WarmthRecorder r, long now, int queued, Processor... ps) {
         PoolSnapshot s = new PoolSnapshot("t", spec, false, queued, now, List.of(ps), 0, List.of(), r.history(), 0);
         Set<String> all = new java.util.HashSet<>();
         for (Processor p : ps) {
@@ -90,7 +90,7 @@ class WarmthTests {
     @Test
     void aPeriodicTypeIsGivenBackBetweenArrivalsAndStartedAheadOfTheNext() {
         // a job of 1 s every 10 minutes: level 1 is left at t + 1 s and reached again 599 s later
-        Warmth.Recorder r = fed(1_000, 1, every(600_000, 12));
+        WarmthRecorder r = fed(1_000, 1, every(600_000, 12));
         Warmth.Window w = r.history().window(1, P, 600_000);
         assertTrue(w.trusted());
         assertTrue(w.prewarmMs() > 560_000 && w.prewarmMs() < 599_000, "ready just before the next arrival: " + w);
@@ -113,7 +113,7 @@ class WarmthTests {
 
     @Test
     void withoutEnoughGapsTheFixedKeepAliveApplies() {
-        Warmth.Recorder r = fed(1_000, 1, 0, 3_600_000); // one gap: not representative
+        WarmthRecorder r = fed(1_000, 1, 0, 3_600_000); // one gap: not representative
         Warmth.Window w = r.history().window(1, P, 300_000);
         assertFalse(w.trusted());
         assertEquals(300_000, w.keepAliveMs());
@@ -122,14 +122,13 @@ class WarmthTests {
         assertTrue(plan(learned, r, end + 200_000, 0, idle("a", end)).retire().isEmpty(), "within the fixed 5 minutes");
         assertEquals(
                 1, plan(learned, r, end + 301_000, 0, idle("a", end)).retire().size(), "past them");
-        assertEquals(
-                0, plan(learned, new Warmth.Recorder(), T0, 0).start(), "a new pool with minIdle 0 starts nothing");
+        assertEquals(0, plan(learned, new WarmthRecorder(), T0, 0).start(), "a new pool with minIdle 0 starts nothing");
     }
 
     @Test
     void aBurstThatComesBackIsMetWithAsManyProcessorsAsItHad() {
         // four jobs at once every 2 minutes: levels 1 to 4 each have a gap of 2 minutes
-        Warmth.Recorder r = fed(5_000, 4, every(120_000, 10));
+        WarmthRecorder r = fed(5_000, 4, every(120_000, 10));
         long end = T0 + 9 * 120_000 + 5_000;
         PoolSpec learned = spec(PoolSpec.LEARNED, 0, 8, 600);
         Processor[] four = {idle("a", end), idle("b", end), idle("c", end), idle("d", end)};
@@ -154,7 +153,7 @@ class WarmthTests {
             at.add(t);
             t += 1_800_000 + (long) (rnd.nextDouble() * 16_200_000);
         }
-        Warmth.Recorder r = fed(1_000, 1, at.stream().mapToLong(Long::longValue).toArray());
+        WarmthRecorder r = fed(1_000, 1, at.stream().mapToLong(Long::longValue).toArray());
         Warmth.Window w = r.history().window(1, P, 60_000);
         assertTrue(w.trusted());
         assertFalse(w.wants(0) || w.wants(60_000), "given back at once: " + w);
@@ -170,7 +169,7 @@ class WarmthTests {
                 at.add(t);
             }
         }
-        Warmth.Recorder r = fed(2_000, 1, at.stream().mapToLong(Long::longValue).toArray());
+        WarmthRecorder r = fed(2_000, 1, at.stream().mapToLong(Long::longValue).toArray());
         Warmth.Window w = r.history().window(1, P, 600_000);
         assertTrue(w.wants(30_000) && w.wants(58_000), "through the session's gaps: " + w);
         assertFalse(w.wants(5 * 60_000), "not 5 minutes on, as the fixed 10 would: " + w);
@@ -178,8 +177,8 @@ class WarmthTests {
 
     @Test
     void aLevelsWindowIsWorkedOutAgainWhenItsCountsChangeInPlace() {
-        // a Recorder's history shares its arrays: the same array, changed, must not find the old window
-        Warmth.Recorder r = fed(1_000, 1, every(600_000, 12));
+        // a WarmthRecorder's history shares its arrays: the same array, changed, must not find the old window
+        WarmthRecorder r = fed(1_000, 1, every(600_000, 12));
         Warmth.Window tenMinutes = r.history().window(1, P, 600_000);
         long last = T0 + 11 * 600_000;
         for (int i = 1; i <= 40; i++) {

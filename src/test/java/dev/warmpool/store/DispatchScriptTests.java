@@ -3,7 +3,7 @@ package dev.warmpool.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
@@ -69,7 +69,7 @@ class DispatchScriptTests {
 
     /** A job through submit.lua's production arguments and decoded reply (a swap in either fails here). */
     static String submit(String priority) {
-        String id = Names.newJobId(TYPE, System.currentTimeMillis());
+        String id = Ids.newJobId(TYPE, System.currentTimeMillis());
         SubmitReply reply = SubmitReply.decode(ON.run(
                 Script.SUBMIT,
                 SubmitReply.args(
@@ -211,7 +211,7 @@ class DispatchScriptTests {
     static BatchReply batch(String idem, String fingerprint, String... priorities) {
         List<NewJob> jobs = new ArrayList<>();
         for (String priority : priorities) {
-            String id = Names.newJobId(TYPE, System.currentTimeMillis());
+            String id = Ids.newJobId(TYPE, System.currentTimeMillis());
             jobs.add(new NewJob(id, Integer.parseInt(priority), Map.of("id", id, "type", TYPE, "priority", priority)));
         }
         return BatchReply.decode(

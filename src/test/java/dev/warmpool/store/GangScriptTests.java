@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.pool.Names;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.protocol.DeregisterReply;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
@@ -64,7 +64,7 @@ class GangScriptTests {
     }
 
     static String submit() {
-        String id = Names.newJobId(TYPE, System.currentTimeMillis());
+        String id = Ids.newJobId(TYPE, System.currentTimeMillis());
         SubmitReply r = SubmitReply.decode(ON.run(
                 Script.SUBMIT,
                 SubmitReply.args(

@@ -1,9 +1,9 @@
 package dev.warmpool.runtime.kubernetes;
 
-import static dev.warmpool.Api.job;
-import static dev.warmpool.Api.pool;
-import static dev.warmpool.Api.putPool;
-import static dev.warmpool.Api.submit;
+import static dev.warmpool.testing.Api.job;
+import static dev.warmpool.testing.Api.pool;
+import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -156,7 +156,7 @@ class KubernetesReconcileTests {
         gang.put(
                 "gang",
                 Map.of("ps", Map.of("count", 1, "command", List.of("python3", "ps.py")), "worker", Map.of("count", 2)));
-        dev.warmpool.Api.putPool("k8s-gang", gang);
+        dev.warmpool.testing.Api.putPool("k8s-gang", gang);
         pass();
         List<Pod> pods = pods("k8s-gang");
         assertEquals(3, pods.size(), "minIdle 1 is one gang: three members");
@@ -187,9 +187,9 @@ class KubernetesReconcileTests {
         // the gang is not idle until all three members have registered; sizing counts gangs
         pods.subList(0, 2).forEach(p -> register("k8s-gang", processorOf(p)));
         assertEquals(0, pass().started(), "a starting gang counts towards minIdle");
-        assertEquals("STARTING", dev.warmpool.Api.pool("k8s-gang").getString("gangs[0].state"));
+        assertEquals("STARTING", dev.warmpool.testing.Api.pool("k8s-gang").getString("gangs[0].state"));
         register("k8s-gang", processorOf(pods.get(2)));
-        assertEquals("IDLE", dev.warmpool.Api.pool("k8s-gang").getString("gangs[0].state"));
+        assertEquals("IDLE", dev.warmpool.testing.Api.pool("k8s-gang").getString("gangs[0].state"));
         assertEquals(0, pass().started());
         assertEquals(3, pods("k8s-gang").size());
     }

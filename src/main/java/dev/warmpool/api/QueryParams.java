@@ -1,8 +1,8 @@
 package dev.warmpool.api;
 
 /** Query parameters parsed here, so that a bad one is a 400 naming it (JAX-RS would answer 404). */
-final class Params {
-    private Params() {}
+final class QueryParams {
+    private QueryParams() {}
 
     static int integer(String name, String value) {
         try {

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * ended has all its lines in the stream read after.
  */
 @ApplicationScoped
-public class Follow {
+public class Follower {
     /** The most stream entries read at once; more are read at once after. */
     static final int PAGE = 500;
 
@@ -52,8 +52,10 @@ public class Follow {
     private final PoolStore store;
     private final JobEnds changes;
     private final SweepService sweeps;
+    private final JobService jobs;
 
-    public Follow(PoolStore store, JobEnds changes, SweepService sweeps) {
+    public Follower(PoolStore store, JobEnds changes, SweepService sweeps, JobService jobs) {
+        this.jobs = jobs;
         this.store = store;
         this.changes = changes;
         this.sweeps = sweeps;
@@ -65,7 +67,7 @@ public class Follow {
      * {@code follow} false, only what there is now. Fails with 404 when there is no such job.
      */
     public Multi<Item> job(String id, String afterId, boolean follow) {
-        String type = JobService.typeOf(id);
+        String type = jobs.typeOf(id);
         if (afterId != null && !STREAM_ID.matcher(afterId).matches()) {
             throw Refusal.invalid(
                     "Last-Event-ID",
@@ -132,7 +134,7 @@ public class Follow {
                             if (job == null) {
                                 forget(id, change);
                                 if (first) {
-                                    em.fail(JobService.noJob(id));
+                                    em.fail(jobs.noJob(id));
                                 } else {
                                     em.complete(); // it expired while followed
                                 }

@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;

@@ -5,7 +5,7 @@ package dev.warmpool.service;
  * depend on it: new demand (start processors now, not at the next tick), and the queued total
  * the last pass counted (the soft global bound on queued jobs).
  */
-public interface Demand {
+public interface ReconcilerPort {
     /** A submit found no idle processor, or a pool changed: reconcile soon. */
     void nudge();
 

@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.testing;
 
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
@@ -49,13 +49,12 @@ public final class Api {
     /** Waits (server side, ?wait=) until the job has ended, and returns it. */
     public static JsonPath awaitEnd(String id) {
         await().atMost(Duration.ofSeconds(60))
-                .until(() -> dev.warmpool.protocol.JobState.valueOf(given().get("/jobs/" + id + "?wait=10")
-                                .then()
-                                .statusCode(200)
-                                .extract()
-                                .jsonPath()
-                                .getString("state"))
-                        .ended());
+                .until(() -> given().get("/jobs/" + id + "?wait=10")
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .jsonPath()
+                        .getBoolean("ended"));
         return job(id);
     }
 

@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.testing;
 
 import static org.awaitility.Awaitility.await;
 

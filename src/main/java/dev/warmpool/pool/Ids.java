@@ -8,13 +8,13 @@ import java.util.regex.Pattern;
  * that it fits into Kubernetes names and labels; a job id carries its type ({@code <type>.<suffix>})
  * so that every key of the job lives in its pool's hash slot.
  */
-public final class Names {
+public final class Ids {
     public static final Pattern TYPE = Pattern.compile("[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?");
     private static final Pattern JOB_ID = Pattern.compile("(" + TYPE.pattern() + ")\\.[0-9a-z]{10,32}(-[0-9]{1,5})?");
     private static final String ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private Names() {}
+    private Ids() {}
 
     public static boolean validType(String type) {
         return type != null && TYPE.matcher(type).matches();

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 
 /** Bean Validation results as one problem that names every bad field. */
-final class Checks {
-    private Checks() {}
+final class BodyValidation {
+    private BodyValidation() {}
 
     static <T> T valid(Validator validator, T value, String what) {
         if (value == null) {

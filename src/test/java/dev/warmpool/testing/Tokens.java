@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.testing;
 
 import io.restassured.RestAssured;
 import io.restassured.filter.Filter;

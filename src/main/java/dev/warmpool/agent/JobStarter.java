@@ -1,0 +1,123 @@
+package dev.warmpool.agent;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.warmpool.protocol.Run;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Turns a job that Redis marked running on this processor into a {@link JobRun}: its command (a
+ * gang member's: its role's own), its environment from scratch ({@link ChildEnv}), its room
+ * ({@link Sandbox}), a persistent worker's call ({@link WorkerSlot}). The pool's part of a job
+ * ({@link PoolPart}) is parsed once and kept while it does not change; the pool's limits go to
+ * the {@link Lifetime}. Only the agent's loop thread uses it.
+ */
+final class JobStarter {
+    /** A pool command that the agent runs itself, as a no-op: the ceiling of dispatch without spawn. */
+    static final String NOOP = "warmpool:noop";
+
+    /** A job made ready: its run, and whether it is the in-agent no-op (nothing to spawn). */
+    record Started(JobRun run, boolean noop) {}
+
+    private final AgentConfig config;
+    private final RedisLink redis;
+    private final Sandbox sandbox;
+    private final Map<String, String> baseEnv;
+    private final WorkerSlot workers;
+    private final Reporter reporter;
+    private final Consumer<AgentEvent> events;
+    private final Lifetime lifetime;
+    private PoolPart poolPart;
+
+    JobStarter(
+            AgentConfig config,
+            RedisLink redis,
+            Sandbox sandbox,
+            Map<String, String> baseEnv,
+            WorkerSlot workers,
+            Reporter reporter,
+            Consumer<AgentEvent> events,
+            Lifetime lifetime) {
+        this.config = config;
+        this.redis = redis;
+        this.sandbox = sandbox;
+        this.baseEnv = baseEnv;
+        this.workers = workers;
+        this.reporter = reporter;
+        this.events = events;
+        this.lifetime = lifetime;
+    }
+
+    /** The pool's part of the last job (null before the first): the reset command runs in it. */
+    PoolPart poolPart() {
+        return poolPart;
+    }
+
+    /** The job ready to run, or null when it could not be (its outcome is posted already). */
+    Started prepare(String jobId, String token, Run r) {
+        List<String> args = AgentJson.strings(r.argsJson());
+        Map<String, String> jobEnv = ChildEnv.allowed(jobId, AgentJson.stringMap(r.envJson()));
+        long timeoutSeconds = r.timeoutSeconds();
+        PoolPart pool = PoolPart.of(poolPart, r.commandJson(), r.poolEnvJson(), r.specJson());
+        poolPart = pool;
+        List<String> poolCommand = pool.command();
+        JsonObject spec = pool.spec();
+        String workingDir = AgentJson.text(spec, "workingDir");
+        lifetime.follow(spec);
+        String gang = r.gangJson();
+        JsonObject member = gang == null || gang.isEmpty()
+                ? null
+                : JsonParser.parseString(gang).getAsJsonObject();
+        JsonObject role = member == null
+                ? null
+                : spec.getAsJsonObject("gang")
+                        .getAsJsonObject(member.get("role").getAsString());
+        List<String> command = new ArrayList<>(
+                role != null && role.has("command") && role.get("command").isJsonArray()
+                        ? AgentJson.strings(role.get("command"))
+                        : poolCommand); // a gang member: its role's own command
+        command.addAll(args);
+        Path dir;
+        try {
+            dir = sandbox.newDir("job-" + jobId);
+        } catch (IOException e) {
+            events.accept(JobRun.notStarted(jobId, token, "could not make the job's working dir: " + e.getMessage()));
+            return null;
+        }
+        Map<String, String> env = ChildEnv.forJob(
+                baseEnv, pool.env(), role, jobEnv, member, jobId, r.configJson(), dir.resolve(JobRun.RESULT));
+        if (sandbox.otherUser()) {
+            env.put("HOME", dir.toString()); // the manager's home is not the job's user's
+            sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
+        }
+        Map<String, String> poolEnv = pool.env();
+        Worker w = null;
+        String request = null;
+        if (WorkerSlot.persistent(spec)) {
+            w = workers.get(poolCommand, poolEnv, workingDir);
+            request = WorkerSlot.request(jobId, r, args, jobEnv);
+        }
+        int logLines = config.logLines();
+        JobRun run = new JobRun(
+                jobId,
+                token,
+                command,
+                env,
+                workingDir,
+                timeoutSeconds * 1000,
+                dir,
+                sandbox,
+                events::accept,
+                w,
+                request,
+                reporter::report,
+                () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
+        // the benchmarks' in-agent no-op: the dispatch path without a process spawn
+        return new Started(run, command.size() == 1 && NOOP.equals(command.get(0)));
+    }
+}

@@ -1,0 +1,58 @@
+package dev.warmpool.config;
+
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Who may call: tokens, JWTs, dashboard sessions ({@code warmpool.auth.*}); a group of {@link WarmpoolConfig}. */
+public interface AuthConfig {
+    /**
+     * Whether callers must show a token. Off only on purpose: the manager then binds to
+     * 127.0.0.1 alone and says so loudly at every start, since anyone who reaches the port
+     * could otherwise run any program as the manager's user.
+     */
+    @WithDefault("true")
+    boolean enabled();
+
+    /**
+     * Static API tokens: lines of {@code <name> <roles> <sha256-hex>} (see
+     * docs/security.md); re-read when it changes. With neither this nor a JWT issuer set, the manager
+     * makes one admin token at first start in the state dir ({@code .warmpool/token}).
+     */
+    Optional<Path> tokensFile();
+
+    /** How soon an edited tokens file takes effect: it is checked this often. */
+    @WithDefault("5s")
+    Duration reloadInterval();
+
+    Jwt jwt();
+
+    /**
+     * How long a dashboard session lasts after its login: 12 h, a working day. The cookie holds a
+     * random session value, never the token; the session itself sits in Redis (so every
+     * replica knows it) and ends with a logout, this expiry, or its token's removal.
+     */
+    @WithDefault("12h")
+    Duration uiSessionTtl();
+
+    /** Whether /q/metrics answers without a token (a Prometheus in the same trust zone); off by default. */
+    @WithDefault("false")
+    boolean publicMetrics();
+
+    /** OIDC/JWT bearer tokens, e.g. Kubernetes service-account tokens or Knative Eventing's OIDC tokens. */
+    interface Jwt {
+        /** The issuer ({@code iss}) every JWT must name; JWTs are not accepted while it is unset. */
+        Optional<String> issuer();
+
+        /** The audience ({@code aud}) a JWT must name; any when unset. */
+        Optional<String> audience();
+
+        /** Where the issuer's keys are: a JWKS URL (or file); the issuer's {@code /openid/v1/jwks}-style endpoint. */
+        Optional<String> jwksUrl();
+
+        /** The claim that carries the caller's roles or groups: {@code groups}; {@code sub} for service accounts. */
+        @WithDefault("groups")
+        String rolesClaim();
+    }
+}

@@ -1,0 +1,150 @@
+package dev.warmpool.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.pool.Ids;
+import dev.warmpool.protocol.FinishReply;
+import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.PoolPutReply;
+import dev.warmpool.protocol.RegisterReply;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.SpawnReply;
+import dev.warmpool.protocol.StartReply;
+import dev.warmpool.protocol.SubmitReply;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * One contract test per script: each is called on a real redis-server through the argument
+ * builder that production calls it with, and its reply read through the production decoder, so
+ * an argument out of place or a reply the decoder misreads fails here. The tests are split by
+ * script family ({@link PoolScriptContractTests}, {@link JobScriptContractTests},
+ * {@link SweepScriptContractTests}), each on a redis-server of its own; this base holds their
+ * shared steps, and its last checks hold that every script in {@link Script} is called by one of them.
+ */
+abstract class ScriptContract {
+    static final String TYPE = "contract";
+    static final Set<Script> CALLED = EnumSet.noneOf(Script.class);
+
+    /** The family's redis-server (its class's {@code @RegisterExtension}) and a connection to it. */
+    final ScriptsOnRedis on;
+
+    final Jedis j;
+
+    ScriptContract(ScriptsOnRedis on) {
+        this.on = on;
+        this.j = on.j;
+    }
+
+    <R> R call(Script s, List<String> args, Function<Object, R> decode) {
+        CALLED.add(s);
+        return decode.apply(on.run(s, args));
+    }
+
+    PoolPutReply putPool(int minIdle, int maxSize, int maxQueued, boolean gang) {
+        return call(
+                Script.POOL_PUT,
+                PoolPutReply.args(
+                        "{\"command\":[\"true\"]}",
+                        minIdle,
+                        maxSize,
+                        300_000,
+                        "[\"true\"]",
+                        "{\"A\":\"1\"}",
+                        maxQueued,
+                        gang),
+                PoolPutReply::decode);
+    }
+
+    String processor(String id) {
+        assertTrue(call(Script.SPAWN, SpawnReply.args(id), SpawnReply::decode).recorded());
+        RegisterReply r = call(Script.REGISTER, RegisterReply.args(id, 4242, "host-a", ""), RegisterReply::decode);
+        assertInstanceOf(RegisterReply.Registered.class, r);
+        return id;
+    }
+
+    String newJobId() {
+        return Ids.newJobId(TYPE, System.currentTimeMillis());
+    }
+
+    SubmitReply submit(String id) {
+        return call(
+                Script.SUBMIT,
+                SubmitReply.args(
+                        new NewJob(
+                                id, 0, Map.of("id", id, "type", TYPE, "args", "[\"" + id + "\"]", "maxAttempts", "3")),
+                        Idempotency.NONE),
+                SubmitReply::decode);
+    }
+
+    StartReply start(String proc, String job, String token) {
+        return call(Script.START, StartReply.args(proc, job, token), StartReply::decode);
+    }
+
+    FinishReply finish(String proc, String job, String token, boolean take) {
+        return call(
+                Script.FINISH,
+                new FinishReply.Args(proc, job, token, "SUCCEEDED", 0, "{\"loss\":0.1}", "tail", null, 60, false, take)
+                        .argv(),
+                FinishReply::decode);
+    }
+
+    String field(String key, String field) {
+        return j.hget(key, field);
+    }
+
+    @BeforeEach
+    void clean() {
+        j.flushAll();
+    }
+
+    @AfterEach
+    void everyFieldTheScriptsWroteIsNamedInFields() {
+        on.checkFields();
+    }
+
+    /** Every script in {@link Script} is called through {@link #call} by a family's class; a new script needs its contract test. */
+    @Test
+    void everyScriptHasItsContractTestHere() throws java.io.IOException {
+        StringBuilder text = new StringBuilder();
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("src/test/java/dev/warmpool/store"))) {
+            for (java.nio.file.Path f : files.filter(
+                            f -> f.getFileName().toString().matches(".*ScriptContract(Tests)?\\.java"))
+                    .toList()) {
+                text.append(java.nio.file.Files.readString(f));
+            }
+        }
+        String source = text.toString();
+        List<Script> missing = EnumSet.allOf(Script.class).stream()
+                .filter(s -> !java.util.regex.Pattern.compile("call\\(\\s*Script\\." + s.name() + ",")
+                        .matcher(source)
+                        .find())
+                .toList();
+        assertEquals(
+                List.of(),
+                missing,
+                "scripts without a contract test in ScriptContract and the *ScriptContractTests classes");
+    }
+
+    /** When every family ran, the calls themselves reached every script (the text check above could be fooled). */
+    @AfterAll
+    static void everyScriptWasCalled() {
+        if (CALLED.contains(Script.SWEEP_PUT)
+                && CALLED.contains(Script.POOL_GC)
+                && CALLED.contains(Script.SPAWN_GANG)
+                && CALLED.contains(Script.LIST_JOBS)) {
+            assertEquals(EnumSet.allOf(Script.class), CALLED, "scripts no contract test called");
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package dev.warmpool.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.protocol.FinishReply;
+import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.ReportReply;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.SweepCancelReply;
+import dev.warmpool.protocol.SweepGetReply;
+import dev.warmpool.protocol.SweepListReply;
+import dev.warmpool.protocol.SweepPutReply;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The contract tests of the sweep scripts: sweep_put, sweep_get, sweep_list, sweep_cancel, and what the end of a trial does to its sweep (see {@link ScriptContract}). */
+class SweepScriptContractTests extends ScriptContract {
+    @RegisterExtension
+    static final ScriptsOnRedis ON = new ScriptsOnRedis(TYPE);
+
+    SweepScriptContractTests() {
+        super(ON);
+    }
+
+    /** A sweep through sweep_put, report (the median rule stops the second trial), get, list and cancel. */
+    @Test
+    void aSweepIsStoredReportedOnReadListedAndCancelled() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String sid = "sw-" + TYPE + "-1";
+        Map<String, String> sweep = new LinkedHashMap<>(Map.of(
+                "type",
+                TYPE,
+                "parallelism",
+                "1",
+                "metric",
+                "loss",
+                "goal",
+                "minimize",
+                "maxFailedTrials",
+                "-1",
+                "earlyStopping",
+                "median",
+                "minSteps",
+                "1",
+                "minTrials",
+                "1",
+                "spec",
+                "{}"));
+        Map<String, String> trials = new LinkedHashMap<>();
+        String t1 = newJobId() + "a";
+        String t2 = newJobId() + "b";
+        String t3 = newJobId() + "c";
+        trials.put(t1, "{\"lr\":1}");
+        trials.put(t2, "{\"lr\":2}");
+        trials.put(t3, "{\"lr\":3}");
+        SweepPutReply.Created created = (SweepPutReply.Created) call(
+                Script.SWEEP_PUT,
+                SweepPutReply.args(
+                        sid,
+                        Idempotency.NONE,
+                        0,
+                        sweep,
+                        Map.of("type", TYPE, "args", "[]", "maxAttempts", "1"),
+                        trials),
+                SweepPutReply::decode);
+        assertEquals(3, created.total());
+        assertEquals("ASSIGNED", field(KeySchema.job(TYPE, t1), "state"), "parallelism 1: the first trial is released");
+        assertEquals("PENDING", field(KeySchema.job(TYPE, t2), "state"));
+
+        start("p1", t1, "1");
+        assertEquals(
+                new ReportReply.Recorded(),
+                call(
+                        Script.REPORT,
+                        ReportReply.args("p1", t1, "1", 1, "{\"step\":1,\"loss\":0.1}", 60, 100),
+                        ReportReply::decode));
+        FinishReply.Done next = (FinishReply.Done) finish("p1", t1, "1", true);
+        assertEquals(t2, next.nextJob(), "the next trial, released and running, in the reply");
+        ReportReply stop = call(
+                Script.REPORT,
+                ReportReply.args("p1", t2, next.nextToken(), 1, "{\"step\":1,\"loss\":0.9}", 60, 100),
+                ReportReply::decode);
+        assertTrue(stop instanceof ReportReply.Stop s && s.reason().contains("median"), stop.toString());
+        assertEquals("EARLY_STOPPED", field(KeySchema.job(TYPE, t2), "state"));
+
+        SweepGetReply.Found found =
+                (SweepGetReply.Found) call(Script.SWEEP_GET, SweepGetReply.args(sid), SweepGetReply::decode);
+        assertEquals(sid, found.sweep().get("id"));
+        assertEquals(
+                List.of(t1, t2, t3),
+                found.trials().stream().map(t -> t.get("id")).toList());
+        assertEquals("{\"loss\":0.1}", found.trials().get(0).get("metrics"));
+        assertTrue(SweepGetReply.TRIAL_FIELDS.containsAll(found.trials().get(0).keySet()), "only the fields asked for");
+        assertEquals(
+                new SweepGetReply.NoSweep(),
+                call(Script.SWEEP_GET, SweepGetReply.args("sw-none"), SweepGetReply::decode));
+
+        SweepListReply list = call(Script.SWEEP_LIST, SweepListReply.args(10), SweepListReply::decode);
+        assertEquals(List.of(sid), list.sweeps().stream().map(h -> h.get("id")).toList());
+
+        assertEquals(
+                new SweepCancelReply.Cancelled(),
+                call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "enough", 60), SweepCancelReply::decode));
+        assertEquals(
+                new SweepCancelReply.Ended("CANCELLED"),
+                call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "again", 60), SweepCancelReply::decode));
+        assertEquals(
+                new SweepCancelReply.NoSweep(),
+                call(Script.SWEEP_CANCEL, SweepCancelReply.args("sw-none", "x", 60), SweepCancelReply::decode));
+    }
+
+    /** A sweep of one trial at a time, its trials t1..tn stored; returns the sweep id. */
+    String sweepOf(String goal, String... trialIds) {
+        String sid = "sw-" + TYPE + "-" + goal;
+        Map<String, String> sweep = new LinkedHashMap<>(Map.of(
+                "type",
+                TYPE,
+                "parallelism",
+                "1",
+                "metric",
+                "loss",
+                "goal",
+                goal,
+                "maxFailedTrials",
+                "-1",
+                "earlyStopping",
+                "median",
+                "minSteps",
+                "0",
+                "minTrials",
+                "1",
+                "spec",
+                "{}"));
+        Map<String, String> trials = new LinkedHashMap<>();
+        for (String t : trialIds) {
+            trials.put(t, "{}");
+        }
+        call(
+                Script.SWEEP_PUT,
+                SweepPutReply.args(
+                        sid,
+                        Idempotency.NONE,
+                        0,
+                        sweep,
+                        Map.of("type", TYPE, "args", "[]", "maxAttempts", "1"),
+                        trials),
+                SweepPutReply::decode);
+        return sid;
+    }
+
+    /** Runs the trial that p1 holds (its first attempt): reports {@code value} at steps 0 and 1, finishes with it. */
+    void runTrial(String trial, String value) {
+        String token = "1";
+        start("p1", trial, token);
+        for (int step = 0; step < 2; step++) {
+            assertInstanceOf(
+                    ReportReply.class,
+                    call(
+                            Script.REPORT,
+                            ReportReply.args(
+                                    "p1",
+                                    trial,
+                                    token,
+                                    step,
+                                    "{\"step\":" + step + ",\"loss\":" + value + "}",
+                                    60,
+                                    100),
+                            ReportReply::decode));
+        }
+        assertInstanceOf(
+                FinishReply.Done.class,
+                call(
+                        Script.FINISH,
+                        new FinishReply.Args(
+                                        "p1",
+                                        trial,
+                                        token,
+                                        "SUCCEEDED",
+                                        0,
+                                        "{\"loss\":" + value + "}",
+                                        "",
+                                        null,
+                                        60,
+                                        false,
+                                        false)
+                                .argv(),
+                        FinishReply::decode));
+    }
+
+    @Test
+    void nonFiniteObjectivesNeverBecomeBestNorBreakTheMedianRuleOrTheSweepsEnd() {
+        putPool(0, 1, 10, false);
+        processor("p1");
+        String base = newJobId();
+        List<String> ids = List.of(base + "a", base + "b", base + "c", base + "d", base + "e", base + "f");
+        String sid = sweepOf("minimize", ids.toArray(String[]::new));
+        // as agents store them (strings), as a lenient cjson reads bare tokens, and beyond a double's range
+        List<String> values = List.of("\"NaN\"", "\"-Infinity\"", "\"Infinity\"", "1e999", "1e308", "0.5");
+        for (int i = 0; i < ids.size(); i++) {
+            runTrial(ids.get(i), values.get(i));
+            assertEquals("SUCCEEDED", field(KeySchema.job(TYPE, ids.get(i)), "state"), "trial " + values.get(i));
+        }
+        String skey = KeySchema.sweep(TYPE, sid);
+        assertEquals("SUCCEEDED", field(skey, "state"));
+        assertEquals(ids.get(5), field(skey, "bestTrial"));
+        assertEquals(0.5, Double.parseDouble(field(skey, "bestValue")));
+        assertEquals("IDLE", field(KeySchema.processor(TYPE, "p1"), "state"), "the processor went on");
+    }
+
+    @Test
+    void aSweepAnOlderBuildLeftWithNaNInItsBestAndCurvesGoesOnAndCancelsToAnEnd() {
+        putPool(0, 1, 10, false);
+        processor("p1");
+        String base = newJobId();
+        String t1 = base + "a";
+        String t2 = base + "b";
+        String t3 = base + "c";
+        String sid = sweepOf("minimize", t1, t2, t3);
+        String skey = KeySchema.sweep(TYPE, sid);
+        // what the older build's finish left: best 'nan', a curve point 'nan', and t1's end never counted
+        j.hset(skey, Map.of("bestTrial", t1, "bestValue", "nan"));
+        j.hset(KeySchema.sweepTrial(TYPE, sid, t1), "7", "nan");
+        runTrial(t1, "0.25");
+        assertEquals(t1, field(skey, "bestTrial"), "a finite value beats a stored 'nan'");
+        assertEquals("0.25", field(skey, "bestValue"));
+        j.hincrBy(skey, "done", -1); // the uncounted end
+        start("p1", t2, "1");
+        assertEquals(
+                new SweepCancelReply.Cancelled(),
+                call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "stuck", 60), SweepCancelReply::decode));
+        assertEquals("CANCELLED", field(skey, "state"));
+        assertTrue(field(skey, "finishedAt") != null, "the stuck sweep is finished, so it expires");
+        assertTrue(j.ttl(skey) > 0);
+    }
+}
