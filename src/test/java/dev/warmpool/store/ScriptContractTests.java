@@ -37,6 +37,7 @@ import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.protocol.SweepListReply;
 import dev.warmpool.protocol.SweepPutReply;
+import dev.warmpool.protocol.TenantsReply;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -777,12 +778,19 @@ class ScriptContractTests {
         dev.warmpool.protocol.StatsReply.Pool s = (dev.warmpool.protocol.StatsReply.Pool)
                 call(Script.STATS, dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode);
         assertEquals(List.of(0, 1, 1, 0, 0), List.of(s.starting(), s.idle(), s.busy(), s.draining(), s.queued()));
+        var ts = (TenantsReply.Tenants) call(Script.TENANTS, TenantsReply.args(), TenantsReply::decode);
+        assertEquals(
+                List.of("-/1.0/1/0"),
+                ts.tenants().stream() // a job with no submitter counts for "-"
+                        .map(t -> t.tenant() + "/" + t.weight() + "/" + t.running() + "/" + t.queued())
+                        .toList());
         assertEquals(Long.parseLong(j.hget(KeySchema.warmth(TYPE), "warm")), s.warm());
         assertTrue(s.idleNowMs() >= 0);
         j.del(KeySchema.pool(TYPE));
         assertInstanceOf(
                 dev.warmpool.protocol.StatsReply.NoPool.class,
                 call(Script.STATS, dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode));
+        assertInstanceOf(TenantsReply.NoPool.class, call(Script.TENANTS, TenantsReply.args(), TenantsReply::decode));
     }
 
     /** Every script in {@link Script} is called here through {@link #call}; a new script needs its contract test. */
@@ -791,7 +799,7 @@ class ScriptContractTests {
         String source = java.nio.file.Files.readString(
                 java.nio.file.Path.of("src/test/java/dev/warmpool/store/ScriptContractTests.java"));
         List<Script> missing = EnumSet.allOf(Script.class).stream()
-                .filter(s -> !source.contains("call(Script." + s.name() + ","))
+                .filter(s -> !source.replaceAll("\\s+", "").contains("call(Script." + s.name() + ","))
                 .toList();
         assertEquals(List.of(), missing, "scripts without a contract test in this class");
     }
