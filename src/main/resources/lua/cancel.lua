@@ -1,6 +1,7 @@
 -- cancel: a queued (or pending) job leaves its queue; an assigned or running job ends CANCELLED
 -- (or EARLY_STOPPED, when a tuner outside pruned it) now and its agent is told to kill the
--- process (the processor stays busy until the agent reports).
+-- process (the processor stays busy until the agent reports). Its tenant's share drops at once, so
+-- idle processors take queued jobs of a tenant it held at its maxRunning (fill).
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, job id, reason, retention seconds, end state
 -- Returns {'CANCELLED', previous state}, {'ENDED', state}, or 'NOJOB'.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot; "trial:" marks what only
@@ -11,8 +12,12 @@
 --   wp:{type}:inbox:{id}                 W   'cancel <job> <token>' to the job's processor (every member of a gang);
 --                                            trial: 'job ...'
 --   wp:{type}:idle                       RW  trial: a released trial takes the warmest idle processor or gang
---   wp:{type}:queue                      W   a queued job leaves it; trial: the sweep's queued trials leave it,
---                                            released ones join it
+--   wp:{type}:tq:{tenant}                RW  a queued job leaves its tenant's; idle processors take queued jobs (fill);
+--                                            trial: the sweep's queued trials leave it, released ones join it
+--   wp:{type}:waiting                    RW  the tenants with queued jobs
+--   wp:{type}:queue                      RW  jobs queued before tenants: moved to their tenants' queues, or leave
+--   wp:{type}:tenant:{tenant}            RW  the job's tenant: running, usage, usageAt, seconds; others' read (fill)
+--   wp:{type}:tenants                    W   tenants of jobs queued before tenants join it
 --   wp:{type}:warmth                     RW  demand, run time, ends by state; trial: a released trial's arrival
 --   wp:{type}:job:{jobId}                RW  the job ARGV[2]: state, processor, attempts, its end; trial: the sweep's
 --                                            other trials
@@ -36,5 +41,7 @@ local jid = ARGV[2]
 local state = redis.call('HGET', key('job', jid), 'state')
 if not state then return 'NOJOB' end
 if ended(state) then return {'ENDED', state} end
-stop_job(jid, ARGV[5] == 'EARLY_STOPPED' and 'EARLY_STOPPED' or 'CANCELLED', ARGV[3], now_ms(), tonumber(ARGV[4]))
+local now = now_ms()
+stop_job(jid, ARGV[5] == 'EARLY_STOPPED' and 'EARLY_STOPPED' or 'CANCELLED', ARGV[3], now, tonumber(ARGV[4]))
+fill(now) -- its tenant may be under its maxRunning again while processors idle
 return {'CANCELLED', state}

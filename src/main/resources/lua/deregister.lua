@@ -13,8 +13,12 @@
 --                                            trial: 'job ...', 'cancel ...'
 --   wp:{type}:idle                       RW  the processor (or its gang) leaves it; trial: a released trial takes the
 --                                            warmest
---   wp:{type}:queue                      W   the job goes back to it; trial: stopped trials leave it, released ones
---                                            join it
+--   wp:{type}:tq:{tenant}                RW  the job goes back to its tenant's; idle processors take queued jobs (fill);
+--                                            trial: stopped trials leave it, released ones join it
+--   wp:{type}:waiting                    RW  the tenants with queued jobs
+--   wp:{type}:queue                      RW  jobs queued before tenants: moved to their tenants' queues
+--   wp:{type}:tenant:{tenant}            RW  the job's tenant: running, usage, usageAt, seconds; others' read (fill)
+--   wp:{type}:tenants                    W   a tenant with a queued job joins it
 --   wp:{type}:warmth                     RW  idle time; a failed job's demand, run time, end; trial: a released trial's
 --                                            arrival
 --   wp:{type}:job:{jobId}                RW  the processor's job: state, attempts (given back), requeued or failed;

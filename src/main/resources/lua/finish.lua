@@ -20,8 +20,13 @@
 --                                            ...', 'retire'; trial: 'job ...', 'cancel ...'
 --   wp:{type}:idle                       RW  the processor or gang joins or leaves it; trial: a released trial takes
 --                                            the warmest
---   wp:{type}:queue                      RW  the best queued job is popped for the processor or gang; trial: trials
---                                            leave or join it
+--   wp:{type}:tq:{tenant}                RW  the next job (lib/tenants.lua's pick) is popped for the processor or gang,
+--                                            and for idle ones (fill); trial: trials leave or join it
+--   wp:{type}:waiting                    RW  the tenants with queued jobs
+--   wp:{type}:queue                      RW  jobs queued before tenants: moved to their tenants' queues
+--   wp:{type}:tenant:{tenant}            RW  the ended job's tenant: running, usage, usageAt, seconds; the next job's:
+--                                            running; others' read for the pick
+--   wp:{type}:tenants                    W   a tenant with a queued or running job joins it
 --   wp:{type}:warmth                     RW  demand, run time, ends by state, idle time, the next job's queue wait;
 --                                            trial: a released trial's arrival
 --   wp:{type}:jobs                       W   entries submitted more than the retention ago are trimmed
@@ -98,9 +103,14 @@ if ARGV[11] == '1' then
   retire(pid, now)
   return {'OK', ''}
 end
-if gid ~= '' then return {'OK', member_free(pid, gid, now)} end
+if gid ~= '' then
+  local taken = member_free(pid, gid, now)
+  fill(now) -- the job's tenant is under its maxRunning again, though its gang may not be free yet
+  return {'OK', taken}
+end
 local take = ARGV[12] == '1'
 local nxt, ntoken = next_or_idle(pid, now, take)
+fill(now) -- what the processor did not take, idle ones may (a tenant at its maxRunning is under it again)
 if not take or nxt == '' then return {'OK', nxt} end
 job_running(nxt, now)
 changed(nxt)

@@ -10,7 +10,10 @@
 --   wp:{type}:inbox:{id}                 W   'retire' to each retired processor (and busy gang members); trial: 'cancel
 --                                            ...', 'job ...'
 --   wp:{type}:idle                       RW  every entry read and retired; trial: a released trial takes the warmest
---   wp:{type}:queue                      RW  every queued job read and ended; then deleted
+--   wp:{type}:tq:{tenant}                RW  every queued job read and ended; then deleted
+--   wp:{type}:waiting                    RW  the tenants with queued jobs; deleted
+--   wp:{type}:queue                      RW  jobs queued before tenants: read and ended; then deleted
+--   wp:{type}:tenant:{tenant}            RW  trial: a stopped trial's tenant: running, usage, usageAt, seconds
 --   wp:{type}:warmth                     RW  demand, ends by state, idle time of the retired; trial: a released trial's
 --                                            arrival
 --   wp:{type}:job:{jobId}                RW  each queued job: state, its end (CANCELLED, ARGV[2]); trial: the other
@@ -34,13 +37,19 @@ if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
 local now = now_ms()
 redis.call('HSET', POOL, 'state', 'DRAINING', 'updatedAt', now)
 local cancelled = 0
-for _, jid in ipairs(redis.call('ZRANGE', QUEUE, 0, -1)) do
+local queued = redis.call('ZRANGE', QUEUE, 0, -1)
+local waiting = redis.call('SMEMBERS', WAITING)
+for _, t in ipairs(waiting) do
+  for _, jid in ipairs(redis.call('ZRANGE', key('tq', t), 0, -1)) do table.insert(queued, jid) end
+end
+for _, jid in ipairs(queued) do
   if redis.call('HGET', key('job', jid), 'state') == 'QUEUED' then
     end_job(jid, 'CANCELLED', ARGV[2], now, tonumber(ARGV[3]))
     cancelled = cancelled + 1
   end
 end
-redis.call('DEL', QUEUE)
+redis.call('DEL', QUEUE, WAITING)
+for _, t in ipairs(waiting) do redis.call('DEL', key('tq', t)) end
 local retired = 0
 for _, pid in ipairs(redis.call('ZRANGE', IDLE, 0, -1)) do
   retire_id(pid, now)

@@ -7,6 +7,10 @@
 --   wp:{type}:procs                      RW  must be empty; deleted
 --   wp:{type}:idle                       W   deleted
 --   wp:{type}:queue                      W   deleted
+--   wp:{type}:waiting                    W   deleted
+--   wp:{type}:tenants                    RW  every tenant read; deleted
+--   wp:{type}:tenant:{tenant}            W   deleted
+--   wp:{type}:tq:{tenant}                W   deleted
 --   wp:{type}:warmth                     W   deleted
 --   wp:{type}:jobs                       W   expires a retention period (ARGV[2]) from now
 --   wp:{type}:seq                        W   deleted
@@ -15,6 +19,8 @@
 -- Publishes: nothing.
 if redis.call('HGET', POOL, 'state') ~= 'DRAINING' then return 0 end
 if redis.call('SCARD', PROCS) > 0 then return 0 end
-redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'), key('warmth'), key('demand'))
+for _, t in ipairs(redis.call('SMEMBERS', key('tenants'))) do redis.call('DEL', key('tenant', t), key('tq', t)) end
+redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'), key('warmth'), key('demand'), key('waiting'),
+  key('tenants'))
 redis.call('EXPIRE', JOBS, tonumber(ARGV[2]))
 return 1

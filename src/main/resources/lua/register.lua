@@ -13,7 +13,11 @@
 --   wp:{type}:inbox:{id}                 W   'job <id> <token>' to the processor or every member of its gang, or
 --                                            'retire'
 --   wp:{type}:idle                       RW  the processor or its gang joins it (or leaves it, taking a job or retired)
---   wp:{type}:queue                      RW  the best queued job is popped
+--   wp:{type}:tq:{tenant}                RW  the next job (lib/tenants.lua's pick) is popped
+--   wp:{type}:waiting                    RW  the tenants with queued jobs
+--   wp:{type}:queue                      RW  jobs queued before tenants: moved to their tenants' queues
+--   wp:{type}:tenant:{tenant}            RW  read for the pick; the job taken's: running
+--   wp:{type}:tenants                    W   a tenant with a queued or running job joins it
 --   wp:{type}:warmth                     W   idle time of a processor that stops idling
 --   wp:{type}:job:{jobId}                RW  queued entries' state; the job taken: attempts, state ASSIGNED, processor,
 --                                            assignedAt

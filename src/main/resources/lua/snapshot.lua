@@ -11,12 +11,15 @@
 --   wp:{type}:procs                      R   every processor id
 --   wp:{type}:proc:{id}                  R   each processor's FIELDS
 --   wp:{type}:idle                       R   idle-since of each idle processor or gang
---   wp:{type}:queue                      R   its length
+--   wp:{type}:queue                      R   its length (jobs queued before tenants)
+--   wp:{type}:waiting                    R   the tenants with queued jobs
+--   wp:{type}:tq:{tenant}                R   each one's length
 --   wp:{type}:warmth                     R   the whole hash
 --   wp:{type}:demand                     R   the running sweeps' demand (as sweepDemand)
 --   wp:{type}:gangs                      R   every gang id
 --   wp:{type}:gang:{id}                  R   each gang's FIELDS
 -- Publishes: nothing.
+--- @include "tenants"
 local FIELDS = {unpack(ARGV, 2)}
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
 local now = now_ms()
@@ -27,7 +30,7 @@ local pool = redis.call('HGETALL', POOL)
 -- the sweeps' demand is kept apart from the pool hash (agents, which end sweeps, may only read that)
 table.insert(pool, 'sweepDemand')
 table.insert(pool, redis.call('GET', key('demand')) or '0')
-local out = {pool, redis.call('ZCARD', QUEUE), now, redis.call('HGETALL', key('warmth')),
+local out = {pool, queued_total(), now, redis.call('HGETALL', key('warmth')),
   string.format('%d', idle_now)}
 for _, pid in ipairs(redis.call('SMEMBERS', PROCS)) do
   local h = redis.call('HMGET', key('proc', pid), unpack(FIELDS))

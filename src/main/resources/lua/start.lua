@@ -11,7 +11,11 @@
 --                                            IDLE, DRAINING); its gang's members: role, rank, addr
 --   wp:{type}:inbox:{id}                 W   a freed processor's next job or 'retire' (every member's, for a gang)
 --   wp:{type}:idle                       RW  a freed processor or gang joins it or leaves it
---   wp:{type}:queue                      RW  a freed processor or gang pops the best queued job
+--   wp:{type}:tq:{tenant}                RW  a freed processor or gang pops the next job (lib/tenants.lua's pick)
+--   wp:{type}:waiting                    RW  the tenants with queued jobs
+--   wp:{type}:queue                      RW  jobs queued before tenants: moved to their tenants' queues
+--   wp:{type}:tenant:{tenant}            RW  read for the pick; the job taken's: running
+--   wp:{type}:tenants                    W   a tenant with a queued or running job joins it
 --   wp:{type}:warmth                     W   the job's queue wait; idle time
 --   wp:{type}:job:{jobId}                RW  the job ARGV[3]: state, attempts, queuedAt, submittedAt; state RUNNING,
 --                                            startedAt; args, config, env, timeoutSeconds; a next job taken

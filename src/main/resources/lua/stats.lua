@@ -8,9 +8,12 @@
 --   wp:{type}:procs                      R   every processor id
 --   wp:{type}:proc:{id}                  R   each processor's state
 --   wp:{type}:idle                       R   idle-since of each idle processor
---   wp:{type}:queue                      R   its length
+--   wp:{type}:queue                      R   its length (jobs queued before tenants)
+--   wp:{type}:waiting                    R   the tenants with queued jobs
+--   wp:{type}:tq:{tenant}                R   each one's length
 --   wp:{type}:warmth                     R   the fields ARGV[2..]
 -- Publishes: nothing.
+--- @include "tenants"
 if redis.call('EXISTS', POOL) == 0 then return 'NOPOOL' end
 local now = now_ms()
 local counts = {STARTING = 0, IDLE = 0, BUSY = 0, DRAINING = 0}
@@ -21,7 +24,7 @@ end
 local idle_now = 0
 local idle = redis.call('ZRANGE', IDLE, 0, -1, 'WITHSCORES')
 for i = 2, #idle, 2 do idle_now = idle_now + math.max(0, now - tonumber(idle[i])) end
-local out = {counts.STARTING, counts.IDLE, counts.BUSY, counts.DRAINING, redis.call('ZCARD', QUEUE), string.format('%d', idle_now)}
+local out = {counts.STARTING, counts.IDLE, counts.BUSY, counts.DRAINING, queued_total(), string.format('%d', idle_now)}
 if #ARGV > 1 then
   for _, v in ipairs(redis.call('HMGET', key('warmth'), unpack(ARGV, 2))) do table.insert(out, v or '0') end
 end

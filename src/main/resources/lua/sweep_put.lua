@@ -7,14 +7,17 @@
 --       m, then m field/value pairs shared by every trial job,
 --       then per trial: job id, config JSON
 -- Trials take their place in the queue order (priority, then submission) now, when the sweep is
--- submitted, not when they are released.
+-- submitted, not when they are released. The sweep and its trials count for the submitter's tenant.
 -- Returns {'CREATED', total, now}, {'DUPLICATE', first sweep id, its fingerprint}, 'NOPOOL' or 'DRAINING'.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
---   wp:{type}:pool                       R   state
+--   wp:{type}:pool                       R   state, fair (the submitter's group, maxRunning)
 --   wp:{type}:proc:{id}                  RW  the processor (or each member of the gang) a released trial takes
 --   wp:{type}:inbox:{id}                 W   'job <id> <token>' to it
 --   wp:{type}:idle                       RW  a released trial takes the warmest entry (stale ones dropped)
---   wp:{type}:queue                      W   a released trial no processor takes joins it
+--   wp:{type}:tq:{tenant}                W   a released trial no processor takes joins its tenant's (the submitter's)
+--   wp:{type}:waiting                    W   the trials' tenant, when one is queued
+--   wp:{type}:tenant:{tenant}            RW  the trials' tenant: running (its maxRunning), one more per trial assigned
+--   wp:{type}:tenants                    W   the trials' tenant joins it
 --   wp:{type}:warmth                     RW  each released trial's arrival (demand, warm or cold), idle time
 --   wp:{type}:jobs                       W   every trial joins the listing index
 --   wp:{type}:job:{jobId}                RW  every trial stored PENDING; the released ones: state QUEUED, queuedAt,
@@ -44,6 +47,8 @@ redis.call('HSET', skey, 'id', sid, 'state', 'RUNNING', 'createdAt', now, 'activ
 i = i + 2 * n + 1
 local m = tonumber(ARGV[i])
 local common = {unpack(ARGV, i + 1, i + 2 * m)}
+local tenant = tenant_for(field_in(common, 1, 'submittedBy'))
+redis.call('HSET', skey, 'tenant', tenant)
 i = i + 2 * m + 1
 local total = 0
 while i + 1 <= #ARGV do
@@ -51,7 +56,7 @@ while i + 1 <= #ARGV do
   local score = (1000 - priority) * 1e12 + redis.call('INCR', key('seq'))
   redis.call('HSET', key('job', jid), 'id', jid, 'state', 'PENDING', 'attempts', 0, 'completions', 0,
     'submittedAt', now, 'score', string.format('%.0f', score), 'config', ARGV[i + 1], 'sweep', sid, 'trial', total,
-    unpack(common))
+    'tenant', tenant, unpack(common))
   redis.call('ZADD', JOBS, now, jid)
   redis.call('RPUSH', key('sweep', sid, 'trials'), jid)
   redis.call('RPUSH', key('sweep', sid, 'pending'), jid)

@@ -1,4 +1,5 @@
--- dispatch: the warmest idle processor or gang for a job, and what a freed one does next.
+-- dispatch: the warmest idle processor or gang for a job, and what a freed one does next: the job
+-- pick_queued (lib/tenants.lua) chooses, by fair share between the pool's tenants.
 --- @include "jobs"
 --- @include "gang"
 
@@ -25,27 +26,17 @@ local function hand(jid, id, gang, now)
   return assign(jid, id, now)
 end
 
--- The best queued job, taken off the queue (entries whose job has left the queue are dropped); or nil.
--- Keys: wp:{type}:queue RW (popped), wp:{type}:job:{jobId} R.
-local function pop_queued()
-  while true do
-    local top = redis.call('ZPOPMIN', QUEUE)
-    if not top[1] then return nil end
-    if redis.call('HGET', key('job', top[1]), 'state') == 'QUEUED' then return top[1] end
-  end
-end
-
--- A gang whose members are all free takes the best queued job, or turns idle; a gang of a
--- draining pool (or a draining gang) is retired. Returns the job id taken, or ''.
--- Keys: wp:{type}:pool R, wp:{type}:gang:{id} RW, wp:{type}:queue RW, wp:{type}:job:{jobId} RW, wp:{type}:proc:{id} RW,
---   wp:{type}:inbox:{id} W, wp:{type}:idle RW, wp:{type}:warmth W.
+-- A gang whose members are all free takes the next queued job (pick_queued), or turns idle; a gang
+-- of a draining pool (or a draining gang) is retired. Returns the job id taken, or ''.
+-- Keys: wp:{type}:pool R, wp:{type}:gang:{id} RW, wp:{type}:job:{jobId} RW, wp:{type}:proc:{id} RW,
+--   wp:{type}:inbox:{id} W, wp:{type}:idle RW, wp:{type}:warmth W; pick_queued's.
 local function gang_next_or_idle(gid, now)
   local gkey = key('gang', gid)
   if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' or redis.call('HGET', gkey, 'state') == 'DRAINING' then
     retire_gang(gid, now)
     return ''
   end
-  local jid = pop_queued()
+  local jid = pick_queued(now)
   if jid then
     assign_gang(jid, gid, now)
     return jid
@@ -57,8 +48,8 @@ end
 
 -- A member is done with its part of a job (or has started): it is free, and once every member
 -- is free the gang moves on. Returns the job the gang took next, or ''.
--- Keys: wp:{type}:pool R, wp:{type}:gang:{id} RW, wp:{type}:proc:{id} RW, wp:{type}:queue RW, wp:{type}:job:{jobId} RW,
---   wp:{type}:inbox:{id} W, wp:{type}:idle RW, wp:{type}:warmth W.
+-- Keys: wp:{type}:pool R, wp:{type}:gang:{id} RW, wp:{type}:proc:{id} RW, wp:{type}:job:{jobId} RW,
+--   wp:{type}:inbox:{id} W, wp:{type}:idle RW, wp:{type}:warmth W; pick_queued's.
 local function member_free(pid, gid, now)
   local gkey = key('gang', gid)
   if redis.call('HGET', gkey, 'state') == 'DRAINING' then
@@ -72,16 +63,16 @@ local function member_free(pid, gid, now)
   return gang_next_or_idle(gid, now)
 end
 
--- A processor that has just become free takes the best queued job, or turns idle.
+-- A processor that has just become free takes the next queued job (pick_queued), or turns idle.
 -- A processor of a draining pool is retired instead. Returns the job id taken, or ''.
--- Keys: wp:{type}:pool R, wp:{type}:proc:{id} W, wp:{type}:queue RW, wp:{type}:job:{jobId} RW, wp:{type}:idle RW,
---   wp:{type}:warmth W, wp:{type}:inbox:{id} W.
+-- Keys: wp:{type}:pool R, wp:{type}:proc:{id} W, wp:{type}:job:{jobId} RW, wp:{type}:idle RW,
+--   wp:{type}:warmth W, wp:{type}:inbox:{id} W; pick_queued's.
 local function next_or_idle(pid, now, quiet)
   if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
     retire(pid, now)
     return ''
   end
-  local jid = pop_queued()
+  local jid = pick_queued(now)
   if jid then
     return jid, assign(jid, pid, now, quiet)
   end
@@ -91,16 +82,37 @@ local function next_or_idle(pid, now, quiet)
 end
 
 -- Hands a stored job to the warmest idle processor (the one idle the shortest time), or queues
--- it by its score. Returns the processor id, or nil when the job was queued.
--- Keys: wp:{type}:job:{jobId} RW, wp:{type}:queue W, wp:{type}:idle RW, wp:{type}:proc:{id} RW, wp:{type}:gang:{id} RW,
---   wp:{type}:inbox:{id} W, wp:{type}:warmth RW.
+-- it by its score in its tenant's queue, which it also joins when its tenant is at its maxRunning.
+-- Returns the processor id, or nil when the job was queued. An idle processor means no tenant that
+-- may run a job has one queued (fill keeps it so), so the job takes its place fairly.
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:idle RW, wp:{type}:proc:{id} RW, wp:{type}:gang:{id} RW,
+--   wp:{type}:inbox:{id} W, wp:{type}:warmth RW; may_run's, enqueue's.
 local function dispatch(jid, now)
-  local id, gang = claim(now)
+  local id, gang
+  if may_run(job_tenant(jid)) then id, gang = claim(now) end
   demand_up(now, id ~= nil)
   if id then
     hand(jid, id, gang, now)
     return id
   end
-  redis.call('ZADD', QUEUE, redis.call('HGET', key('job', jid), 'score'), jid)
+  enqueue(jid)
   return nil
+end
+
+-- Keeps dispatch work-conserving: while a processor (or gang) is idle and a tenant that may run a
+-- job has one queued, the job goes to the warmest idle one. Called where a tenant can become able
+-- to run without a processor coming free: a cancel (the processor is free only once its agent
+-- reports), a lost or stopping processor's requeued job, a pool's new maxRunning.
+-- Keys: wp:{type}:idle RW; pick_queued's, claim's, hand's, enqueue's.
+local function fill(now)
+  while redis.call('ZCARD', IDLE) > 0 do
+    local jid = pick_queued(now)
+    if not jid then return end
+    local id, gang = claim(now)
+    if not id then
+      enqueue(jid) -- back in its place: the idle entries were stale
+      return
+    end
+    hand(jid, id, gang, now)
+  end
 end

@@ -10,7 +10,7 @@
 -- ('QUEUED', 'FAILED') or ''.
 -- Keys: wp:{type}:proc:{id} W (deleted), wp:{type}:inbox:{id} W (deleted), wp:{type}:procs W, wp:{type}:idle RW,
 --   wp:{type}:warmth RW (unidle); wp:{type}:job:{jobId} R, then requeue's (end_job's when no attempt is left);
---   a gang's: stop_members' and gang_member_gone's.
+--   a gang's: stop_members' and gang_member_gone's; then fill's (idle processors take queued jobs).
 local function drop_processor(pid, jid, gid, token, reason, charge, now, retention_s)
   local result = ''
   if jid ~= '' then
@@ -24,5 +24,6 @@ local function drop_processor(pid, jid, gid, token, reason, charge, now, retenti
   redis.call('SREM', PROCS, pid)
   unidle(pid, now)
   if gid ~= '' then gang_member_gone(gid, pid, now) end
+  fill(now) -- a requeued job may find another idle processor at once
   return result
 end

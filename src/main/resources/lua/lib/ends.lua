@@ -6,10 +6,10 @@
 
 local end_job -- defined below: a trial's end moves its sweep, and a sweep's end ends its trials
 
--- Puts a job back in its queue at its original place, or fails it when no attempt is left.
+-- Puts a job back in its tenant's queue at its original place, or fails it when no attempt is left.
 -- charge = false gives the attempt back (the processor stopped, the job did not fail).
--- Keys: wp:{type}:job:{jobId} RW, wp:{type}:queue W; publishes the id on wp:{type}:changed; with no attempt left,
---   end_job's.
+-- Keys: wp:{type}:job:{jobId} RW; tenant_stop's, enqueue's; publishes the id on wp:{type}:changed; with no attempt
+--   left, end_job's.
 local function requeue(jid, reason, charge, now, retention_s)
   local jkey = key('job', jid)
   local attempts = tonumber(redis.call('HGET', jkey, 'attempts') or '0')
@@ -22,8 +22,9 @@ local function requeue(jid, reason, charge, now, retention_s)
     end_job(jid, 'FAILED', reason .. '; no attempts left (' .. attempts .. ' of ' .. max .. ')', now, retention_s)
     return 'FAILED'
   end
+  tenant_stop(jid, now)
   redis.call('HSET', jkey, 'state', 'QUEUED', 'processor', '', 'assignedAt', '', 'startedAt', '', 'error', reason, 'queuedAt', now)
-  redis.call('ZADD', QUEUE, redis.call('HGET', jkey, 'score'), jid)
+  enqueue(jid)
   changed(jid)
   return 'QUEUED'
 end
@@ -31,14 +32,14 @@ end
 -- Ends a job that has not ended, wherever it is: a queued one leaves the queue, an assigned or
 -- running one's agent is told to kill its process (the processor stays busy until it reports),
 -- a pending sweep trial is skipped when its sweep releases trials. Returns the previous state.
--- Keys: wp:{type}:job:{jobId} R, wp:{type}:queue W, wp:{type}:gang:{id} R, wp:{type}:proc:{id} R,
---   wp:{type}:inbox:{id} W; then end_job's.
+-- Keys: wp:{type}:job:{jobId} R, wp:{type}:gang:{id} R, wp:{type}:proc:{id} R, wp:{type}:inbox:{id} W; dequeue's;
+--   then end_job's.
 local function stop_job(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
   local prev = redis.call('HGET', jkey, 'state')
   if not prev or ended(prev) then return prev end
   if prev == 'QUEUED' then
-    redis.call('ZREM', QUEUE, jid)
+    dequeue(jid)
   elseif prev == 'ASSIGNED' or prev == 'RUNNING' then
     local j = redis.call('HMGET', jkey, 'processor', 'attempts')
     if redis.call('EXISTS', key('gang', j[1])) == 1 then
@@ -228,10 +229,11 @@ end
 
 -- Ends a job: end state, finish time, reason; it expires a retention period later (a sweep's
 -- trial expires with its sweep, so the sweep can show every trial while it runs).
--- Keys: wp:{type}:job:{jobId} RW, wp:{type}:job:{jobId}:events W, wp:{type}:warmth RW; a trial: sweep_trial_ended's;
---   publishes the id on wp:{type}:ended.
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:job:{jobId}:events W, wp:{type}:warmth RW; tenant_stop's; a trial:
+--   sweep_trial_ended's; publishes the id on wp:{type}:ended.
 end_job = function(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
+  tenant_stop(jid, now) -- its tenant's share drops now, though the processor is free only once its agent reports
   local j = redis.call('HMGET', jkey, 'state', 'sweep', 'startedAt')
   if j[1] ~= 'PENDING' then demand_down(now) end -- a pending trial was never out
   if j[1] == 'RUNNING' and tonumber(j[3] or '') then observe('rt:', now - tonumber(j[3])) end

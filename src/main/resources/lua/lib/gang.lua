@@ -25,10 +25,11 @@ end
 
 -- Hands job jid to every member of gang gid in one step: all of them or (the caller checked) none.
 -- Keys: wp:{type}:job:{jobId} RW, wp:{type}:gang:{id} RW, wp:{type}:proc:{id} RW and wp:{type}:inbox:{id} W (each
---   member), wp:{type}:idle W.
+--   member), wp:{type}:idle W; tenant_start's (a gang counts as one processor of its job's tenant).
 local function assign_gang(jid, gid, now)
   local jkey = key('job', jid)
   local token = redis.call('HINCRBY', jkey, 'attempts', 1)
+  tenant_start(jid, now)
   redis.call('HSET', jkey, 'state', 'ASSIGNED', 'processor', gid, 'assignedAt', now)
   local ms = members(gid)
   local workers = 0

@@ -1,13 +1,15 @@
 -- jobs: storing a job, handing it to a processor, the reply that runs it, retiring a processor.
 --- @include "warmth"
+--- @include "tenants"
 
--- Stores a new job (fields: {field, value, ...}) as QUEUED and in the listing index; its queue
--- score orders by priority first (higher runs sooner), then by seq, the submission order.
--- Keys: wp:{type}:job:{jobId} W, wp:{type}:jobs W.
+-- Stores a new job (fields: {field, value, ...}) as QUEUED and in the listing index, with its tenant
+-- (tenant_for its submitter); its queue score orders by priority first (higher runs sooner), then by
+-- seq, the submission order.
+-- Keys: wp:{type}:job:{jobId} W, wp:{type}:jobs W, wp:{type}:pool R.
 local function store_job(jid, priority, seq, fields, now)
   local score = (1000 - priority) * 1e12 + seq
   redis.call('HSET', key('job', jid), 'state', 'QUEUED', 'attempts', 0, 'completions', 0, 'submittedAt', now,
-    'score', string.format('%.0f', score), unpack(fields))
+    'score', string.format('%.0f', score), 'tenant', tenant_for(field_in(fields, 1, 'submittedBy')), unpack(fields))
   redis.call('ZADD', JOBS, now, jid)
   return score
 end
@@ -26,10 +28,11 @@ end
 -- agent hears of it through its inbox, unless it is told in the reply of the calling script
 -- (quiet: the agent that just finished a job takes the next one from finish's reply).
 -- Keys: wp:{type}:job:{jobId} RW, wp:{type}:proc:{id} W, wp:{type}:idle RW, wp:{type}:warmth W, wp:{type}:inbox:{id} W
---   (unless quiet).
+--   (unless quiet); tenant_start's.
 local function assign(jid, pid, now, quiet)
   local jkey = key('job', jid)
   local token = redis.call('HINCRBY', jkey, 'attempts', 1)
+  tenant_start(jid, now)
   redis.call('HSET', jkey, 'state', 'ASSIGNED', 'processor', pid, 'assignedAt', now)
   redis.call('HSET', key('proc', pid), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now)
   unidle(pid, now)

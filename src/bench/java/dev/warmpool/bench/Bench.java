@@ -35,6 +35,11 @@ public final class Bench {
             onOwnRedis((url, j) -> Metrics.metrics(url, j, other));
         } else if (a.contains("--scale")) {
             onOwnRedis((url, j) -> Scale.scale(url, j, new int[] {1, 10, 100}));
+        } else if (a.contains("--fair")) {
+            // fair share between tenants: a burst from 2 and 10 tenants on vs off, the flood's waits per tenant
+            int n = intArg(args, 1, 2000);
+            int flood = intArg(args, 2, 400);
+            onOwnRedis((url, j) -> withManager(url, Fair.managerOptions(), m -> Fair.fair(m, j, n, flood)));
         } else if (a.contains("--burst")) {
             int n = intArg(args, 1, 2000);
             // BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it or of the agents

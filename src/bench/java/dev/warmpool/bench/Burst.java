@@ -57,7 +57,7 @@ final class Burst {
                 }
             }
         }
-        await(() -> j.zcard(KeySchema.queue(type)) == 0 && count(m, type, "busy") == 0);
+        await(() -> Harness.queued(j, type) == 0 && count(m, type, "busy") == 0);
         Map<String, Long> stats = commandStats(j);
         long[] cpu1 = {
             cpuMs(m.process.pid(), false),

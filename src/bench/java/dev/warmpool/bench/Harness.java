@@ -145,6 +145,15 @@ final class Harness {
         }
     }
 
+    /** The pool's queued jobs, read in Redis: every tenant's queue (fair share), and one queued before tenants. */
+    static long queued(Jedis j, String type) {
+        long n = j.zcard(dev.warmpool.protocol.KeySchema.queue(type));
+        for (String t : j.smembers(dev.warmpool.protocol.KeySchema.waiting(type))) {
+            n += j.zcard(dev.warmpool.protocol.KeySchema.tenantQueue(type, t));
+        }
+        return n;
+    }
+
     static String id(JsonNode reply) {
         String id = reply.path("id").asText(null);
         if (id == null) {

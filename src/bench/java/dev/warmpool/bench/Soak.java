@@ -3,7 +3,6 @@ package dev.warmpool.bench;
 import static dev.warmpool.bench.Harness.*;
 
 import dev.warmpool.ManagerProcess;
-import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
@@ -42,10 +41,10 @@ final class Soak {
                         throw new IllegalStateException(f.get().body());
                     }
                 }
-                await(() -> j.zcard(KeySchema.queue("soak")) < 200);
+                await(() -> Harness.queued(j, "soak") < 200);
                 peak = Math.max(peak, usedMemory(j));
             }
-            await(() -> j.zcard(KeySchema.queue("soak")) == 0 && count(m, "soak", "busy") == 0);
+            await(() -> Harness.queued(j, "soak") == 0 && count(m, "soak", "busy") == 0);
             double seconds = (System.nanoTime() - t0) / 1e9;
             long atEnd = usedMemory(j), keysAtEnd = j.dbSize();
             long expired = System.currentTimeMillis() + (retentionSeconds + 2) * 1000L;

@@ -5,6 +5,7 @@ import dev.warmpool.config.WarmthParams;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.StatsReply;
+import dev.warmpool.protocol.TenantsReply;
 import dev.warmpool.store.PoolStore;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -55,6 +56,7 @@ public class PoolMetrics {
     private final Map<String, MultiGauge> windows = new ConcurrentHashMap<>();
 
     private final Timer passes;
+    private final TenantMetrics tenants;
     private Uni<Void> reading;
     private long readStarted;
 
@@ -62,6 +64,7 @@ public class PoolMetrics {
         this.registry = registry;
         this.store = store;
         this.params = WarmthParams.of(config);
+        this.tenants = new TenantMetrics(registry);
         this.passes = Timer.builder("warmpool.reconcile.pass")
                 .description("Reconcile passes that ran (this manager held the lock)")
                 .register(registry);
@@ -101,7 +104,16 @@ public class PoolMetrics {
                         return Uni.createFrom().item(List.<Object>of());
                     }
                     List<Uni<Object>> reads = types.stream()
-                            .map(t -> store.stats(t).map(r -> (Object) Map.entry(t, r)))
+                            .map(t -> Uni.combine()
+                                    .all()
+                                    .unis(store.stats(t), store.tenants(t))
+                                    .asTuple()
+                                    .map(r -> {
+                                        if (r.getItem2() instanceof TenantsReply.Tenants ts) {
+                                            tenants.update(t, ts.tenants());
+                                        }
+                                        return (Object) Map.entry(t, r.getItem1());
+                                    }))
                             .toList();
                     return Uni.join().all(reads).andFailFast();
                 })
@@ -119,6 +131,7 @@ public class PoolMetrics {
                     for (String gone : new ArrayList<>(latest.keySet())) {
                         if (!seen.contains(gone)) {
                             latest.remove(gone);
+                            tenants.removed(gone);
                             List<Meter> m = meters.remove(gone);
                             if (m != null) {
                                 m.forEach(registry::remove);

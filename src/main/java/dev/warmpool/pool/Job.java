@@ -35,7 +35,8 @@ public record Job(
         Integer trial,
         JsonNode progress,
         Map<String, String> members,
-        String submittedBy) {
+        String submittedBy,
+        String tenant) {
 
     /** What the job's process left: exit code, the metrics from its result file, the end of its output. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -65,7 +66,8 @@ public record Job(
                 trial,
                 progress,
                 members,
-                submittedBy);
+                submittedBy,
+                tenant);
     }
 
     /**
@@ -106,7 +108,8 @@ public record Job(
                 integer(h.get(JobHash.TRIAL)),
                 tree(json, h.get(JobHash.PROGRESS)),
                 members(h),
-                blankToNull(h.get(JobHash.SUBMITTED_BY)));
+                blankToNull(h.get(JobHash.SUBMITTED_BY)),
+                blankToNull(h.get(JobHash.TENANT)));
     }
 
     /** A gang job's members and how each ended, e.g. {"worker-0": "SUCCEEDED (exit 0)"}; null for other jobs. */

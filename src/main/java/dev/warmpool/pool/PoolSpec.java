@@ -95,7 +95,85 @@ public record PoolSpec(
 
         @Min(value = 1, message = "must be 1 second or more")
         @Max(value = 31_536_000, message = "must be at most a year")
-        Integer maxAgeSeconds) {
+        Integer maxAgeSeconds,
+
+        Boolean fairShare,
+
+        @Size(max = 1000, message = "may name at most 1000 tenants or groups")
+        Map<
+                        @NotEmpty(message = "must be a tenant or group name") @Size(max = 256) String,
+                        @NotNull(message = "must be a weight, e.g. 2")
+                        @jakarta.validation.constraints.DecimalMin(
+                                value = "0",
+                                inclusive = false,
+                                message = "must be a weight above 0, e.g. 2 (twice the default share of 1)")
+                        @jakarta.validation.constraints.DecimalMax(
+                                value = "1000000",
+                                message = "must be at most 1000000")
+                        Double>
+                shares,
+
+        @Size(max = 1000, message = "may name at most 1000 tenants or groups")
+        Map<
+                        @NotEmpty(message = "must be a tenant or group name") @Size(max = 256) String,
+                        @NotNull(message = "must be a number of processors, e.g. 2")
+                        @Min(value = 1, message = "must be 1 or more (leave the tenant out for no cap)")
+                        @Max(value = 1_000_000, message = "must be at most 1000000") Integer>
+                maxRunning,
+
+        @Size(max = 1000, message = "may have at most 1000 groups")
+        Map<
+                        @NotEmpty(message = "must be a group name") @Size(max = 256) String,
+                        @NotNull(message = "must list the group's members, e.g. [\"alice\", \"bob\"]")
+                                @Size(min = 1, max = 1000, message = "must list 1 to 1000 members") List<
+                                @NotEmpty(message = "must be a token name or JWT subject") @Size(max = 256) String>>
+                groups,
+
+        @Min(value = 0, message = "must be 0 (only running jobs count) or more seconds")
+        @Max(value = 31_536_000, message = "must be at most a year")
+        Integer usageHalfLifeSeconds) {
+
+    /** A spec without fair-share settings (the defaults apply). */
+    public PoolSpec(
+            List<String> command,
+            Integer minIdle,
+            Integer maxSize,
+            Integer idleTimeoutSeconds,
+            Map<String, String> env,
+            String workingDir,
+            Integer maxQueued,
+            PodTemplate template,
+            String worker,
+            Integer maxJobsPerProcessor,
+            Map<String, GangRole> gang,
+            List<String> jobEnv,
+            List<String> submitters,
+            String warmth,
+            List<String> resetCommand,
+            Integer maxAgeSeconds) {
+        this(
+                command,
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                env,
+                workingDir,
+                maxQueued,
+                template,
+                worker,
+                maxJobsPerProcessor,
+                gang,
+                jobEnv,
+                submitters,
+                warmth,
+                resetCommand,
+                maxAgeSeconds,
+                null,
+                null,
+                null,
+                null,
+                null);
+    }
 
     public PoolSpec(
             List<String> command,
@@ -176,7 +254,12 @@ public record PoolSpec(
                 submitters,
                 warmth,
                 resetCommand,
-                maxAgeSeconds);
+                maxAgeSeconds,
+                fairShare,
+                shares,
+                maxRunning,
+                groups,
+                usageHalfLifeSeconds);
     }
 
     /** The role name of a parameter server. */
@@ -237,7 +320,12 @@ public record PoolSpec(
                 submitters == null || submitters.isEmpty() ? null : submitters,
                 warmth == null || warmth.isBlank() ? FIXED : warmth,
                 resetCommand,
-                maxAgeSeconds);
+                maxAgeSeconds,
+                fairShare == null ? Boolean.TRUE : fairShare,
+                shares == null || shares.isEmpty() ? null : new java.util.TreeMap<>(shares),
+                maxRunning == null || maxRunning.isEmpty() ? null : new java.util.TreeMap<>(maxRunning),
+                groups == null || groups.isEmpty() ? null : new java.util.TreeMap<>(groups),
+                usageHalfLifeSeconds == null ? FairShare.DEFAULT_HALF_LIFE_SECONDS : usageHalfLifeSeconds);
     }
 
     /** Whether {@code caller} (a name and its roles or groups) may submit here; admins always may. */

@@ -40,6 +40,10 @@ public final class Fields {
                 TRIAL = "trial";
         /** When a job last joined its queue after it was stored: a sweep trial released, a job requeued (its queue wait counts from there). */
         public static final String QUEUED_AT = "queuedAt";
+        /** Who the job counts for in its pool's fair share: its submitter, or the pool's group of it. */
+        public static final String TENANT = "tenant";
+        /** While the job holds a processor: since when its tenant is charged for it (ms); gone once it gives it back. */
+        public static final String CHARGED_FROM = "chargedFrom";
         /** A gang job's member outcomes: {@code member:<role>-<index>}, e.g. "SUCCEEDED (exit 0)". */
         public static final String MEMBER_PREFIX = "member:";
 
@@ -70,7 +74,9 @@ public final class Fields {
                 PROGRESS,
                 SWEEP,
                 TRIAL,
-                QUEUED_AT);
+                QUEUED_AT,
+                TENANT,
+                CHARGED_FROM);
 
         private JobHash() {}
     }
@@ -142,6 +148,7 @@ public final class Fields {
                 ENV = "env",
                 MAX_QUEUED = "maxQueued",
                 GANG = "gang",
+                FAIR = "fair",
                 SWEEP_DEMAND = "sweepDemand",
                 CREATED_AT = "createdAt",
                 UPDATED_AT = "updatedAt";
@@ -155,6 +162,7 @@ public final class Fields {
                 ENV,
                 MAX_QUEUED,
                 GANG,
+                FAIR,
                 SWEEP_DEMAND,
                 CREATED_AT,
                 UPDATED_AT);
@@ -191,7 +199,8 @@ public final class Fields {
                 BEST_VALUE = "bestValue",
                 WARNINGS = "warnings",
                 OBJECTIVE_SEEN = "objectiveSeen",
-                OBJECTIVE_MISSING = "objectiveMissing";
+                OBJECTIVE_MISSING = "objectiveMissing",
+                TENANT = "tenant";
         public static final List<String> ALL = List.of(
                 ID,
                 TYPE,
@@ -220,8 +229,21 @@ public final class Fields {
                 BEST_VALUE,
                 WARNINGS,
                 OBJECTIVE_SEEN,
-                OBJECTIVE_MISSING);
+                OBJECTIVE_MISSING,
+                TENANT);
 
         private SweepHash() {}
+    }
+
+    /**
+     * {@link KeySchema#tenant}: one tenant of a pool (lua/lib/tenants.lua): jobs holding a processor,
+     * usage (processor-seconds, decayed by the pool's half-life as of {@code usageAt}, ms) and the
+     * processor-seconds held in all ({@code seconds}, never decayed).
+     */
+    public static final class TenantHash {
+        public static final String RUNNING = "running", USAGE = "usage", USAGE_AT = "usageAt", SECONDS = "seconds";
+        public static final List<String> ALL = List.of(RUNNING, USAGE, USAGE_AT, SECONDS);
+
+        private TenantHash() {}
     }
 }

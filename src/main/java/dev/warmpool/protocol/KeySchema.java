@@ -58,9 +58,32 @@ public final class KeySchema {
         return prefix(type) + "idle";
     }
 
-    /** ZSET: queued job ids by priority, then submission order. */
+    /**
+     * ZSET: queued job ids by priority, then submission order, as stored before fair share; the
+     * scripts move what they find here to {@link #tenantQueue} (on a pick or a pool update).
+     */
     public static String queue(String type) {
         return prefix(type) + "queue";
+    }
+
+    /** SET: the pool's tenants that have jobs running or queued, or usage (fair share). */
+    public static String tenants(String type) {
+        return prefix(type) + "tenants";
+    }
+
+    /** HASH: one tenant of the pool: running jobs, decayed usage, processor-seconds in all. */
+    public static String tenant(String type, String tenant) {
+        return prefix(type) + "tenant:" + tenant;
+    }
+
+    /** ZSET: one tenant's queued job ids by priority, then submission order. */
+    public static String tenantQueue(String type, String tenant) {
+        return prefix(type) + "tq:" + tenant;
+    }
+
+    /** SET: the tenants that have jobs in their queue (a pick looks at these alone). */
+    public static String waiting(String type) {
+        return prefix(type) + "waiting";
     }
 
     /** ZSET: every job id of the pool by submission time. */
@@ -188,6 +211,10 @@ public final class KeySchema {
                 inbox(t, "{id}"),
                 idle(t),
                 queue(t),
+                tenants(t),
+                tenant(t, "{tenant}"),
+                tenantQueue(t, "{tenant}"),
+                waiting(t),
                 jobs(t),
                 warmth(t),
                 job(t, "{jobId}"),

@@ -11,10 +11,7 @@ public enum PoolPutReply {
     UPDATED,
     GANG_CHANGE;
 
-    /**
-     * ARGV after the prefix: the spec as PUT (JSON), then the fields scripts read without parsing
-     * it: minIdle, maxSize, idle timeout (ms), command (JSON), env (JSON), maxQueued, gang ("1" or "").
-     */
+    /** {@link #args(String, int, int, long, String, String, int, boolean, String)} with the default fair share. */
     public static List<String> args(
             String specJson,
             int minIdle,
@@ -24,6 +21,24 @@ public enum PoolPutReply {
             String envJson,
             int maxQueued,
             boolean gang) {
+        return args(specJson, minIdle, maxSize, idleTimeoutMillis, commandJson, envJson, maxQueued, gang, "");
+    }
+
+    /**
+     * ARGV after the prefix: the spec as PUT (JSON), then the fields scripts read without parsing
+     * it: minIdle, maxSize, idle timeout (ms), command (JSON), env (JSON), maxQueued, gang ("1" or ""),
+     * fair share ({@code PoolSpec.fairJson}: JSON, "" for the defaults).
+     */
+    public static List<String> args(
+            String specJson,
+            int minIdle,
+            int maxSize,
+            long idleTimeoutMillis,
+            String commandJson,
+            String envJson,
+            int maxQueued,
+            boolean gang,
+            String fairJson) {
         return List.of(
                 specJson,
                 Integer.toString(minIdle),
@@ -32,7 +47,8 @@ public enum PoolPutReply {
                 commandJson,
                 envJson,
                 Integer.toString(maxQueued),
-                gang ? "1" : "");
+                gang ? "1" : "",
+                fairJson);
     }
 
     public static PoolPutReply decode(Object raw) {

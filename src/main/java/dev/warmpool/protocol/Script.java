@@ -41,11 +41,12 @@ public enum Script {
     SWEEP_PUT,
     SWEEP_GET,
     SWEEP_LIST,
-    SWEEP_CANCEL;
+    SWEEP_CANCEL,
+    TENANTS;
 
     /** The helpers, in the order they are put in front of a script. */
     public static final List<String> LIB =
-            List.of("core", "idempotency", "warmth", "jobs", "gang", "dispatch", "ends", "drop");
+            List.of("core", "idempotency", "warmth", "tenants", "jobs", "gang", "dispatch", "ends", "drop");
 
     private static final java.util.regex.Pattern INCLUDE =
             java.util.regex.Pattern.compile("(?m)^--- @include \"([a-z]+)\"$");

@@ -14,10 +14,10 @@ public sealed interface SubmitReply
                 Refused.Draining,
                 Refused.Duplicate,
                 Refused.Full {
-    /** {@code now}: the Redis clock (ms) at the submit. */
-    record Assigned(String processor, long now) implements SubmitReply {}
+    /** {@code now}: the Redis clock (ms) at the submit; {@code tenant}: who the job counts for (fair share). */
+    record Assigned(String processor, long now, String tenant) implements SubmitReply {}
 
-    record Queued(long queueLength, long now) implements SubmitReply {}
+    record Queued(long queueLength, long now, String tenant) implements SubmitReply {}
 
     /** ARGV after the prefix: job id, priority, key hash, fingerprint, ttl, then the job's field/value pairs. */
     static List<String> args(NewJob job, Idempotency idem) {
@@ -38,8 +38,9 @@ public sealed interface SubmitReply
         }
         List<Object> r = Replies.list(raw);
         long now = Long.parseLong(Replies.string(r.get(2)));
+        String tenant = r.size() > 3 ? Replies.string(r.get(3)) : null;
         return "ASSIGNED".equals(Replies.string(r.get(0)))
-                ? new Assigned(Replies.string(r.get(1)), now)
-                : new Queued(Long.parseLong(Replies.string(r.get(1))), now);
+                ? new Assigned(Replies.string(r.get(1)), now, tenant)
+                : new Queued(Long.parseLong(Replies.string(r.get(1))), now, tenant);
     }
 }

@@ -86,17 +86,14 @@ public class JobService {
                     refused, job.request().type(), "", d -> replay(idempotencyKey, idem, d.first(), d.fingerprint()));
         }
         if (reply instanceof SubmitReply.Assigned a) {
-            return Uni.createFrom().item(job.view(a.processor(), Timestamps.iso(Long.toString(a.now()))));
+            return Uni.createFrom().item(job.view(a.processor(), Timestamps.iso(Long.toString(a.now())), a.tenant()));
         }
         reconciler.nudge(); // no idle processor: start one now, not at the next tick
-        return Uni.createFrom().item(job.view(null, Timestamps.iso(Long.toString(((SubmitReply.Queued) reply).now()))));
+        SubmitReply.Queued q = (SubmitReply.Queued) reply;
+        return Uni.createFrom().item(job.view(null, Timestamps.iso(Long.toString(q.now())), q.tenant()));
     }
 
-    /**
-     * Up to 1000 jobs of one type in one step, all accepted or none (202 with them, in the
-     * request's order): each runs on an idle processor or is queued, best first. An
-     * Idempotency-Key answers a repeated batch with the jobs it created first.
-     */
+    /** Up to 1000 jobs of one type in one step, all or none (202, in order); an Idempotency-Key replays the first. */
     public Uni<List<Job>> submitBatch(BatchRequest request, String idempotencyKey, Caller caller) {
         BatchRequest b = BodyValidation.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
         String type = b.jobs().get(0).type();
@@ -147,7 +144,7 @@ public class JobService {
         for (int i = 0; i < jobs.size(); i++) {
             String pid = taken.processors().get(i);
             queued |= pid.isEmpty();
-            out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now));
+            out.add(jobs.get(i).view(pid.isEmpty() ? null : pid, now, null));
         }
         if (queued) {
             reconciler.nudge();
@@ -224,8 +221,8 @@ public class JobService {
             return stored.id();
         }
 
-        /** The job as it was accepted: assigned to {@code processor}, or queued when that is null. */
-        Job view(String processor, String now) {
+        /** The job as accepted: assigned to {@code processor}, or queued when that is null; {@code tenant} as stored. */
+        Job view(String processor, String now, String tenant) {
             boolean assigned = processor != null;
             return new Job(
                     id(),
@@ -249,7 +246,8 @@ public class JobService {
                     null,
                     null,
                     null,
-                    stored.fields().get("submittedBy"));
+                    stored.fields().get("submittedBy"),
+                    tenant);
         }
     }
 

@@ -25,7 +25,12 @@ public record PoolRequest(
         List<String> submitters,
         String warmth,
         List<String> resetCommand,
-        Integer maxAgeSeconds) {
+        Integer maxAgeSeconds,
+        Boolean fairShare,
+        Map<String, Double> shares,
+        Map<String, Integer> maxRunning,
+        Map<String, List<String>> groups,
+        Integer usageHalfLifeSeconds) {
 
     public PoolSpec toSpec() {
         return new PoolSpec(
@@ -44,7 +49,12 @@ public record PoolRequest(
                         submitters,
                         warmth,
                         resetCommand,
-                        maxAgeSeconds)
+                        maxAgeSeconds,
+                        fairShare,
+                        shares,
+                        maxRunning,
+                        groups,
+                        usageHalfLifeSeconds)
                 .withDefaults();
     }
 }

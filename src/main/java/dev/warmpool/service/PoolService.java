@@ -4,6 +4,7 @@ import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.Refused;
+import dev.warmpool.protocol.TenantsReply;
 import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -58,10 +59,20 @@ public class PoolService {
     }
 
     public Uni<PoolView> get(String type) {
-        return store.snapshot(type)
-                .flatMap(s -> s.isPresent()
-                        ? Uni.createFrom().item(PoolView.of(s.get(), dev.warmpool.config.WarmthParams.of(config)))
-                        : unknownType(type));
+        return view(type).flatMap(v -> v.isPresent() ? Uni.createFrom().item(v.get()) : unknownType(type));
+    }
+
+    /** A pool's snapshot and its tenants, read side by side. */
+    private Uni<java.util.Optional<PoolView>> view(String type) {
+        return Uni.combine()
+                .all()
+                .unis(store.snapshot(type), store.tenants(type))
+                .asTuple()
+                .map(t -> t.getItem1()
+                        .map(s -> PoolView.of(
+                                s,
+                                dev.warmpool.config.WarmthParams.of(config),
+                                t.getItem2() instanceof TenantsReply.Tenants ts ? ts.tenants() : List.of())));
     }
 
     public Uni<List<PoolView>> list() {
@@ -69,11 +80,10 @@ public class PoolService {
                 .flatMap(types -> types.isEmpty()
                         ? Uni.createFrom().item(List.<PoolView>of())
                         : Uni.join()
-                                .all(types.stream().map(store::snapshot).toList())
+                                .all(types.stream().map(this::view).toList())
                                 .andFailFast()
                                 .map(all -> all.stream()
                                         .flatMap(java.util.Optional::stream)
-                                        .map(s -> PoolView.of(s, dev.warmpool.config.WarmthParams.of(config)))
                                         .toList()));
     }
 
@@ -179,6 +189,9 @@ public class PoolService {
             }
         }
         checkJobEnv(spec);
+        dev.warmpool.pool.FairShare.problem(spec).ifPresent(p -> {
+            throw Refusal.invalid(p.field(), p.detail());
+        });
         checkTemplate(spec);
         if (spec.minIdle() > spec.maxSize()) {
             throw Refusal.invalid(

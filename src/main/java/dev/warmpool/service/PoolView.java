@@ -18,7 +18,29 @@ public record PoolView(
         Status status,
         List<Processor> processors,
         List<Processor> gangs,
-        WarmthView warmth) {
+        WarmthView warmth,
+        List<Tenant> tenants) {
+
+    /**
+     * One tenant of the pool's fair share (docs/fair-share.md): its weight, its cap (absent: none),
+     * jobs running and queued, usage (processor-seconds, decayed by the pool's half-life) and share
+     * ({@code (running + usageSeconds / halfLife) / weight}; the next free processor goes to the
+     * smallest among tenants with queued jobs under their cap).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Tenant(
+            String tenant,
+            double weight,
+            Integer maxRunning,
+            int running,
+            int queued,
+            double usageSeconds,
+            double share) {
+        static Tenant of(dev.warmpool.protocol.TenantsReply.Tenant t) {
+            return new Tenant(
+                    t.tenant(), t.weight(), t.maxRunning(), t.running(), t.queued(), t.usageSeconds(), t.share());
+        }
+    }
 
     /** Counts of processors by state, and of queued jobs. */
     public record Status(int starting, int idle, int busy, int draining, int queued) {}
@@ -43,9 +65,35 @@ public record PoolView(
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Level(int level, long samples, boolean learned, Double prewarmSeconds, Double keepAliveSeconds) {}
 
+    public PoolView(
+            String type,
+            String state,
+            PoolSpec spec,
+            Status status,
+            List<Processor> processors,
+            List<Processor> gangs,
+            WarmthView warmth) {
+        this(type, state, spec, status, processors, gangs, warmth, null);
+    }
+
     /** The view with {@code spec} in place of its own. */
     public PoolView withSpec(PoolSpec spec) {
-        return new PoolView(type, state, spec, status, processors, gangs, warmth);
+        return new PoolView(type, state, spec, status, processors, gangs, warmth, tenants);
+    }
+
+    /** The view of a snapshot and the pool's tenants, read in the same step ({@code null}: not read). */
+    public static PoolView of(
+            PoolSnapshot s, Warmth.Params params, List<dev.warmpool.protocol.TenantsReply.Tenant> tenants) {
+        PoolView v = of(s, params);
+        return new PoolView(
+                v.type,
+                v.state,
+                v.spec,
+                v.status,
+                v.processors,
+                v.gangs,
+                v.warmth,
+                tenants == null ? null : tenants.stream().map(Tenant::of).toList());
     }
 
     public static PoolView of(PoolSnapshot s, Warmth.Params params) {
@@ -67,7 +115,8 @@ public record PoolView(
                                 .sorted(Comparator.comparing(Processor::id))
                                 .toList()
                         : null,
-                warmth(s, params));
+                warmth(s, params),
+                null);
     }
 
     static WarmthView warmth(PoolSnapshot s, Warmth.Params params) {

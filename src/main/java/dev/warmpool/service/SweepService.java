@@ -305,7 +305,8 @@ public class SweepService {
                 blankToNull(h.get(SweepHash.ERROR)),
                 withTrials ? trials : null,
                 blankToNull(h.get(SweepHash.SUBMITTED_BY)),
-                warnings(h.get(SweepHash.WARNINGS)));
+                warnings(h.get(SweepHash.WARNINGS)),
+                blankToNull(h.get(SweepHash.TENANT)));
     }
 
     /** The stored warnings (a JSON array of sentences), or null when there are none. */

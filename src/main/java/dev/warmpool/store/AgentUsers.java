@@ -161,8 +161,24 @@ public class AgentUsers {
 
     /** The keys of a pool (below its prefix) that its agents' scripts change. */
     static final List<String> AGENT_KEYS = List.of(
-            "procs", "proc:*", "inbox:*", "idle", "queue", "jobs", "job:*", "warmth", "seq", "demand", "gangs",
-            "gang:*", "sweeps", "sweep:*");
+            "procs",
+            "proc:*",
+            "inbox:*",
+            "idle",
+            "queue",
+            "tenants",
+            "tenant:*",
+            "tq:*",
+            "waiting",
+            "jobs",
+            "job:*",
+            "warmth",
+            "seq",
+            "demand",
+            "gangs",
+            "gang:*",
+            "sweeps",
+            "sweep:*");
 
     private static String newPassword() {
         byte[] b = new byte[24];

@@ -32,6 +32,7 @@ import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.protocol.SweepListReply;
 import dev.warmpool.protocol.SweepPutReply;
+import dev.warmpool.protocol.TenantsReply;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -81,7 +82,8 @@ public class PoolStore {
                                 write(spec.command()),
                                 write(spec.env()),
                                 spec.maxQueued(),
-                                spec.isGang())))
+                                spec.isGang(),
+                                write(dev.warmpool.pool.FairShare.settings(spec)))))
                 .map(reply -> switch (PoolPutReply.decode(reply)) {
                     case GANG_CHANGE -> throw new GangChange();
                     case CREATED -> true;
@@ -150,6 +152,11 @@ public class PoolStore {
                             Warmth.History.of(p.warmth()),
                             p.idleNowMs()));
                 });
+    }
+
+    /** A pool's tenants (tenants.lua): weight, cap, running, queued, decayed usage, share. */
+    public Uni<TenantsReply> tenants(String type) {
+        return scripts.run(Script.TENANTS, type, TenantsReply.args()).map(TenantsReply::decode);
     }
 
     /** One pool's counts for a scrape (stats.lua): no processor rows, no warmth histograms. */

@@ -22,7 +22,8 @@ public record Sweep(
         String error,
         List<Trial> trials,
         String submittedBy,
-        List<String> warnings) {
+        List<String> warnings,
+        String tenant) {
 
     /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -56,7 +56,7 @@ public class UiFeed {
 
     /**
      * A pool as its card shows it: {@code GET /pools}'s view with {@link #SHOWN} processors and the
-     * count of the rest ({@code more}), without gangs and learned windows. A page gets this each
+     * count of the rest ({@code more}), its tenants (fair share), without gangs and learned windows. A page gets this each
      * time the state changes, so it carries what the page draws: a pool of 100 processors would
      * otherwise send all of them each second.
      */
@@ -67,7 +67,8 @@ public class UiFeed {
             PoolView.Status status,
             List<Processor> processors,
             int more,
-            PoolView.WarmthView warmth) {
+            PoolView.WarmthView warmth,
+            List<PoolView.Tenant> tenants) {
         static Card of(PoolView v) {
             List<Processor> all = v.processors().stream()
                     .sorted(Comparator.comparingInt(p -> ORDER.indexOf(p.state())))
@@ -88,7 +89,8 @@ public class UiFeed {
                                     w.coldStarts(),
                                     w.idleProcessorSeconds(),
                                     w.demand(),
-                                    null));
+                                    null),
+                    v.tenants());
         }
     }
 

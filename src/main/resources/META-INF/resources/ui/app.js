@@ -208,9 +208,23 @@
       const more = p.more > 0 ? el('p', { class: 'muted rest', text: 'and ' + p.more + ' more (GET /pools/' + p.type + ')' }) : null;
       return el('article', { class: 'pool', dataset: { pool: p.type } },
         el('h3', {}, p.type + ' ', badge(p.state), warmth),
-        counts, admin ? poolButtons(p) : null, table, more);
+        counts, admin ? poolButtons(p) : null, table, more, tenantsTable(p));
     }));
     if (!list.length) box.append(el('p', { class: 'muted', text: 'No pools yet: PUT /pools/{type} makes one.' }));
+  }
+
+  // fair share: each tenant's weight, cap, running and queued jobs, decayed usage and share (docs/fair-share.md)
+  function tenantsTable(p) {
+    const list = p.tenants || [];
+    if (!list.length) return null;
+    const rows = list.map(t => el('tr', { dataset: { tenant: t.tenant } },
+      el('td', { class: 'mono', text: t.tenant }), el('td', { text: String(t.weight) }),
+      el('td', { text: t.maxRunning == null ? '' : String(t.maxRunning) }),
+      el('td', { dataset: { col: 'running' }, text: String(t.running) }), el('td', { dataset: { col: 'queued' }, text: String(t.queued) }),
+      el('td', { text: fmt(t.usageSeconds) }), el('td', { text: t.share.toFixed(3) })));
+    return el('table', { class: 'procs tenants' },
+      el('thead', {}, el('tr', {}, ...['Tenant', 'Weight', 'Max running', 'Running', 'Queued', 'Usage', 'Share'].map(h => el('th', { text: h })))),
+      el('tbody', {}, ...rows));
   }
 
   function poolButtons(p) {

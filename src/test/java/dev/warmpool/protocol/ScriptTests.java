@@ -53,9 +53,10 @@ class ScriptTests {
     void aScriptGetsOnlyTheHelpersItNamesAndTheirsInOrder() {
         assertEquals(List.of("core"), Script.helpers("return 1"));
         assertEquals(
-                List.of("core", "warmth", "jobs", "gang", "dispatch"), Script.helpers("--- @include \"dispatch\"\n"));
+                List.of("core", "warmth", "tenants", "jobs", "gang", "dispatch"),
+                Script.helpers("--- @include \"dispatch\"\n"));
         assertEquals(
-                List.of("core", "idempotency", "warmth", "jobs", "gang", "dispatch"),
+                List.of("core", "idempotency", "warmth", "tenants", "jobs", "gang", "dispatch"),
                 Script.helpers("--- @include \"dispatch\"\n--- @include \"idempotency\"\n"));
         assertTrue(Script.HEARTBEAT.source().lines().count() < 60, "the heartbeat carries the core helpers alone");
     }

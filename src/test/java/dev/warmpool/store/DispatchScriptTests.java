@@ -226,7 +226,7 @@ class DispatchScriptTests {
         assertEquals("ASSIGNED", j.hget(KeySchema.job(TYPE, best), "state"));
         assertEquals(
                 "7", j.hget(KeySchema.job(TYPE, best), "priority"), "the best job, second in the batch, runs first");
-        List<String> queue = j.zrange(KeySchema.queue(TYPE), 0, -1);
+        List<String> queue = j.zrange(KeySchema.tenantQueue(TYPE, "-"), 0, -1); // no submitter: tenant "-"
         assertEquals(2, queue.size());
         // the queue keeps the batch's order among equal priorities
         List<String> submitted = j.zrange(KeySchema.jobs(TYPE), 0, -1);

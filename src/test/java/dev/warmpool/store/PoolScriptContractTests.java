@@ -254,11 +254,24 @@ class PoolScriptContractTests extends ScriptContract {
         dev.warmpool.protocol.StatsReply.Pool s = (dev.warmpool.protocol.StatsReply.Pool)
                 call(Script.STATS, dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode);
         assertEquals(List.of(0, 1, 1, 0, 0), List.of(s.starting(), s.idle(), s.busy(), s.draining(), s.queued()));
+        var ts = (dev.warmpool.protocol.TenantsReply.Tenants) call(
+                Script.TENANTS, dev.warmpool.protocol.TenantsReply.args(), dev.warmpool.protocol.TenantsReply::decode);
+        assertEquals(
+                List.of("-/1.0/1/0"),
+                ts.tenants().stream() // a job with no submitter counts for "-"
+                        .map(t -> t.tenant() + "/" + t.weight() + "/" + t.running() + "/" + t.queued())
+                        .toList());
         assertEquals(Long.parseLong(j.hget(KeySchema.warmth(TYPE), "warm")), s.warm());
         assertTrue(s.idleNowMs() >= 0);
         j.del(KeySchema.pool(TYPE));
         assertInstanceOf(
                 dev.warmpool.protocol.StatsReply.NoPool.class,
                 call(Script.STATS, dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode));
+        assertInstanceOf(
+                dev.warmpool.protocol.TenantsReply.NoPool.class,
+                call(
+                        Script.TENANTS,
+                        dev.warmpool.protocol.TenantsReply.args(),
+                        dev.warmpool.protocol.TenantsReply::decode));
     }
 }

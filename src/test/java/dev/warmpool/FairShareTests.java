@@ -1,0 +1,7 @@
+package dev.warmpool;
+
+import io.quarkus.test.junit.QuarkusTest;
+
+/** The fair-share scenarios in-process. */
+@QuarkusTest
+class FairShareTests extends FairShareScenarios {}
