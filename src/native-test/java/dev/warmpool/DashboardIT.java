@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.warmpool.store.RedisServer;
 import dev.warmpool.testing.Tokens;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
@@ -22,9 +21,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -34,89 +31,19 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * The dashboard in a real browser (Debian's chromium, driven by chromium-driver through
- * Selenium) against the packaged app: no token shows a login form and no data; a viewer sees the
- * pools, processors and states that the API shows, live; an admin's cancel button cancels; a
- * job's page shows a log line while the job still runs and its reports as a chart; a sweep's page
- * shows each trial and the objective chart; a screenshot of the overview is not blank.
+ * The dashboard's overview in a real browser against the packaged app: no token shows a login form
+ * and no data; a viewer sees the pools, processors and states that the API shows, live; an admin's
+ * cancel button cancels; a screenshot of the overview is not blank; a wide pool's card; a hidden
+ * tab holds no stream. The job and sweep pages are {@link DashboardPagesIT}.
  * {@code -Ddashboard.screenshot=docs/dashboard.png} keeps the screenshot there too.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class DashboardIT {
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    static final Path DRIVER = Path.of("/usr/bin/chromedriver");
-    static RedisServer redis;
-    static ManagerProcess manager;
-    static ChromeDriver browser;
-
+class DashboardIT extends DashboardFixture {
     @BeforeAll
     static void start() throws Exception {
-        assertTrue(
-                Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
-                "the browser tests need Debian's chromium and chromium-driver (.ci/run installs them)");
-        redis = RedisServer.ephemeral();
-        manager = ManagerProcess.start(redis.url(), "dashboard-it", "-Dwarmpool.reconcile.interval=1s");
-        manager.send(
-                "PUT",
-                "/pools/web",
-                "{\"command\": [\"sh\", \"-c\", \"eval \\\"$0\\\"\"], \"minIdle\": 2, \"maxSize\": 3}");
-        manager.send("PUT", "/pools/batch", "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1}");
-        await().atMost(Duration.ofSeconds(60))
-                .until(() ->
-                        manager.get("/pools/web").path("status").path("idle").asInt() == 2
-                                && manager.get("/pools/batch")
-                                                .path("status")
-                                                .path("idle")
-                                                .asInt()
-                                        == 1);
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-dev-shm-usage",
-                "--disable-gpu",
-                "--window-size=1280,1000");
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(DRIVER.toFile())
-                .usingAnyFreePort()
-                .build();
-        browser = new ChromeDriver(service, options);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (browser != null) {
-            browser.quit();
-        }
-        ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
-    }
-
-    @BeforeEach
-    void signedOut() {
-        browser.get(manager.base() + "/ui/app.css"); // a page of the origin, to reach its cookies
-        browser.manage().deleteAllCookies();
-    }
-
-    static String json(Object body) throws Exception {
-        return ManagerProcess.JSON.writeValueAsString(body);
-    }
-
-    String text(String css) {
-        return browser.findElement(By.cssSelector(css)).getText();
-    }
-
-    int count(String css) {
-        return browser.findElements(By.cssSelector(css)).size();
-    }
-
-    void awaitPage(String css) {
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> count(css) > 0);
+        startAll("dashboard-it");
     }
 
     @Test
@@ -218,82 +145,6 @@ class DashboardIT {
     }
 
     @Test
-    @Order(4)
-    void aJobsPageShowsItsLogLineWhileItRunsAndItsReportsAsAChart() throws Exception {
-        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
-        String script =
-                "echo first-line; for s in 1 2 3; do echo \"WARMPOOL_REPORT {\\\"step\\\": $s, \\\"loss\\\": 0.$((9 - s))}\"; done;"
-                        + " sleep 20; echo last-line";
-        String job = manager.send("POST", "/jobs", json(java.util.Map.of("type", "web", "args", List.of(script))))
-                .path("id")
-                .asText();
-        browser.get(manager.base() + "/ui/jobs/" + job);
-        await().atMost(Duration.ofSeconds(20))
-                .ignoreExceptions()
-                .until(() -> text("#log").contains("first-line"));
-        assertEquals("RUNNING", manager.get("/jobs/" + job).path("state").asText(), "the line came while the job ran");
-        assertFalse(text("#log").contains("last-line"));
-        await().atMost(Duration.ofSeconds(20))
-                .ignoreExceptions()
-                .until(() -> ((Number)
-                                        ((JavascriptExecutor) browser)
-                                                .executeScript(
-                                                        "return Chart.getChart('reports-chart').data.datasets.find(d => d.label === 'loss').data.length"))
-                                .intValue()
-                        == 3);
-        assertTrue(browser.findElement(By.id("reports")).isDisplayed());
-        assertEquals("RUNNING", text("#job-state"));
-        manager.send("DELETE", "/jobs/" + job, null);
-        await().atMost(Duration.ofSeconds(20))
-                .ignoreExceptions()
-                .until(() -> text("#job-state").equals("CANCELLED"));
-    }
-
-    @Test
-    @Order(5)
-    void aSweepsPageShowsEveryTrialAndTheObjectiveByTrial() throws Exception {
-        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
-        String trial = "printf '{\"loss\": %s}' \"$(echo \"$WARMPOOL_CONFIG\" | tr -cd 0-9)\" > \"$WARMPOOL_RESULT\"";
-        JsonNode sweep = manager.send(
-                "POST",
-                "/sweeps",
-                json(java.util.Map.of(
-                        "type",
-                        "web",
-                        "parallelism",
-                        2,
-                        "args",
-                        List.of(trial),
-                        "space",
-                        java.util.Map.of("x", java.util.Map.of("grid", List.of(3, 1, 2, 5))),
-                        "objective",
-                        java.util.Map.of("metric", "loss", "goal", "minimize"))));
-        String id = sweep.path("id").asText();
-        browser.get(manager.base() + "/ui/sweeps/" + id);
-        await().atMost(Duration.ofSeconds(60))
-                .ignoreExceptions()
-                .until(() -> text("#sweep-state").equals("SUCCEEDED"));
-        JsonNode api = manager.get("/sweeps/" + id);
-        assertEquals(4, count("#trials tr[data-trial]"));
-        Set<String> states = new HashSet<>();
-        browser.findElements(By.cssSelector("#trials tr[data-trial] .state")).forEach(e -> states.add(e.getText()));
-        assertEquals(Set.of("SUCCEEDED"), states, api.toString());
-        @SuppressWarnings("unchecked")
-        List<Number> best = (List<Number>) ((JavascriptExecutor) browser)
-                .executeScript("return Chart.getChart('objective-chart').data.datasets[1].data.map(p => p.y)");
-        assertEquals(4, best.size(), api.toString());
-        assertEquals(
-                api.path("best").path("value").asDouble(),
-                best.get(3).doubleValue(),
-                "the best-so-far line ends at the best trial");
-        for (int i = 1; i < best.size(); i++) {
-            assertTrue(
-                    best.get(i).doubleValue() <= best.get(i - 1).doubleValue(),
-                    "best so far never rises when minimizing: " + best);
-        }
-    }
-
-    @Test
     @Order(6)
     void aScreenshotOfTheOverviewIsNotBlank() throws Exception {
         manager.send("POST", "/jobs", "{\"type\": \"web\", \"args\": [\"sleep 30\"]}");
@@ -382,48 +233,6 @@ class DashboardIT {
                 .until(() -> count("#jobs tr[data-job='" + job + "']") == 1);
         assertEquals("live", text("#live"));
         assertEquals(2, activeRequests());
-    }
-
-    @Test
-    @Order(9)
-    void aJobsPageHiddenAndShownAgainGoesOnAfterTheLastLineItHad() throws Exception {
-        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
-        String job = manager.send(
-                        "POST",
-                        "/jobs",
-                        json(Map.of("type", "web", "args", List.of("echo one; sleep 1; echo two; sleep 30"))))
-                .path("id")
-                .asText();
-        browser.get(manager.base() + "/ui/jobs/" + job);
-        await().atMost(Duration.ofSeconds(20))
-                .ignoreExceptions()
-                .until(() -> text("#log").contains("one"));
-        visible(false);
-        await().atMost(Duration.ofSeconds(20)).until(() -> logs(job).contains("two"));
-        assertFalse(text("#log").contains("two"), "a hidden page reads nothing");
-        visible(true);
-        await().atMost(Duration.ofSeconds(20))
-                .ignoreExceptions()
-                .until(() -> text("#log").contains("two"));
-        assertEquals("one\ntwo", text("#log").strip(), "each line once");
-        manager.send("DELETE", "/jobs/" + job, null);
-    }
-
-    String logs(String job) throws Exception {
-        return ManagerProcess.HTTP
-                .send(
-                        manager.request("GET", "/jobs/" + job + "/logs", null, Map.of()),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
-    }
-
-    /** What the Page Visibility API tells the page when its tab is hidden or shown. */
-    void visible(boolean shown) {
-        ((JavascriptExecutor) browser)
-                .executeScript(
-                        "Object.defineProperty(document, 'hidden', {value: arguments[0], configurable: true});"
-                                + " document.dispatchEvent(new Event('visibilitychange'));",
-                        !shown);
     }
 
     /** Requests the manager is serving now, this scrape among them (a live feed is one until it closes). */

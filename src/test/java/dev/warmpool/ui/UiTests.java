@@ -22,7 +22,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dashboard's boundary, as plain HTTP (the browser tests are DashboardIT): no or a wrong
+ * The dashboard's boundary, as plain HTTP (the browser tests are DashboardIT and DashboardPagesIT): no or a wrong
  * token gives the login form and no data; a token sets an HttpOnly, SameSite=Strict cookie and
  * leaves the address; the cookie reads, but changes nothing without the page's header; the login
  * form never sends the browser off the dashboard; a browser at / goes to /ui.

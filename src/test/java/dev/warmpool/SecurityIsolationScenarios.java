@@ -1,0 +1,316 @@
+package dev.warmpool;
+
+import static dev.warmpool.testing.Api.awaitEnd;
+import static dev.warmpool.testing.Api.putPool;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.testing.Tokens;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a job may set and see, in-process ({@link SecurityIsolationTests}) and against the packaged
+ * app ({@link SecurityIsolationIT}): env names that would run code, what its process sees, an
+ * idempotency key or CloudEvent id per caller, env values shown only to admins and the submitter.
+ */
+public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
+    @Test
+    public void refusesEveryEnvNameThatWouldRunCodeEvenWhenThePoolListsIt() {
+        putPool("sec-env", shPool("true", Map.of("jobEnv", List.of("HF_*", "K"))));
+        for (String name : List.of(
+                "LD_PRELOAD",
+                "LD_LIBRARY_PATH",
+                "DYLD_INSERT_LIBRARIES",
+                "WARMPOOL_REDIS_URL",
+                "PATH",
+                "BASH_ENV",
+                "ENV",
+                "HOME",
+                "PYTHONPATH",
+                "PYTHONSTARTUP",
+                "PERL5OPT",
+                "NODE_OPTIONS",
+                "JAVA_TOOL_OPTIONS",
+                "ld_preload")) {
+            as(Tokens.ALICE)
+                    .contentType("application/json")
+                    .body(Map.of("type", "sec-env", "env", Map.of(name, "x")))
+                    .post("/jobs")
+                    .then()
+                    .statusCode(400)
+                    .contentType(PROBLEM)
+                    .body("field", equalTo("env." + name));
+        }
+        as(Tokens.ALICE)
+                .contentType("application/json")
+                .body(Map.of("type", "sec-env", "env", Map.of("OTHER", "x")))
+                .post("/jobs")
+                .then()
+                .statusCode(400)
+                .body("field", equalTo("env.OTHER"))
+                .body("detail", containsString("HF_*"));
+        as(Tokens.ALICE)
+                .contentType("application/json")
+                .body(Map.of(
+                        "type",
+                        "sec-env",
+                        "space",
+                        Map.of("x", Map.of("grid", List.of(1))),
+                        "env",
+                        Map.of("PYTHONPATH", "/tmp")))
+                .post("/sweeps")
+                .then()
+                .statusCode(400)
+                .body("field", equalTo("env.PYTHONPATH"));
+        given().contentType("application/json")
+                .body(Map.of("command", List.of("true"), "jobEnv", List.of("LD_PRELOAD")))
+                .put("/pools/sec-env2")
+                .then()
+                .statusCode(400)
+                .body("field", equalTo("jobEnv[0]"));
+        String ok = as(Tokens.ALICE)
+                .contentType("application/json")
+                .body(Map.of("type", "sec-env", "env", Map.of("HF_HOME", "/tmp/hf", "K", "v")))
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
+        assertEquals("SUCCEEDED", awaitEnd(ok).getString("state"));
+    }
+
+    @Test
+    public void aJobsProcessSeesNoRedisAddressNoTokenAndNoneOfTheAgentsEnvironment() {
+        putPool("sec-see", shPool("env", Map.of("jobEnv", List.of("MINE"))));
+        String id = as(Tokens.ALICE)
+                .contentType("application/json")
+                .body(Map.of("type", "sec-see", "env", Map.of("MINE", "1")))
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
+        String seen = awaitEnd(id).getString("result.logTail");
+        assertTrue(seen.contains("WARMPOOL_JOB_ID=" + id), seen);
+        assertTrue(seen.contains("MINE=1"), seen);
+        for (String secret : List.of(
+                "WARMPOOL_REDIS",
+                "redis://",
+                "rediss://",
+                "WARMPOOL_PROCESSOR_ID",
+                "WARMPOOL_POOL=",
+                Tokens.ADMIN,
+                Tokens.ALICE,
+                "K_SINK")) {
+            assertFalse(seen.contains(secret), "the job saw " + secret + ":\n" + seen);
+        }
+    }
+
+    @Test
+    public void anIdempotencyKeyIsTheCallersOwnAndAnotherCallersSameKeyIsAnotherRequest() {
+        putPool("sec-idem", shPool("true", Map.of("minIdle", 0)));
+        String key = "idem-" + UUID.randomUUID();
+        String body = "{\"type\": \"sec-idem\"}";
+        String alices = as(Tokens.ALICE)
+                .header("Idempotency-Key", key)
+                .contentType("application/json")
+                .body(body)
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
+        String bobs = as(Tokens.BOB)
+                .header("Idempotency-Key", key)
+                .contentType("application/json")
+                .body(body)
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .body("submittedBy", equalTo("bob"))
+                .extract()
+                .jsonPath()
+                .getString("id");
+        assertFalse(alices.equals(bobs), "Bob got Alice's job back");
+        as(Tokens.BOB)
+                .header("Idempotency-Key", key)
+                .contentType("application/json")
+                .body("{\"type\": \"sec-idem\", \"priority\": 3}")
+                .post("/jobs")
+                .then()
+                .statusCode(422)
+                .body("type", equalTo("https://warmpool.dev/problems/idempotency-key-reused"))
+                .body("job", equalTo(bobs));
+        as(Tokens.ALICE)
+                .header("Idempotency-Key", key)
+                .contentType("application/json")
+                .body(body)
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .body("id", equalTo(alices));
+
+        String batch = "{\"jobs\": [" + body + "]}";
+        String batchKey = key + "-batch";
+        String alicesBatch = as(Tokens.ALICE)
+                .header("Idempotency-Key", batchKey)
+                .contentType("application/json")
+                .body(batch)
+                .post("/jobs/batch")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("jobs[0].id");
+        as(Tokens.BOB)
+                .header("Idempotency-Key", batchKey)
+                .contentType("application/json")
+                .body(batch)
+                .post("/jobs/batch")
+                .then()
+                .statusCode(202)
+                .body("jobs[0].id", org.hamcrest.Matchers.not(equalTo(alicesBatch)))
+                .body("jobs[0].submittedBy", equalTo("bob"));
+
+        String sweep = "{\"type\": \"sec-idem\", \"space\": {\"x\": {\"grid\": [1]}}}";
+        String sweepKey = key + "-sweep";
+        String alicesSweep = as(Tokens.ALICE)
+                .header("Idempotency-Key", sweepKey)
+                .contentType("application/json")
+                .body(sweep)
+                .post("/sweeps")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
+        as(Tokens.BOB)
+                .header("Idempotency-Key", sweepKey)
+                .contentType("application/json")
+                .body(sweep)
+                .post("/sweeps")
+                .then()
+                .statusCode(202)
+                .body("id", org.hamcrest.Matchers.not(equalTo(alicesSweep)))
+                .body("submittedBy", equalTo("bob"));
+    }
+
+    @Test
+    public void aCloudEventIdSentFirstByAnotherIdentityDoesNotBlockTheRealEvent() {
+        putPool("sec-ce-idem", shPool("true", Map.of("minIdle", 0)));
+        String id = "pipeline-run-" + UUID.randomUUID();
+        String body = "{\"type\": \"sec-ce-idem\"}";
+        String bobs = event(as(Tokens.BOB), id)
+                .body(body)
+                .post("/")
+                .then()
+                .statusCode(202)
+                .body("submittedBy", equalTo("bob"))
+                .extract()
+                .jsonPath()
+                .getString("id");
+        String real = event(as(Tokens.ALICE), id)
+                .body(body)
+                .post("/")
+                .then()
+                .statusCode(202)
+                .body("submittedBy", equalTo("alice"))
+                .extract()
+                .jsonPath()
+                .getString("id");
+        assertFalse(real.equals(bobs), "the real event got Bob's job");
+        event(as(Tokens.ALICE), id)
+                .body(body)
+                .post("/")
+                .then()
+                .statusCode(202)
+                .body("id", equalTo(real)); // a redelivery
+    }
+
+    @Test
+    public void envValuesAreShownOnlyToAdminsAndToTheJobsOwnSubmitter() {
+        putPool(
+                "sec-secret",
+                shPool(
+                        "true",
+                        Map.of(
+                                "minIdle",
+                                0,
+                                "env",
+                                Map.of("HF_TOKEN", "hf-pool-secret"),
+                                "jobEnv",
+                                List.of("WANDB_API_KEY"))));
+        putPool(
+                "sec-secret-gang",
+                Map.of(
+                        "command",
+                        List.of("true"),
+                        "minIdle",
+                        0,
+                        "maxSize",
+                        1,
+                        "gang",
+                        Map.of("worker", Map.of("count", 1, "env", Map.of("GANG_KEY", "gang-secret"))),
+                        "template",
+                        Map.of("image", "img", "env", Map.of("TPL_KEY", "template-secret"))));
+        String id = as(Tokens.ALICE)
+                .contentType("application/json")
+                .body(Map.of("type", "sec-secret", "env", Map.of("WANDB_API_KEY", "alice-secret")))
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .body("env.WANDB_API_KEY", equalTo("alice-secret"))
+                .extract()
+                .jsonPath()
+                .getString("id");
+        awaitEnd(id);
+        List<String> secrets = List.of("hf-pool-secret", "gang-secret", "template-secret", "alice-secret");
+        for (String reader : List.of(Tokens.VIEWER, Tokens.BOB)) {
+            as(reader).get("/pools/sec-secret").then().statusCode(200).body("spec.env.HF_TOKEN", equalTo("***"));
+            as(reader)
+                    .get("/pools/sec-secret-gang")
+                    .then()
+                    .statusCode(200)
+                    .body("spec.gang.worker.env.GANG_KEY", equalTo("***"))
+                    .body("spec.template.env.TPL_KEY", equalTo("***"));
+            as(reader).get("/jobs/" + id).then().statusCode(200).body("env.WANDB_API_KEY", equalTo("***"));
+            for (String path : List.of(
+                    "/pools",
+                    "/pools/sec-secret",
+                    "/pools/sec-secret-gang",
+                    "/jobs/" + id,
+                    "/jobs/" + id + "?wait=1",
+                    "/jobs?type=sec-secret",
+                    "/jobs/" + id + "/events")) {
+                String body =
+                        as(reader).get(path).then().statusCode(200).extract().asString();
+                assertTrue(
+                        body.contains("WANDB_API_KEY") || body.contains("HF_TOKEN") || body.contains("GANG_KEY"),
+                        path + " keeps the names: " + body);
+                secrets.forEach(secret ->
+                        assertFalse(body.contains(secret), reader + " read " + secret + " at " + path + ": " + body));
+            }
+        }
+        as(Tokens.ALICE).get("/jobs/" + id).then().body("env.WANDB_API_KEY", equalTo("alice-secret"));
+        assertTrue(
+                as(Tokens.ALICE).get("/jobs/" + id + "/events").asString().contains("alice-secret"),
+                "her own job's stream");
+        as(Tokens.ALICE).get("/pools/sec-secret").then().body("spec.env.HF_TOKEN", equalTo("***"));
+        given().get("/jobs/" + id).then().body("env.WANDB_API_KEY", equalTo("alice-secret"));
+        given().get("/pools/sec-secret").then().body("spec.env.HF_TOKEN", equalTo("hf-pool-secret"));
+        given().get("/pools/sec-secret-gang")
+                .then()
+                .body("spec.gang.worker.env.GANG_KEY", equalTo("gang-secret"))
+                .body("spec.template.env.TPL_KEY", equalTo("template-secret"));
+    }
+}

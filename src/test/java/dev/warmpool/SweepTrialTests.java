@@ -1,0 +1,7 @@
+package dev.warmpool;
+
+import io.quarkus.test.junit.QuarkusTest;
+
+/** The trial scenarios of sweeps in-process. */
+@QuarkusTest
+class SweepTrialTests extends SweepTrialScenarios {}
