@@ -1,16 +1,13 @@
 package dev.warmpool.service;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
-import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
-import dev.warmpool.protocol.NewJob;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.store.JobEnds;
@@ -21,9 +18,7 @@ import jakarta.validation.Validator;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
@@ -208,73 +203,9 @@ public class JobService {
                 .retryAfter(5);
     }
 
-    /** A valid job request with its defaults filled in and a new id, ready to store and to show. */
-    private record Accepted(
-            NewJob stored,
-            JobRequest request,
-            int timeout,
-            int maxAttempts,
-            List<String> args,
-            JsonNode config,
-            Map<String, String> env) {
-        String id() {
-            return stored.id();
-        }
-
-        /** The job as accepted: assigned to {@code processor}, or queued when that is null; {@code tenant} as stored. */
-        Job view(String processor, String now, String tenant) {
-            boolean assigned = processor != null;
-            return new Job(
-                    id(),
-                    request.type(),
-                    assigned ? JobState.ASSIGNED : JobState.QUEUED,
-                    stored.priority(),
-                    assigned ? 1 : 0,
-                    maxAttempts,
-                    timeout,
-                    processor,
-                    now,
-                    assigned ? now : null,
-                    null,
-                    null,
-                    args,
-                    config,
-                    env.isEmpty() ? null : env,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    stored.fields().get("submittedBy"),
-                    tenant);
-        }
-    }
-
     /** {@code field} prefixes the names in errors, e.g. "jobs[3]." in a batch. */
     private Accepted accept(JobRequest r, String field, Caller caller) {
-        if (r.config() != null && !r.config().isObject() && !r.config().isNull()) {
-            throw Refusal.invalid(
-                    field + "config", "'" + field + "config' must be a JSON object, e.g. {\"lr\": 0.01}.");
-        }
-        String id = Ids.newJobId(r.type(), System.currentTimeMillis());
-        int priority = r.priority() == null ? 0 : r.priority();
-        int timeout = r.timeoutSeconds() == null ? config.jobs().defaultTimeoutSeconds() : r.timeoutSeconds();
-        int maxAttempts = r.maxAttempts() == null ? config.jobs().defaultMaxAttempts() : r.maxAttempts();
-        List<String> args = r.args() == null ? List.of() : r.args();
-        JsonNode cfg = r.config() == null || r.config().isNull() ? null : r.config();
-        Map<String, String> env = r.env() == null ? Map.of() : r.env();
-        Map<String, String> fields = new LinkedHashMap<>();
-        fields.put(JobHash.ID, id);
-        fields.put(JobHash.TYPE, r.type());
-        fields.put(JobHash.PRIORITY, Integer.toString(priority));
-        fields.put(JobHash.TIMEOUT_SECONDS, Integer.toString(timeout));
-        fields.put(JobHash.MAX_ATTEMPTS, Integer.toString(maxAttempts));
-        fields.put(JobHash.ARGS, store.write(args));
-        fields.put(JobHash.CONFIG, cfg == null ? "{}" : store.write(cfg));
-        fields.put(JobHash.ENV, store.write(env));
-        fields.put(JobHash.SUBMITTED_BY, caller.name());
-        return new Accepted(new NewJob(id, priority, fields), r, timeout, maxAttempts, args, cfg, env);
+        return Accepted.of(r, field, caller, config, store::write);
     }
 
     /** The jobs a repeated Idempotency-Key's batch created, if the request is the same one. */
