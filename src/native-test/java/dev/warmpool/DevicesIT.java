@@ -60,6 +60,17 @@ class DevicesIT {
         assertTrue(tooMany.body().contains("\"available\":2"), tooMany.body());
         var half = m.call("PUT", "/pools/half", pool(0, 1).replace("\"0\"", "\"0.5\""));
         assertEquals(400, half.statusCode(), half.body());
+        // the runtime sets CUDA_VISIBLE_DEVICES to each processor's own: neither the pool nor its jobs may
+        var ownEnv = m.call(
+                "PUT",
+                "/pools/shared",
+                pool(1, 1).replace("\"minIdle\"", "\"env\": {\"CUDA_VISIBLE_DEVICES\": \"0,1\"}, \"minIdle\""));
+        assertEquals(400, ownEnv.statusCode(), ownEnv.body());
+        assertTrue(ownEnv.body().contains("\"field\":\"env.CUDA_VISIBLE_DEVICES\""), ownEnv.body());
+        var jobsSet = m.call(
+                "PUT", "/pools/shared", pool(1, 1).replace("\"minIdle\"", "\"jobEnv\": [\"CUDA_*\"], \"minIdle\""));
+        assertEquals(400, jobsSet.statusCode(), jobsSet.body());
+        assertTrue(jobsSet.body().contains("\"field\":\"jobEnv\""), jobsSet.body());
 
         m.send("PUT", "/pools/gpu", pool(1, 3));
         await().atMost(Duration.ofSeconds(60))

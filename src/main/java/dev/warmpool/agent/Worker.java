@@ -75,7 +75,7 @@ final class Worker {
         pb.environment().clear(); // from scratch: the agent's own environment is not the worker's
         pb.environment().putAll(env);
         pb.environment().put("WARMPOOL_WORKER", "persistent");
-        Process p = pb.start();
+        Process p = launch(pb);
         BlockingQueue<String> q = new LinkedBlockingQueue<>();
         Thread out = new Thread(() -> readLines(p.getInputStream(), q), "worker-stdout");
         out.setDaemon(true);
@@ -87,6 +87,30 @@ final class Worker {
         errReader = err;
         process = p;
         Agent.log("started persistent worker %s (pid %d)", command, p.pid());
+    }
+
+    /**
+     * The thread that starts every worker, alive as long as the agent: the sandbox starts a worker
+     * with {@code bwrap --die-with-parent}, and Linux sends that death signal when the thread that
+     * forked the process ends, not the process. Started from a job's pooled thread (which ends after
+     * a minute idle) or a one-off thread, a warm worker was killed, and the next job paid its import again.
+     */
+    private static final java.util.concurrent.ExecutorService LAUNCHER =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "worker-launcher");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private static Process launch(ProcessBuilder pb) throws IOException, InterruptedException {
+        try {
+            return LAUNCHER.submit(pb::start).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("could not start the worker: " + e.getCause(), e.getCause());
+        }
     }
 
     /**

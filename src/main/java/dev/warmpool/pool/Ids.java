@@ -49,6 +49,12 @@ public final class Ids {
         return m.matches() ? m.group(1) : null;
     }
 
+    /** The job type of a sweep id, or null: a trial's id (the sweep's id, '-', its index) is a job id, not a sweep's. */
+    public static String typeOfSweep(String sweepId) {
+        String type = typeOfJob(sweepId);
+        return type != null && sweepId.lastIndexOf('-') < sweepId.indexOf('.') ? type : null;
+    }
+
     public static String newProcessorId() {
         return "p" + random(9);
     }

@@ -28,7 +28,7 @@ final class Access {
             if (EnvNames.forbidden(name)) {
                 throw Refusal.invalid(
                         field + "." + name,
-                        "A job may not set " + PoolService.shown(name)
+                        "A job may not set " + UserInput.shown(name)
                                 + ": it would choose what code runs inside the pool's command (LD_*, DYLD_*, WARMPOOL_*, PATH, "
                                 + "HOME, BASH_ENV, PYTHONPATH, NODE_OPTIONS, JAVA_TOOL_OPTIONS and the like never can be). "
                                 + "Pass data in 'config' or 'args' instead.");
@@ -84,7 +84,7 @@ final class Access {
                     throw Refusal.invalid(
                             fields.get(i) + "." + name,
                             "Pool '" + type + "' does not let a job set "
-                                    + PoolService.shown(name) + "; "
+                                    + UserInput.shown(name) + "; "
                                     + (spec.jobEnv() == null
                                             ? "it lets a job set no variables"
                                             : "it lets a job set " + String.join(", ", spec.jobEnv()))

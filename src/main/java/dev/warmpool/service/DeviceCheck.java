@@ -1,12 +1,14 @@
 package dev.warmpool.service;
 
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.protocol.EnvNames;
 import dev.warmpool.runtime.Devices;
 import java.util.Optional;
 
 /** A pool's ask for devices ({@code nvidia.com/gpu}) against what this machine has: refused when it can never be met. */
 final class DeviceCheck {
     static final String FIELD = "template.resources.limits." + Devices.GPU;
+    static final String VISIBLE = "CUDA_VISIBLE_DEVICES";
 
     private DeviceCheck() {}
 
@@ -18,6 +20,19 @@ final class DeviceCheck {
         int each = Devices.perProcessor(spec.template());
         if (each == 0 || machine.isEmpty()) {
             return;
+        }
+        // the runtime names each processor's own devices in it: a pool or a job that set it would share them
+        String field = spec.env() != null && spec.env().containsKey(VISIBLE)
+                ? "env." + VISIBLE
+                : spec.template().env() != null && spec.template().env().containsKey(VISIBLE)
+                        ? "template.env." + VISIBLE
+                        : EnvNames.allowed(VISIBLE, spec.jobEnv()) ? "jobEnv" : null;
+        if (field != null) {
+            throw Refusal.invalid(
+                    field,
+                    "A pool that asks for " + Devices.GPU + " may not let its pool or its jobs set " + VISIBLE
+                            + ": warmpool sets it to each processor's own devices. Leave it out of '" + field
+                            + "'.");
         }
         int members = spec.isGang() ? spec.members().size() : 1;
         int has = machine.get().all().size();

@@ -72,7 +72,7 @@ public class Follower {
             throw Refusal.invalid(
                     "Last-Event-ID",
                     "Last-Event-ID must be the id of an event this stream sent, like " + "1733300000000-0; '"
-                            + PoolService.shown(afterId) + "' is not one.");
+                            + UserInput.shown(afterId) + "' is not one.");
         }
         return Multi.createFrom().emitter(em -> step(em, type, id, afterId, null, follow, true));
     }

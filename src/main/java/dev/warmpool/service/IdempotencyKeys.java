@@ -29,7 +29,7 @@ public class IdempotencyKeys {
                         "idempotency-key-reused",
                         "Unprocessable content",
                         "The Idempotency-Key '"
-                                + PoolService.shown(key) + "' was used for a different request in the last "
+                                + UserInput.shown(key) + "' was used for a different request in the last "
                                 + config.jobs().idempotencyRetention().toHours() + " h; use a new key for a new " + what
                                 + ".")
                 .with(what, first);

@@ -63,7 +63,7 @@ public class JobService {
 
     public Uni<Job> submit(JobRequest request, String idempotencyKey, Caller caller) {
         JobRequest r = BodyValidation.valid(validator, request, "at least {\"type\": \"<job type>\"}");
-        PoolService.checkType(r.type());
+        UserInput.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
         Idempotency idem = keys.check(idempotencyKey, r, caller);
         checkRoom();
@@ -92,14 +92,14 @@ public class JobService {
     public Uni<List<Job>> submitBatch(BatchRequest request, String idempotencyKey, Caller caller) {
         BatchRequest b = BodyValidation.valid(validator, request, "{\"jobs\": [{\"type\": \"<job type>\"}, ...]}");
         String type = b.jobs().get(0).type();
-        PoolService.checkType(type, "jobs[0].type");
+        UserInput.checkType(type, "jobs[0].type");
         for (int i = 1; i < b.jobs().size(); i++) {
             if (!type.equals(b.jobs().get(i).type())) {
                 throw Refusal.invalid(
                         "jobs[" + i + "].type",
                         "Every job of a batch must have the same type: jobs[0] is '"
                                 + type + "', jobs[" + i + "] is '"
-                                + PoolService.shown(b.jobs().get(i).type())
+                                + UserInput.shown(b.jobs().get(i).type())
                                 + "'; send one batch per type.");
             }
         }
@@ -165,7 +165,7 @@ public class JobService {
             return Uni.createFrom().failure(queueFull(type, f.queued(), fullWhy));
         }
         if (refused instanceof Refused.Draining) {
-            return Uni.createFrom().failure(PoolService.draining(type, what));
+            return Uni.createFrom().failure(Refusal.draining(type, what));
         }
         return pools.unknownType(type);
     }
@@ -288,11 +288,11 @@ public class JobService {
                             + Arrays.stream(JobState.values()).map(Enum::name).collect(Collectors.joining(", ")) + ".");
         }
         if (sweep != null && !sweep.isEmpty()) {
-            String sweepType = SweepService.typeOf(sweep);
+            String sweepType = Optional.ofNullable(Ids.typeOfSweep(sweep)).orElseThrow(() -> Refusal.noSweep(sweep));
             if (type != null && !type.isEmpty() && !type.equals(sweepType)) {
                 throw Refusal.invalid(
                         "type",
-                        "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '" + PoolService.shown(type)
+                        "Sweep " + sweep + " runs jobs of type '" + sweepType + "', not '" + UserInput.shown(type)
                                 + "'; leave 'type' out or make them match.");
             }
             return store.jobs(sweepType, JobState.parse(named), n, sweep);
@@ -351,9 +351,6 @@ public class JobService {
     }
 
     Refusal noJob(String id) {
-        return Refusal.notFound(
-                "job-not-found",
-                "There is no job '" + PoolService.shown(id)
-                        + "'; it may never have existed, or it ended longer ago than the retention period.");
+        return Refusal.noJob(id);
     }
 }

@@ -110,7 +110,7 @@ public class PoolService {
         if (type == null || type.isEmpty()) {
             types = store.types();
         } else {
-            checkType(type);
+            UserInput.checkType(type);
             types = Uni.createFrom().item(List.of(type));
         }
         return types.flatMap(ts -> ts.isEmpty()
@@ -125,20 +125,12 @@ public class PoolService {
                                 .toList()));
     }
 
-    /** The 409 for a submit to a pool that is being deleted; {@code what}: "jobs" or "sweeps". */
-    static Refusal draining(String type, String what) {
-        return Refusal.conflict(
-                "pool-draining",
-                "The pool for job type '" + type + "' is being deleted and takes no new " + what
-                        + "; create it again with PUT /pools/" + type + ".");
-    }
-
     /** A 404 that names the types there are. */
     public <T> Uni<T> unknownType(String type) {
         return store.types().map(types -> {
             throw Refusal.notFound(
                             "unknown-type",
-                            "There is no pool for job type '" + shown(type) + "'; "
+                            "There is no pool for job type '" + UserInput.shown(type) + "'; "
                                     + (types.isEmpty()
                                             ? "there are no pools yet"
                                             : "known types: " + String.join(", ", types))
@@ -149,7 +141,7 @@ public class PoolService {
 
     /** The request as a complete, valid spec, or a problem naming the field. */
     PoolSpec check(String type, PoolRequest request) {
-        checkType(type);
+        UserInput.checkType(type);
         if (request == null) {
             throw Refusal.invalid(
                     "command",
@@ -160,7 +152,7 @@ public class PoolService {
     }
 
     private PoolSpec checkSpec(String type, PoolSpec candidate) {
-        checkType(type);
+        UserInput.checkType(type);
         PoolSpec spec = BodyValidation.valid(validator, candidate, "the pool");
         if ((spec.command() == null || spec.command().isEmpty()) && !spec.rolesHaveCommands()) {
             throw Refusal.invalid(
@@ -233,7 +225,7 @@ public class PoolService {
                             Refusal.Kind.FORBIDDEN,
                             "forbidden",
                             "Forbidden",
-                            "The image '" + shown(t.image()) + "' is not one this "
+                            "The image '" + UserInput.shown(t.image()) + "' is not one this "
                                     + "warmpool may run: its images start with " + String.join(", ", images)
                                     + " (warmpool.policy.images).")
                     .with("field", "template.image");
@@ -252,25 +244,6 @@ public class PoolService {
                                                     t.securityContext().getPrivileged())
                                     ? "template.securityContext.privileged"
                                     : "template.volumes");
-        }
-    }
-
-    /** User input as it may be quoted back: at most 64 characters. */
-    static String shown(String s) {
-        return s == null ? "" : s.length() > 64 ? s.substring(0, 64) + "..." : s;
-    }
-
-    static void checkType(String type) {
-        checkType(type, "type");
-    }
-
-    /** {@code field}: where the type was given, e.g. "jobs[0].type" in a batch. */
-    static void checkType(String type, String field) {
-        if (!Ids.validType(type)) {
-            throw Refusal.invalid(
-                    field,
-                    "The job type '" + shown(type) + "' is not a valid name: use lower-case letters, "
-                            + "digits and '-', at most 40 characters, starting and ending with a letter or digit.");
         }
     }
 }

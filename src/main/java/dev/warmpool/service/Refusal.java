@@ -35,6 +35,30 @@ public class Refusal extends RuntimeException {
         this.title = title;
     }
 
+    /** The 409 for a submit to a pool that is being deleted; {@code what}: "jobs" or "sweeps". */
+    public static Refusal draining(String type, String what) {
+        return Refusal.conflict(
+                "pool-draining",
+                "The pool for job type '" + type + "' is being deleted and takes no new " + what
+                        + "; create it again with PUT /pools/" + type + ".");
+    }
+
+    /** The 404 for a job id that names no job (now). */
+    public static Refusal noJob(String id) {
+        return notFound(
+                "job-not-found",
+                "There is no job '" + UserInput.shown(id)
+                        + "'; it may never have existed, or it ended longer ago than the retention period.");
+    }
+
+    /** The 404 for a sweep id that names no sweep (now). */
+    public static Refusal noSweep(String id) {
+        return notFound(
+                "sweep-not-found",
+                "There is no sweep '" + UserInput.shown(id)
+                        + "'; it may never have existed, or it ended longer ago than the retention period.");
+    }
+
     /** A bad field: {@code field} says where, e.g. {@code jobs[3].env.LD_PRELOAD}. */
     public static Refusal invalid(String field, String detail) {
         return new Refusal(Kind.INVALID, "invalid-request", "Invalid request", detail).with("field", field);

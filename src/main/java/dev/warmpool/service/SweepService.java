@@ -77,7 +77,7 @@ public class SweepService {
                 validator,
                 request,
                 "at least {\"type\": \"<job type>\", \"space\": {\"lr\": " + "{\"grid\": [0.01, 0.1]}}}");
-        PoolService.checkType(r.type());
+        UserInput.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
         List<Map<String, Object>> configs = configurations(r, spec);
@@ -351,16 +351,10 @@ public class SweepService {
     }
 
     static String typeOf(String id) {
-        // a trial's id (the sweep's id, '-', its index) is a job id, not a sweep id
-        return Optional.ofNullable(Ids.typeOfJob(id))
-                .filter(t -> id.lastIndexOf('-') < id.indexOf('.'))
-                .orElseThrow(() -> noSweep(id));
+        return Optional.ofNullable(Ids.typeOfSweep(id)).orElseThrow(() -> noSweep(id));
     }
 
     static Refusal noSweep(String id) {
-        return Refusal.notFound(
-                "sweep-not-found",
-                "There is no sweep '" + PoolService.shown(id)
-                        + "'; it may never have existed, or it ended longer ago than the retention period.");
+        return Refusal.noSweep(id);
     }
 }

@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -70,5 +72,29 @@ class WorkerTests {
         assertNull(w.call("{\"id\": \"j1\"}", report -> {}, tail), "a worker that exits gives no answer");
         assertEquals(3, w.exitCode());
         assertTrue(tail.text().contains("dying"), "the job's log is '" + tail.text() + "'");
+    }
+
+    @Test
+    void aWorkerOutlivesTheThreadThatStartedIt() throws Exception {
+        // the sandbox's bwrap --die-with-parent ties a process to the thread that forked it: a worker
+        // warmed up by a short-lived thread, or by a pooled job thread that retires, must not die with it
+        Worker w = new Worker(
+                List.of("setpriv", "--pdeathsig", "KILL", "--", "sh", "-c", "read never"),
+                Map.of("PATH", System.getenv("PATH")),
+                null);
+        Thread starter = new Thread(() -> {
+            try {
+                w.ensureStarted();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        starter.start();
+        starter.join();
+        try {
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(w::alive);
+        } finally {
+            w.kill(true);
+        }
     }
 }
