@@ -1,5 +1,5 @@
--- pool_gc: removes a drained pool once its last processor is gone. The job index is
--- kept until its newest job would have expired, so GET /jobs still finds them.
+-- pool_gc: removes a drained pool once its last processor is gone. The job and sweep indexes
+-- are kept until their newest entries would have expired, so GET /jobs and /sweeps still find them.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, retention seconds
 -- Returns 1 when the pool was removed, 0 otherwise.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
@@ -13,6 +13,8 @@
 --   wp:{type}:tq:{tenant}                W   deleted
 --   wp:{type}:warmth                     W   deleted
 --   wp:{type}:jobs                       W   expires a retention period (ARGV[2]) from now
+--   wp:{type}:sweeps                     W   expires a retention period (ARGV[2]) from now (the sweeps, cancelled
+--                                            with the pool, expire then too)
 --   wp:{type}:seq                        W   deleted
 --   wp:{type}:demand                     W   deleted
 --   wp:{type}:gangs                      W   deleted
@@ -23,4 +25,5 @@ for _, t in ipairs(redis.call('SMEMBERS', key('tenants'))) do redis.call('DEL', 
 redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'), key('warmth'), key('demand'), key('waiting'),
   key('tenants'))
 redis.call('EXPIRE', JOBS, tonumber(ARGV[2]))
+redis.call('EXPIRE', key('sweeps'), tonumber(ARGV[2]))
 return 1

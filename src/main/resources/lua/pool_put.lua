@@ -22,6 +22,8 @@
 --   wp:{type}:idle                       RW  an idle processor or gang may take a job (fill)
 --   wp:{type}:inbox:{id}                 W   'job <id> <token>' to one that takes a job
 --   wp:{type}:warmth                     W   idle time of one that takes a job
+--   wp:{type}:jobs                       W   a new pool keeps the job index of a collected one of its type (no expiry)
+--   wp:{type}:sweeps                     W   likewise the sweep index
 -- Publishes: nothing.
 --- @include "dispatch"
 local now = now_ms()
@@ -33,6 +35,9 @@ redis.call('HSET', POOL, 'spec', ARGV[2], 'minIdle', ARGV[3], 'maxSize', ARGV[4]
   'updatedAt', now)
 if created then
   redis.call('HSET', POOL, 'createdAt', now)
+  -- a pool collected by pool_gc left its indexes to expire; this one lists its jobs for good
+  redis.call('PERSIST', JOBS)
+  redis.call('PERSIST', key('sweeps'))
   return 'created'
 end
 migrate()

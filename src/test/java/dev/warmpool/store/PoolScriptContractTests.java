@@ -185,10 +185,16 @@ class PoolScriptContractTests extends ScriptContract {
                 "a processor is still there");
         call(Script.DEREGISTER, DeregisterReply.args("p1", "stopped", 60), DeregisterReply::decode);
         assertTrue(j.exists(KeySchema.warmth(TYPE)));
+        j.zadd(KeySchema.sweeps(TYPE), 1, "s1"); // a sweep of the pool, as sweep_put lists it
         assertTrue(
                 call(Script.POOL_GC, PoolGcReply.args(60), PoolGcReply::decode).collected());
         assertFalse(j.exists(KeySchema.pool(TYPE)));
         assertFalse(j.exists(KeySchema.warmth(TYPE)), "what the pool learned goes with it");
+        assertTrue(j.ttl(KeySchema.jobs(TYPE)) > 0, "the job index expires with its jobs");
+        assertTrue(j.ttl(KeySchema.sweeps(TYPE)) > 0, "and the sweep index with its sweeps");
+        putPool(0, 2, 10, false);
+        assertEquals(-1, j.ttl(KeySchema.jobs(TYPE)), "a new pool of the type keeps its job index");
+        assertEquals(-1, j.ttl(KeySchema.sweeps(TYPE)), "and its sweep index");
     }
 
     @Test
