@@ -14,6 +14,7 @@
 --   wp:{type}:queue                      R   its length (jobs queued before tenants)
 --   wp:{type}:waiting                    R   the tenants with queued jobs
 --   wp:{type}:tq:{tenant}                R   each one's length
+--   wp:{type}:tenant:{tenant}            R   running, of each capped tenant with queued jobs (as runnable)
 --   wp:{type}:warmth                     R   the whole hash
 --   wp:{type}:demand                     R   the running sweeps' demand (as sweepDemand)
 --   wp:{type}:gangs                      R   every gang id
@@ -30,6 +31,9 @@ local pool = redis.call('HGETALL', POOL)
 -- the sweeps' demand is kept apart from the pool hash (agents, which end sweeps, may only read that)
 table.insert(pool, 'sweepDemand')
 table.insert(pool, redis.call('GET', key('demand')) or '0')
+-- the queued jobs their tenants' caps let start (sizing's demand; the queue length counts them all)
+table.insert(pool, 'runnable')
+table.insert(pool, tostring(runnable_total()))
 local out = {pool, queued_total(), now, redis.call('HGETALL', key('warmth')),
   string.format('%d', idle_now)}
 for _, pid in ipairs(redis.call('SMEMBERS', PROCS)) do

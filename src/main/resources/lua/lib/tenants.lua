@@ -171,6 +171,25 @@ local function queued_total()
   return n
 end
 
+-- The queued jobs that could start now if processors were free: a capped tenant's count no more
+-- than its cap leaves room for (what sizing starts processors for; a capped tenant's backlog would
+-- only keep them idle).
+-- Keys: wp:{type}:queue R, wp:{type}:waiting R, wp:{type}:tq:{tenant} R, wp:{type}:tenant:{tenant} R,
+--   wp:{type}:pool R.
+local function runnable_total()
+  local n = redis.call('ZCARD', QUEUE)
+  for _, t in ipairs(redis.call('SMEMBERS', WAITING)) do
+    local q = redis.call('ZCARD', key('tq', t))
+    local cap = cap_of(t)
+    if cap then
+      local running = tonumber(redis.call('HGET', key('tenant', t), 'running')) or 0
+      q = math.min(q, math.max(0, cap - running))
+    end
+    n = n + q
+  end
+  return n
+end
+
 -- The next job for a free processor, taken off its tenant's queue: the head job of the tenant with
 -- the smallest share among those with queued jobs and under their cap (ties: the better head job,
 -- then the tenant's name); with fairShare off, the best head job. Nil when no tenant may run one.

@@ -161,8 +161,8 @@ final class ReplayPool {
             ps.add(new Processor(p.id, p.state, null, p.since, now, p.startedAt));
             running.add(p.id);
         }
-        PoolSnapshot s =
-                new PoolSnapshot("replay", spec, false, queue.size(), now, ps, 0, List.of(), recorder.history(), 0);
+        PoolSnapshot s = new PoolSnapshot(
+                "replay", spec, false, queue.size(), now, ps, 0, List.of(), recorder.history(), 0, queue.size());
         SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, running);
         for (SizingPolicy.Retire r : plan.retire()) {
             Proc p = procs.get(r.id());

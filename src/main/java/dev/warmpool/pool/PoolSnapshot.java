@@ -8,7 +8,8 @@ import java.util.List;
  * the sweeps' demand (the sum of the running sweeps' parallelism), and in a gang pool its gangs
  * (each as a {@link Processor}: its id, state, job and times), and what its learned keep-alive
  * has learned ({@link Warmth.History}; {@code idleNowMs}: the idle time so far of the processors
- * idle now).
+ * idle now); {@code runnable}: the queued jobs their tenants' {@code maxRunning} caps let start
+ * now, which sizing starts processors for ({@code queued} counts every queued job).
  */
 public record PoolSnapshot(
         String type,
@@ -20,7 +21,8 @@ public record PoolSnapshot(
         int sweepDemand,
         List<Processor> gangs,
         Warmth.History warmth,
-        long idleNowMs) {
+        long idleNowMs,
+        int runnable) {
 
     public PoolSnapshot(
             String type,
@@ -31,7 +33,7 @@ public record PoolSnapshot(
             List<Processor> processors,
             int sweepDemand,
             List<Processor> gangs) {
-        this(type, spec, draining, queued, now, processors, sweepDemand, gangs, Warmth.History.NONE, 0);
+        this(type, spec, draining, queued, now, processors, sweepDemand, gangs, Warmth.History.NONE, 0, queued);
     }
 
     public PoolSnapshot(
@@ -52,7 +54,8 @@ public record PoolSnapshot(
 
     /** The same pool with its gangs in the place of its processors: what sizing counts in a gang pool. */
     public PoolSnapshot asGangs() {
-        return new PoolSnapshot(type, spec, draining, queued, now, gangs, sweepDemand, gangs, warmth, idleNowMs);
+        return new PoolSnapshot(
+                type, spec, draining, queued, now, gangs, sweepDemand, gangs, warmth, idleNowMs, runnable);
     }
 
     /** Idle processor time over the pool's life so far: of processors that stopped idling and of those idle now. */

@@ -138,7 +138,7 @@ public final class SizingPolicy {
         if (!s.spec().learned()) {
             return s.spec().minIdle();
         }
-        int demand = count(alive, ProcessorState.BUSY) + s.queued();
+        int demand = count(alive, ProcessorState.BUSY) + s.runnable();
         return Math.max(
                 s.spec().minIdle(),
                 Warmth.idleWanted(
@@ -158,7 +158,8 @@ public final class SizingPolicy {
         int busy = count(alive, ProcessorState.BUSY);
         int starting = count(alive, ProcessorState.STARTING);
         int draining = count(alive, ProcessorState.DRAINING);
-        int wanted = Math.max(busy + s.queued(), s.sweepDemand()) + idleTarget;
+        // queued jobs a tenant's cap holds back would only keep new processors idle
+        int wanted = Math.max(busy + s.runnable(), s.sweepDemand()) + idleTarget;
         // a draining processor still counts against maxSize until it is gone
         int room = s.spec().maxSize() - draining;
         return Math.max(0, Math.min(wanted, room) - (idle + busy + starting));

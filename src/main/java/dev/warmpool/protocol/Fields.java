@@ -150,6 +150,7 @@ public final class Fields {
                 GANG = "gang",
                 FAIR = "fair",
                 SWEEP_DEMAND = "sweepDemand",
+                RUNNABLE = "runnable",
                 CREATED_AT = "createdAt",
                 UPDATED_AT = "updatedAt";
         public static final List<String> ALL = List.of(
@@ -164,6 +165,7 @@ public final class Fields {
                 GANG,
                 FAIR,
                 SWEEP_DEMAND,
+                RUNNABLE,
                 CREATED_AT,
                 UPDATED_AT);
 

@@ -150,7 +150,8 @@ public class PoolStore {
                             Math.max(0, Integer.parseInt(p.pool().getOrDefault(PoolHash.SWEEP_DEMAND, "0"))),
                             p.gangs().stream().map(Processor::of).toList(),
                             Warmth.History.of(p.warmth()),
-                            p.idleNowMs()));
+                            p.idleNowMs(),
+                            Integer.parseInt(p.pool().getOrDefault(PoolHash.RUNNABLE, String.valueOf(p.queued())))));
                 });
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.DeregisterReply;
+import dev.warmpool.protocol.Fields;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.KeySchema;
@@ -14,6 +15,7 @@ import dev.warmpool.protocol.NewJob;
 import dev.warmpool.protocol.PoolPutReply;
 import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.SnapshotReply;
 import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.protocol.TenantsReply;
@@ -183,6 +185,29 @@ class FairShareScriptTests {
             assertTrue(running("bob") <= 1, "bob never holds two processors: " + running("bob"));
         }
         assertEquals(0, tenants().get("bob").queued(), "bob's jobs all ran, one at a time");
+    }
+
+    @Test
+    void theSnapshotCountsACappedTenantsBacklogOnlyAsFarAsItsCapLetsItRun() {
+        pool("{\"on\":true,\"halfLife\":3600,\"shares\":{},\"maxRunning\":{\"bob\":2},\"groupOf\":{}}");
+        for (int i = 0; i < 4; i++) {
+            submit("alice"); // takes the four processors
+        }
+        for (int i = 0; i < 6; i++) {
+            submit("bob");
+        }
+        submit("alice");
+        SnapshotReply.Pool snap =
+                (SnapshotReply.Pool) SnapshotReply.decode(ON.run(Script.SNAPSHOT, SnapshotReply.args()));
+        assertEquals(7, snap.queued(), "every queued job is counted as queued");
+        assertEquals(
+                "3",
+                snap.pool().get(Fields.PoolHash.RUNNABLE),
+                "bob's six count as the two his cap lets run, alice's one as one");
+        finish(PROCS.get(0), 200); // bob takes it: one more of his may run
+        snap = (SnapshotReply.Pool) SnapshotReply.decode(ON.run(Script.SNAPSHOT, SnapshotReply.args()));
+        assertEquals(1, running("bob"));
+        assertEquals("2", snap.pool().get(Fields.PoolHash.RUNNABLE));
     }
 
     @Test
