@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Per pool and tenant (fair share, docs/fair-share.md), read with the pool's counts on each scrape
@@ -63,28 +64,30 @@ final class TenantMetrics {
     }
 
     private List<Meter> register(String k, String pool, String tenant) {
-        List<Meter> out = new ArrayList<>();
-        out.add(Gauge.builder(
-                        "warmpool.tenant.running",
-                        latest,
-                        m -> m.containsKey(k) ? m.get(k).running() : 0)
-                .tags("pool", pool, "tenant", tenant)
-                .description("The tenant's jobs holding a processor of the pool")
-                .register(registry));
-        out.add(Gauge.builder(
-                        "warmpool.tenant.queued",
-                        latest,
-                        m -> m.containsKey(k) ? m.get(k).queued() : 0)
-                .tags("pool", pool, "tenant", tenant)
-                .description("The tenant's jobs waiting in the pool's queue")
-                .register(registry));
-        out.add(FunctionCounter.builder(
-                        "warmpool.tenant.usage.seconds",
-                        latest,
-                        m -> m.containsKey(k) ? m.get(k).secondsTotal() : 0)
-                .tags("pool", pool, "tenant", tenant)
-                .description("Processor-seconds the tenant's jobs held in the pool (not decayed)")
-                .register(registry));
-        return out;
+        ToDoubleFunction<Map<String, TenantsReply.Tenant>> running = read(k, TenantsReply.Tenant::running);
+        ToDoubleFunction<Map<String, TenantsReply.Tenant>> queued = read(k, TenantsReply.Tenant::queued);
+        ToDoubleFunction<Map<String, TenantsReply.Tenant>> seconds = read(k, TenantsReply.Tenant::secondsTotal);
+        return List.of(
+                Gauge.builder("warmpool.tenant.running", latest, running)
+                        .tags("pool", pool, "tenant", tenant)
+                        .description("The tenant's jobs holding a processor of the pool")
+                        .register(registry),
+                Gauge.builder("warmpool.tenant.queued", latest, queued)
+                        .tags("pool", pool, "tenant", tenant)
+                        .description("The tenant's jobs waiting in the pool's queue")
+                        .register(registry),
+                FunctionCounter.builder("warmpool.tenant.usage.seconds", latest, seconds)
+                        .tags("pool", pool, "tenant", tenant)
+                        .description("Processor-seconds the tenant's jobs held in the pool (not decayed)")
+                        .register(registry));
+    }
+
+    /** One figure of the tenant's latest row, 0 once the row is gone. */
+    private static ToDoubleFunction<Map<String, TenantsReply.Tenant>> read(
+            String k, ToDoubleFunction<TenantsReply.Tenant> figure) {
+        return m -> {
+            TenantsReply.Tenant t = m.get(k);
+            return t == null ? 0 : figure.applyAsDouble(t);
+        };
     }
 }
