@@ -8,6 +8,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.Labels;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import java.math.BigDecimal;
@@ -28,15 +29,10 @@ import java.util.TreeSet;
  * never privileged, never the host's network or PIDs).
  */
 public final class ContainerFactory {
-    public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
-    public static final String POOL = "warmpool.dev/pool";
-    public static final String PROCESSOR = "warmpool.dev/processor";
     /** Which warmpool (its Redis, without credentials) a container belongs to. */
     public static final String INSTANCE = "warmpool.dev/instance";
     /** The devices (GPUs) a container was given: a manager that restarts reads them back. */
     public static final String DEVICES = "warmpool.dev/devices";
-    /** The gang a member's container belongs to; its network carries the same label. */
-    public static final String GANG = "warmpool.dev/gang";
     /** The port on which a gang member's job serves the others (TensorFlow's default, as on Kubernetes). */
     public static final int GANG_PORT = 2222;
 
@@ -143,15 +139,15 @@ public final class ContainerFactory {
                     new DeviceRequest().withDeviceIds(List.copyOf(devices)).withCapabilities(List.of(List.of("gpu")))));
         }
         Map<String, String> labels = new LinkedHashMap<>();
-        labels.put(MANAGED_BY, "warmpool");
+        labels.put(Labels.MANAGED_BY, Labels.MANAGER);
         labels.put(INSTANCE, s.instance());
-        labels.put(POOL, type);
-        labels.put(PROCESSOR, processorId);
+        labels.put(Labels.POOL, type);
+        labels.put(Labels.PROCESSOR, processorId);
         if (!devices.isEmpty()) {
             labels.put(DEVICES, String.join(",", devices));
         }
         if (spec.isGang()) {
-            labels.put(GANG, gangOf(processorId));
+            labels.put(Labels.GANG, gangOf(processorId));
         }
         Optional<Long> uid = sc == null ? Optional.empty() : Optional.ofNullable(sc.getRunAsUser());
         Optional<String> user = uid.map(u -> u + (sc.getRunAsGroup() == null ? "" : ":" + sc.getRunAsGroup()));

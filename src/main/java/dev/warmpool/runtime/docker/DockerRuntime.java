@@ -12,6 +12,7 @@ import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Devices;
+import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
 import java.io.ByteArrayInputStream;
 import java.time.Duration;
@@ -199,7 +200,7 @@ public class DockerRuntime implements ProcessorRuntime {
 
     @Override
     public void stop(String type, String processorId) {
-        containers(Map.of(ContainerFactory.PROCESSOR, processorId))
+        containers(Map.of(Labels.PROCESSOR, processorId))
                 .forEach(c -> stops.execute(() -> {
                     LOG.infof(
                             "stopping processor %s of pool %s (container %s)",
@@ -231,13 +232,13 @@ public class DockerRuntime implements ProcessorRuntime {
             boolean stays = "running".equals(c.getState())
                     || ("created".equals(c.getState()) && System.currentTimeMillis() / 1000 - c.getCreated() <= 60);
             if (stays) {
-                held.put(labels.get(ContainerFactory.PROCESSOR), Devices.split(labels.get(ContainerFactory.DEVICES)));
-                Optional.ofNullable(labels.get(ContainerFactory.GANG)).ifPresent(gangs::add);
+                held.put(labels.get(Labels.PROCESSOR), Devices.split(labels.get(ContainerFactory.DEVICES)));
+                Optional.ofNullable(labels.get(Labels.GANG)).ifPresent(gangs::add);
             }
             if ("running".equals(c.getState())) {
                 out.add(new Running(
-                        labels.get(ContainerFactory.POOL),
-                        labels.get(ContainerFactory.PROCESSOR),
+                        labels.get(Labels.POOL),
+                        labels.get(Labels.PROCESSOR),
                         c.getCreated() * 1000,
                         Devices.split(labels.get(ContainerFactory.DEVICES))));
             } else if (!"created".equals(c.getState()) || System.currentTimeMillis() / 1000 - c.getCreated() > 60) {
@@ -245,8 +246,8 @@ public class DockerRuntime implements ProcessorRuntime {
                 LOG.logf(
                         last.isEmpty() ? org.jboss.logging.Logger.Level.INFO : org.jboss.logging.Logger.Level.WARN,
                         "processor %s of pool %s: its container %s is %s (%s); removing it%s",
-                        labels.get(ContainerFactory.PROCESSOR),
-                        labels.get(ContainerFactory.POOL),
+                        labels.get(Labels.PROCESSOR),
+                        labels.get(Labels.POOL),
                         c.getId().substring(0, 12),
                         c.getState(),
                         c.getStatus(),
@@ -299,7 +300,7 @@ public class DockerRuntime implements ProcessorRuntime {
 
     @Override
     public void poolRemoved(String type) {
-        containers(Map.of(ContainerFactory.POOL, type)).forEach(c -> remove(c.getId()));
+        containers(Map.of(Labels.POOL, type)).forEach(c -> remove(c.getId()));
         networks.poolRemoved(type);
     }
 

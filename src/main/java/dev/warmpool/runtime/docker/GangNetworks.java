@@ -4,6 +4,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.Network;
+import dev.warmpool.runtime.Labels;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,10 +41,10 @@ final class GangNetworks {
             // made below
         }
         Map<String, String> labels = new HashMap<>();
-        labels.put(ContainerFactory.MANAGED_BY, "warmpool");
+        labels.put(Labels.MANAGED_BY, Labels.MANAGER);
         labels.put(ContainerFactory.INSTANCE, instance);
-        labels.put(ContainerFactory.POOL, type);
-        labels.put(ContainerFactory.GANG, gang);
+        labels.put(Labels.POOL, type);
+        labels.put(Labels.GANG, gang);
         docker.createNetworkCmd()
                 .withName(network)
                 .withDriver("bridge")
@@ -72,7 +73,7 @@ final class GangNetworks {
                 .exec();
         int left = 0;
         for (Network n : networks) {
-            String gang = n.getLabels() == null ? null : n.getLabels().get(ContainerFactory.GANG);
+            String gang = n.getLabels() == null ? null : n.getLabels().get(Labels.GANG);
             if (gang == null || gangs.contains(gang)) {
                 left++;
                 continue;
@@ -85,9 +86,7 @@ final class GangNetworks {
     /** The pool is gone: its gangs' networks go (its containers went first). */
     void poolRemoved(String type) {
         docker.listNetworksCmd()
-                .withFilter(
-                        "label",
-                        List.of(ContainerFactory.INSTANCE + "=" + instance, ContainerFactory.POOL + "=" + type))
+                .withFilter("label", List.of(ContainerFactory.INSTANCE + "=" + instance, Labels.POOL + "=" + type))
                 .exec()
                 .forEach(this::remove);
     }

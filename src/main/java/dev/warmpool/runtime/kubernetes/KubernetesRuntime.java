@@ -1,6 +1,7 @@
 package dev.warmpool.runtime.kubernetes;
 
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -121,14 +122,14 @@ public class KubernetesRuntime implements ProcessorRuntime {
                 "list pods",
                 () -> client.pods()
                         .inNamespace(namespace)
-                        .withLabel(PodFactory.MANAGED_BY, "warmpool")
+                        .withLabel(Labels.MANAGED_BY, Labels.MANAGER)
                         .list()
                         .getItems());
         return pods.stream()
                 .filter(KubernetesRuntime::live)
                 .map(p -> {
                     Map<String, String> labels = p.getMetadata().getLabels();
-                    return new Running(labels.get(PodFactory.POOL), labels.get(PodFactory.PROCESSOR), created(p));
+                    return new Running(labels.get(Labels.POOL), labels.get(Labels.PROCESSOR), created(p));
                 })
                 .toList();
     }
@@ -140,7 +141,7 @@ public class KubernetesRuntime implements ProcessorRuntime {
                 && !"Succeeded".equals(phase)
                 && !"Failed".equals(phase)
                 && p.getMetadata().getLabels() != null
-                && p.getMetadata().getLabels().containsKey(PodFactory.PROCESSOR);
+                && p.getMetadata().getLabels().containsKey(Labels.PROCESSOR);
     }
 
     private static long created(Pod p) {
@@ -164,7 +165,7 @@ public class KubernetesRuntime implements ProcessorRuntime {
     public void onChange(Runnable changed) {
         informer = client.pods()
                 .inNamespace(namespace)
-                .withLabel(PodFactory.MANAGED_BY, "warmpool")
+                .withLabel(Labels.MANAGED_BY, Labels.MANAGER)
                 .inform(
                         new ResourceEventHandler<>() {
                             @Override

@@ -2,6 +2,7 @@ package dev.warmpool.runtime.kubernetes;
 
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.Labels;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
@@ -25,9 +26,6 @@ import java.util.Map;
  * owner is the pool's ConfigMap, so deleting the pool lets Kubernetes collect its pods.
  */
 public final class PodFactory {
-    public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
-    public static final String POOL = "warmpool.dev/pool";
-    public static final String PROCESSOR = "warmpool.dev/processor";
     /** Where the init container puts the agent, and the launcher the main container starts. */
     public static final String AGENT_DIR = "/opt/warmpool";
 
@@ -47,9 +45,7 @@ public final class PodFactory {
     static final String RUN_VOLUME = "warmpool-run";
     static final String RUN_DIR = "/var/run/warmpool";
     public static final String REDIS_URL_FILE = RUN_DIR + "/redis-url";
-    /** Labels of a gang member's pod: the gang it belongs to, and that it is one (the Service selects it). */
-    public static final String GANG = "warmpool.dev/gang";
-
+    /** A gang member's pod carries it (beside {@link Labels#GANG}): the Service selects it. */
     public static final String GANG_MEMBER = "warmpool.dev/gang-member";
     /** The port on which a gang member's job serves the others (TensorFlow's default). */
     public static final int GANG_PORT = 2222;
@@ -97,14 +93,14 @@ public final class PodFactory {
         return new io.fabric8.kubernetes.api.model.ServiceBuilder()
                 .withNewMetadata()
                 .withName(gangServiceName(type))
-                .addToLabels(MANAGED_BY, "warmpool")
-                .addToLabels(POOL, type)
+                .addToLabels(Labels.MANAGED_BY, Labels.MANAGER)
+                .addToLabels(Labels.POOL, type)
                 .withOwnerReferences(ownedBy(owner))
                 .endMetadata()
                 .withNewSpec()
                 .withClusterIP("None")
                 .withPublishNotReadyAddresses(true)
-                .addToSelector(POOL, type)
+                .addToSelector(Labels.POOL, type)
                 .addToSelector(GANG_MEMBER, "true")
                 .addNewPort()
                 .withName("gang")
@@ -137,8 +133,8 @@ public final class PodFactory {
         return new ConfigMapBuilder()
                 .withNewMetadata()
                 .withName(ownerName(type))
-                .addToLabels(MANAGED_BY, "warmpool")
-                .addToLabels(POOL, type)
+                .addToLabels(Labels.MANAGED_BY, Labels.MANAGER)
+                .addToLabels(Labels.POOL, type)
                 .endMetadata()
                 .addToData("spec.json", specJson)
                 .build();
@@ -200,9 +196,9 @@ public final class PodFactory {
         PodBuilder pod = new PodBuilder()
                 .withNewMetadata()
                 .withName(podName(type, processorId))
-                .addToLabels(MANAGED_BY, "warmpool")
-                .addToLabels(POOL, type)
-                .addToLabels(PROCESSOR, processorId)
+                .addToLabels(Labels.MANAGED_BY, Labels.MANAGER)
+                .addToLabels(Labels.POOL, type)
+                .addToLabels(Labels.PROCESSOR, processorId)
                 .withOwnerReferences(ownedBy(owner))
                 .endMetadata()
                 .withNewSpec()
@@ -223,7 +219,7 @@ public final class PodFactory {
         if (spec.isGang()) {
             pod = new PodBuilder(pod.build())
                     .editMetadata()
-                    .addToLabels(GANG, gangOf(processorId))
+                    .addToLabels(Labels.GANG, gangOf(processorId))
                     .addToLabels(GANG_MEMBER, "true")
                     .endMetadata()
                     .editSpec()

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.github.dockerjava.api.model.Capability;
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.Labels;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
@@ -268,7 +269,7 @@ class ContainerFactoryTests {
                 null);
         ContainerFactory.Plan p = ContainerFactory.container("tf", "g7-2", gang, SETTINGS);
         assertEquals("wp-tf-g7", p.gangNetwork().orElseThrow());
-        assertEquals("g7", p.labels().get(ContainerFactory.GANG));
+        assertEquals("g7", p.labels().get(Labels.GANG));
         assertTrue(p.env().contains("WARMPOOL_MEMBER_ADDR=g7-2:2222"), p.env().toString());
         assertEquals("bridge", p.host().getNetworkMode(), "it stays on the runtime's network, where Redis is");
         ContainerFactory.Plan single = ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS);

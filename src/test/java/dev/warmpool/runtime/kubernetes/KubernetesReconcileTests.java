@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -103,15 +104,11 @@ class KubernetesReconcileTests {
     }
 
     List<Pod> pods(String type) {
-        return client.pods()
-                .inNamespace(NS)
-                .withLabel(PodFactory.POOL, type)
-                .list()
-                .getItems();
+        return client.pods().inNamespace(NS).withLabel(Labels.POOL, type).list().getItems();
     }
 
     String processorOf(Pod p) {
-        return p.getMetadata().getLabels().get(PodFactory.PROCESSOR);
+        return p.getMetadata().getLabels().get(Labels.PROCESSOR);
     }
 
     Reconciler.Report pass() {
@@ -160,11 +157,11 @@ class KubernetesReconcileTests {
         pass();
         List<Pod> pods = pods("k8s-gang");
         assertEquals(3, pods.size(), "minIdle 1 is one gang: three members");
-        String gangId = pods.get(0).getMetadata().getLabels().get(PodFactory.GANG);
+        String gangId = pods.get(0).getMetadata().getLabels().get(Labels.GANG);
         String svc = PodFactory.gangServiceName("k8s-gang");
         for (Pod p : pods) {
             String member = processorOf(p);
-            assertEquals(gangId, p.getMetadata().getLabels().get(PodFactory.GANG), "one gang");
+            assertEquals(gangId, p.getMetadata().getLabels().get(Labels.GANG), "one gang");
             assertEquals("true", p.getMetadata().getLabels().get(PodFactory.GANG_MEMBER));
             assertEquals(PodFactory.podName("k8s-gang", member), p.getMetadata().getName());
             assertEquals(member, p.getSpec().getHostname());
@@ -178,7 +175,7 @@ class KubernetesReconcileTests {
         assertEquals("None", service.getSpec().getClusterIP(), "headless");
         assertTrue(service.getSpec().getPublishNotReadyAddresses(), "members find each other before they are ready");
         assertEquals(
-                Map.of(PodFactory.POOL, "k8s-gang", PodFactory.GANG_MEMBER, "true"),
+                Map.of(Labels.POOL, "k8s-gang", PodFactory.GANG_MEMBER, "true"),
                 service.getSpec().getSelector());
         assertEquals(
                 PodFactory.ownerName("k8s-gang"),
@@ -203,7 +200,7 @@ class KubernetesReconcileTests {
         Pod pod = pods.get(0);
         String processor = processorOf(pod);
         assertEquals("wp-k-a-" + processor, pod.getMetadata().getName());
-        assertEquals("warmpool", pod.getMetadata().getLabels().get(PodFactory.MANAGED_BY));
+        assertEquals("warmpool", pod.getMetadata().getLabels().get(Labels.MANAGED_BY));
         assertEquals(
                 "1",
                 pod.getSpec()
@@ -281,9 +278,9 @@ class KubernetesReconcileTests {
                 .resource(new PodBuilder()
                         .withNewMetadata()
                         .withName("wp-k-d-ghost")
-                        .addToLabels(PodFactory.MANAGED_BY, "warmpool")
-                        .addToLabels(PodFactory.POOL, "k-d")
-                        .addToLabels(PodFactory.PROCESSOR, "ghost")
+                        .addToLabels(Labels.MANAGED_BY, "warmpool")
+                        .addToLabels(Labels.POOL, "k-d")
+                        .addToLabels(Labels.PROCESSOR, "ghost")
                         .endMetadata()
                         .withNewSpec()
                         .addNewContainer()
