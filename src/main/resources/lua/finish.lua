@@ -29,9 +29,10 @@
 --   wp:{type}:tenants                    W   a tenant with a queued or running job joins it
 --   wp:{type}:warmth                     RW  demand, run time, ends by state, idle time, the next job's queue wait;
 --                                            trial: a released trial's arrival
---   wp:{type}:jobs                       W   entries submitted more than the retention ago are trimmed
+--   wp:{type}:jobs                       RW  entries submitted more than the retention ago whose job has expired are trimmed
 --   wp:{type}:job:{jobId}                RW  the job ARGV[3]: exitCode, metrics, logTail, member:<role>-<rank>, its
 --                                            end; the next job it takes; trial: the other trials
+--   wp:{type}:job:{jobId}                R   the oldest listed jobs: whether they are still kept
 --   wp:{type}:job:{jobId}:events         W   expires with the ended job (a trial's: when its sweep ends)
 --   wp:{type}:gang:{id}                  RW  the processor's gang: lead, workersLeft, state; idle, retired or its next
 --                                            job; trial: one a released trial takes
@@ -94,8 +95,12 @@ else
     end
   end
 end
--- finished jobs leave the listing index once they have expired
-redis.call('ZREMRANGEBYSCORE', JOBS, '-inf', now - retention * 1000)
+-- ended jobs leave the listing index once they have expired: of the oldest entries submitted more
+-- than a retention ago, those whose job is gone (a job queued or running that long, or ended less
+-- than a retention ago, stays listed)
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', JOBS, '-inf', now - retention * 1000, 'LIMIT', 0, 16)) do
+  if redis.call('EXISTS', key('job', old)) == 0 then redis.call('ZREM', JOBS, old) end
+end
 if ARGV[11] == '1' then
   if gid ~= '' and redis.call('HGET', key('gang', gid), 'state') ~= 'DRAINING' then
     retire_gang(gid, now) -- a member that stops breaks its gang

@@ -226,6 +226,33 @@ class JobScriptContractTests extends ScriptContract {
     }
 
     @Test
+    void aJobStaysListedWhileItIsKeptHoweverLongAgoItWasSubmitted() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        processor("p2");
+        String longRunning = newJobId() + "1";
+        String other = newJobId() + "2";
+        submit(longRunning);
+        submit(other);
+        String expired = newJobId() + "3"; // listed, but its hash has expired
+        j.zadd(KeySchema.jobs(TYPE), 0, longRunning); // both submitted long before the retention (60 s)
+        j.zadd(KeySchema.jobs(TYPE), 0, expired);
+        String p1 = field(KeySchema.job(TYPE, longRunning), "processor");
+        String p2 = field(KeySchema.job(TYPE, other), "processor");
+        start(p1, longRunning, field(KeySchema.processor(TYPE, p1), "token"));
+        String token = field(KeySchema.processor(TYPE, p2), "token");
+        start(p2, other, token);
+        finish(p2, other, token, true);
+        assertEquals(
+                List.of(longRunning, other),
+                j.zrange(KeySchema.jobs(TYPE), 0, -1),
+                "the running job stays listed, the expired one leaves");
+        token = field(KeySchema.processor(TYPE, p1), "token");
+        finish(p1, longRunning, token, true);
+        assertTrue(j.zrank(KeySchema.jobs(TYPE), longRunning) != null, "an ended job is listed while it is kept");
+    }
+
+    @Test
     void listJobsFiltersByStateNewestFirstWithinTheLimit() {
         putPool(0, 2, 10, false);
         String a = newJobId() + "1";
