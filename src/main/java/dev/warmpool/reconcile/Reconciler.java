@@ -109,6 +109,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
                 dev.warmpool.config.WarmthParams.of(config));
         this.devices = new DeviceGate(runtime);
         runtime.onChange(this::nudge);
+        runtime.onGone(new Exits(store, retentionSeconds(), worker, this::nudge)::gone);
     }
 
     @Scheduled(

@@ -42,6 +42,7 @@ public class LocalRuntime implements ProcessorRuntime {
     private final dev.warmpool.runtime.Devices devices;
 
     private volatile Runnable changed = () -> {};
+    private volatile java.util.function.BiConsumer<String, String> gone = (type, id) -> {};
     /** JVM options that load the agents' class-data archive, once there is one. */
     private volatile List<String> classData = List.of();
 
@@ -128,8 +129,12 @@ public class LocalRuntime implements ProcessorRuntime {
                     .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                     .ifPresent(sink -> env.put("K_SINK", sink));
             Process p = pb.start();
-            // an agent that exits (retired, spent, crashed) is replaced at once, not at the next tick
-            p.onExit().thenRun(() -> changed.run());
+            // an agent that exits (retired, spent, crashed, killed) is handled and replaced at once, not
+            // after the orphan grace: this manager held the child, so its exit is certain
+            p.onExit().thenRun(() -> {
+                gone.accept(type, processorId);
+                changed.run();
+            });
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {
             devices.release(processorId);
@@ -272,6 +277,11 @@ public class LocalRuntime implements ProcessorRuntime {
     @Override
     public void onChange(Runnable changed) {
         this.changed = changed;
+    }
+
+    @Override
+    public void onGone(java.util.function.BiConsumer<String, String> gone) {
+        this.gone = gone;
     }
 
     @Override
