@@ -24,9 +24,10 @@ final class Exits {
     /** Where the script runs: the reconciler's worker, never the thread that reaps processes. */
     private final Executor worker;
 
-    private final Runnable nudge;
+    /** Asks for the pool's processors to be started now (and a full pass soon). */
+    private final java.util.function.Consumer<String> nudge;
 
-    Exits(PoolStore store, long retentionSeconds, Executor worker, Runnable nudge) {
+    Exits(PoolStore store, long retentionSeconds, Executor worker, java.util.function.Consumer<String> nudge) {
         this.store = store;
         this.retentionSeconds = retentionSeconds;
         this.worker = worker;
@@ -65,6 +66,6 @@ final class Exits {
             // Redis unreachable: a later pass finds the process gone (or its heartbeat stale) and retries
             LOG.warnf("processor %s of pool %s exited; not marked lost yet: %s", id, type, e.getMessage());
         }
-        nudge.run();
+        nudge.accept(type);
     }
 }

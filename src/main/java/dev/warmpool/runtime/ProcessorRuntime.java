@@ -35,7 +35,8 @@ public interface ProcessorRuntime {
      * process has ended (a child process it started exited), so that it is handled as lost at once
      * rather than after the orphan grace or its heartbeat lease. Runtimes that only see processes by
      * listing them never call it. It may be called for a processor that ended cleanly (it
-     * deregistered first): the handler must be idempotent, as lost.lua is.
+     * deregistered first): the handler must be idempotent, as lost.lua is. A runtime that calls it
+     * need not also call {@link #onChange}'s listener for that exit.
      */
     default void onGone(java.util.function.BiConsumer<String, String> gone) {}
 

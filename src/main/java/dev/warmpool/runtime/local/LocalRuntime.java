@@ -42,7 +42,8 @@ public class LocalRuntime implements ProcessorRuntime {
     private final dev.warmpool.runtime.Devices devices;
 
     private volatile Runnable changed = () -> {};
-    private volatile java.util.function.BiConsumer<String, String> gone = (type, id) -> {};
+    /** Told of each agent that exits; until the reconciler listens, a pass is asked for. */
+    private volatile java.util.function.BiConsumer<String, String> gone = (type, id) -> changed.run();
     /** The agents' class-data archive (or AOT cache), once there is one. */
     private final ClassData classData;
 
@@ -131,10 +132,7 @@ public class LocalRuntime implements ProcessorRuntime {
             Process p = pb.start();
             // an agent that exits (retired, spent, crashed, killed) is handled and replaced at once, not
             // after the orphan grace: this manager held the child, so its exit is certain
-            p.onExit().thenRun(() -> {
-                gone.accept(type, processorId);
-                changed.run();
-            });
+            p.onExit().thenRun(() -> gone.accept(type, processorId));
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {
             devices.release(processorId);
