@@ -66,12 +66,7 @@ public final class Agent {
     }
 
     public static void main(String[] args) throws Exception {
-        // not the RuntimeMXBean: loading java.management for this took about 25 ms of the agent's start
-        long t0 = ProcessHandle.current()
-                .info()
-                .startInstant()
-                .map(Instant::toEpochMilli)
-                .orElseGet(System::currentTimeMillis);
+        long t0 = ProcessAge.startMillis();
         AgentConfig config = AgentConfig.fromEnv(System.getenv());
         Agent agent = new Agent(config);
         Runtime.getRuntime().addShutdownHook(new Thread(agent::onSignal, "agent-stop"));
