@@ -2,7 +2,8 @@
 -- job goes back to the queue, charged one attempt, or fails when none is left. A lost gang
 -- member takes its gang with it: the other members are stopped and retired, the job requeued.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, heartbeat deadline, reason, retention seconds
--- Returns {'LOST', job id or '', job's new state or ''}, or 'ALIVE'.
+-- Returns {'LOST', job id or '', job's new state or ''}, 'ALIVE', or 'GONE' when Redis has no such processor (it
+-- deregistered, or another caller found it lost first): nothing is changed then.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot; "trial:" marks what only
 -- the end of a sweep's trial touches (its sweep counts it, stops or finishes, releases its next trials)):
 --   wp:{type}:pool                       R   trial: state: a deleted pool's sweep is stopped
@@ -41,6 +42,7 @@
 --   objective), wp:{type}:ended (each job that ends).
 --- @include "drop"
 local pid = ARGV[2]
+if redis.call('EXISTS', key('proc', pid)) == 0 and redis.call('SISMEMBER', PROCS, pid) == 0 then return 'GONE' end
 local s = redis.call('HMGET', key('proc', pid), 'hb', 'job', 'gang', 'token')
 if s[1] and tonumber(s[1]) > tonumber(ARGV[3]) then return 'ALIVE' end
 local jid = s[2] or ''

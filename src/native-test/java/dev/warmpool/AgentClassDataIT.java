@@ -13,8 +13,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The packaged manager makes a class-data archive of the agent jar once it is up, and the agents
- * it starts afterwards map it (so their JVMs start about twice as fast).
+ * The packaged manager makes a class-data archive (JDK 25 and later: an AOT cache) of the agent jar
+ * once it is up, and the agents it starts afterwards map it (so their JVMs start about twice as fast).
  */
 class AgentClassDataIT {
     RedisServer redis = RedisServer.ephemeral();
@@ -30,7 +30,7 @@ class AgentClassDataIT {
             return false;
         }
         try (Stream<Path> files = Files.list(dir)) {
-            return files.anyMatch(f -> f.getFileName().toString().matches("agent-[0-9a-f]+\\.jsa"));
+            return files.anyMatch(f -> f.getFileName().toString().matches("agent-[0-9a-f]+\\.(jsa|aot)"));
         }
     }
 
@@ -40,7 +40,8 @@ class AgentClassDataIT {
         if (Files.isDirectory(dir)) {
             // an archive of an agent jar built before this one is not the one agents will map
             try (Stream<Path> old = Files.list(dir)) {
-                for (Path f : old.filter(f -> f.toString().endsWith(".jsa")).toList()) {
+                for (Path f :
+                        old.filter(f -> f.toString().matches(".*\\.(jsa|aot)")).toList()) {
                     Files.delete(f);
                 }
             }
@@ -53,10 +54,13 @@ class AgentClassDataIT {
         String processor = manager.get("/pools/cds").at("/processors/0/id").asText();
         long pid = LocalAgents.pidOf(redis.url(), processor).orElseThrow();
         String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
-        assertTrue(cmdline.contains("-XX:SharedArchiveFile="), cmdline.replace('\0', ' '));
+        // JDK 25 and later: the AOT cache instead of the class-data archive
+        assertTrue(
+                cmdline.contains("-XX:SharedArchiveFile=") || cmdline.contains("-XX:AOTCache="),
+                cmdline.replace('\0', ' '));
         String maps = Files.readString(Path.of("/proc", Long.toString(pid), "maps"));
         assertTrue(
-                maps.lines().anyMatch(l -> l.contains("/cds/agent-") && l.endsWith(".jsa")),
+                maps.lines().anyMatch(l -> l.contains("/cds/agent-") && (l.endsWith(".jsa") || l.endsWith(".aot"))),
                 "the agent maps the archive");
         String id =
                 manager.send("POST", "/jobs", "{\"type\": \"cds\"}").get("id").asText();

@@ -27,7 +27,8 @@ final class ColdStart {
         Path cds = Path.of("target", "bench", "state", "cds");
         await(() -> {
             try (var files = Files.list(cds)) {
-                return files.anyMatch(f -> f.toString().endsWith(".jsa"));
+                return files.anyMatch(
+                        f -> f.toString().endsWith(".jsa") || f.toString().endsWith(".aot"));
             } catch (Exception e) {
                 return false;
             }

@@ -33,7 +33,8 @@ final class Footprint {
         Path cds = Path.of("target", "bench", "state", "cds");
         await(() -> {
             try (var files = Files.list(cds)) {
-                return files.anyMatch(f -> f.toString().endsWith(".jsa"));
+                return files.anyMatch(
+                        f -> f.toString().endsWith(".jsa") || f.toString().endsWith(".aot"));
             } catch (Exception e) {
                 return false;
             }

@@ -6,7 +6,6 @@ import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Run;
 import dev.warmpool.protocol.StartReply;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -67,7 +66,7 @@ public final class Agent {
     }
 
     public static void main(String[] args) throws Exception {
-        long t0 = ManagementFactory.getRuntimeMXBean().getStartTime();
+        long t0 = ProcessAge.startMillis();
         AgentConfig config = AgentConfig.fromEnv(System.getenv());
         Agent agent = new Agent(config);
         Runtime.getRuntime().addShutdownHook(new Thread(agent::onSignal, "agent-stop"));

@@ -36,7 +36,7 @@ final class AgentDirs {
                     && (Integer) Files.getAttribute(parent, "unix:uid", LinkOption.NOFOLLOW_LINKS) == me
                     && Files.getPosixFilePermissions(parent, LinkOption.NOFOLLOW_LINKS)
                             .equals(PosixFilePermissions.fromString("rwx--x--x"))) {
-                Path root = Files.createTempDirectory(parent, processorId);
+                Path root = newDir(parent, processorId);
                 // off the agent's start: a few seconds after it, at the lowest priority
                 Thread sweep = new Thread(
                         () -> {
@@ -58,6 +58,27 @@ final class AgentDirs {
             Agent.log("no shared dir for the agents in %s (%s): the processor's dir goes there", tmp, e.getMessage());
         }
         return Files.createTempDirectory(HostTmp.AGENT_DIRS + processorId);
+    }
+
+    /**
+     * A new dir {@code <prefix><number>} in {@code parent}, 0700, as {@link Files#createTempDirectory}
+     * makes one but without its {@code SecureRandom}, whose set-up (the security providers) took
+     * about 20-40 ms of an agent's start. Its name need not be unguessable: no other user can
+     * create anything in {@code parent} (0711, this user's), and the dir itself is 0700.
+     */
+    static Path newDir(Path parent, String prefix) throws IOException {
+        java.nio.file.attribute.FileAttribute<?> own =
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+        long n = System.nanoTime() ^ (ProcessHandle.current().pid() << 32);
+        for (int i = 0; ; i++) {
+            try {
+                return Files.createDirectory(parent.resolve(prefix + Long.toUnsignedString(n + i)), own);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                if (i >= 100) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**

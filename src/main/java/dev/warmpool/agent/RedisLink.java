@@ -94,8 +94,19 @@ final class RedisLink implements AutoCloseable {
         List<String> argv = new ArrayList<>(args.size() + 1);
         argv.add(KeySchema.prefix(type));
         argv.addAll(args);
+        String sha = script.shaIfHashed();
+        if (sha == null) {
+            // a script's first call sends its text (Redis has it cached by then, from the manager or
+            // an earlier agent) and hashes it off this thread: hashing the register script while the
+            // agent starts, still interpreted, took about 20 ms of that start
+            Object reply = plain(redis.eval(script.source(), keys, argv));
+            Thread hash = new Thread(script::sha, "script-hash");
+            hash.setDaemon(true);
+            hash.start();
+            return reply;
+        }
         try {
-            return plain(redis.evalsha(script.sha(), keys, argv));
+            return plain(redis.evalsha(sha, keys, argv));
         } catch (JedisDataException e) {
             if (e.getMessage() == null || !e.getMessage().startsWith("NOSCRIPT")) {
                 throw e;

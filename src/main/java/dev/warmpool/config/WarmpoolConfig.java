@@ -312,10 +312,11 @@ public interface WarmpoolConfig {
         /**
          * JVM options of each agent: small heap, serial GC, C1 only; the agent is a thin loop. The
          * heap starts at 8 MB: started at its 32 MB maximum, all of it gets touched as eden cycles,
-         * about 8 MB more RSS per agent.
+         * about 8 MB more RSS per agent. No perf data ({@code -XX:-UsePerfData}): no hsperfdata file to
+         * make at each agent's start, so {@code jps} and {@code jstat} do not list agents.
          */
         @WithDefault(
-                "-Xms8m,-Xmx32m,-Xss512k,-XX:+UseSerialGC,-XX:TieredStopAtLevel=1,-XX:ReservedCodeCacheSize=16m,-XX:MaxMetaspaceSize=64m,-Xshare:auto,-Dslf4j.internal.verbosity=ERROR")
+                "-Xms8m,-Xmx32m,-Xss512k,-XX:+UseSerialGC,-XX:TieredStopAtLevel=1,-XX:ReservedCodeCacheSize=16m,-XX:MaxMetaspaceSize=64m,-Xshare:auto,-XX:-UsePerfData,-Dslf4j.internal.verbosity=ERROR")
         List<String> jvmOptions();
     }
 }

@@ -131,6 +131,25 @@ public final class SizingPolicy {
     }
 
     /**
+     * How many processors (gangs, in a gang pool) pool {@code s} lacks now, counting every
+     * processor Redis has as alive: what a pool just created, or one that has just lost a
+     * processor, should start before a full pass has looked at it. As in {@link #plan}, a process
+     * in {@code running} that Redis does not know (an agent registering again after Redis lost
+     * its data) counts as starting. Losses and retirements are the full pass's; this only ever
+     * starts what that would.
+     */
+    public static int startNow(PoolSnapshot s, Timing t, Set<String> running) {
+        if (s.spec().isGang()) {
+            PoolSnapshot gangs = s.asGangs();
+            return toStart(gangs, gangs.processors(), s.spec().minIdle());
+        }
+        Set<String> known = new java.util.HashSet<>();
+        s.processors().forEach(p -> known.add(p.id()));
+        int returning = (int) running.stream().filter(id -> !known.contains(id)).count();
+        return Math.max(0, toStart(s, s.processors(), idleTarget(s, s.processors(), t.warmth())) - returning);
+    }
+
+    /**
      * The idle processors to keep above the busy ones: {@code minIdle}, or with the learned
      * policy as many as its windows want now, at least {@code minIdle}.
      */

@@ -4,10 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -48,9 +45,6 @@ public enum Script {
     public static final List<String> LIB =
             List.of("core", "idempotency", "warmth", "tenants", "jobs", "gang", "dispatch", "ends", "drop");
 
-    private static final java.util.regex.Pattern INCLUDE =
-            java.util.regex.Pattern.compile("(?m)^--- @include \"([a-z]+)\"$");
-
     // read and hashed on first use, not all 22 at class initialisation: an agent uses six of
     // them, and hashing them all (each with its helpers in front) took about 20 ms of its start
     private volatile String source;
@@ -86,13 +80,37 @@ public enum Script {
         return LIB.stream().filter(wanted::contains).toList();
     }
 
+    /**
+     * The names on the text's {@code --- @include "name"} lines. Found with indexOf, not a regular
+     * expression: an agent assembles its first script while it starts, still interpreted, and the
+     * expression's scan of every helper took tens of milliseconds of it.
+     */
     static List<String> includes(String text) {
         List<String> out = new ArrayList<>();
-        java.util.regex.Matcher m = INCLUDE.matcher(text);
-        while (m.find()) {
-            out.add(m.group(1));
+        String mark = "--- @include \"";
+        for (int at = text.indexOf(mark); at >= 0; at = text.indexOf(mark, at + 1)) {
+            if (at > 0 && text.charAt(at - 1) != '\n') {
+                continue;
+            }
+            int from = at + mark.length();
+            int to = from;
+            while (to < text.length() && text.charAt(to) >= 'a' && text.charAt(to) <= 'z') {
+                to++;
+            }
+            int after = to + 1;
+            if (to > from
+                    && to < text.length()
+                    && text.charAt(to) == '"'
+                    && (after == text.length() || text.charAt(after) == '\n' || text.charAt(after) == '\r')) {
+                out.add(text.substring(from, to));
+            }
         }
         return out;
+    }
+
+    /** The SHA1 if {@link #sha} has been asked for already, else null. */
+    public String shaIfHashed() {
+        return sha;
     }
 
     /** The SHA1 that EVALSHA takes. */
@@ -128,11 +146,6 @@ public enum Script {
     }
 
     private static String sha1(String text) {
-        try {
-            return HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return Sha1.hex(text.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -8,7 +8,6 @@ import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.SizingPolicy;
 import dev.warmpool.protocol.LostReply;
-import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;
 import io.quarkus.runtime.ShutdownEvent;
@@ -85,7 +84,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
     private volatile long queuedJobs;
 
     private final dev.warmpool.store.AgentUsers agentUsers;
-    private final DeviceGate devices;
+    private final Starts starts;
 
     public Reconciler(
             PoolStore store,
@@ -107,8 +106,9 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
                         .orElse(config.heartbeat().timeout())
                         .toMillis(),
                 dev.warmpool.config.WarmthParams.of(config));
-        this.devices = new DeviceGate(runtime);
+        this.starts = new Starts(store, runtime, new DeviceGate(runtime), retentionSeconds());
         runtime.onChange(this::nudge);
+        runtime.onGone(new Exits(store, retentionSeconds(), worker, this::nudge)::gone);
     }
 
     @Scheduled(
@@ -167,10 +167,63 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
         }
     }
 
+    /**
+     * Pool {@code type} was created or changed, or lost a processor: what it lacks is started at
+     * once on the worker ({@link #startNow}), then a full pass follows as for any nudge.
+     */
+    @Override
+    public void nudge(String type) {
+        try {
+            worker.execute(() -> {
+                try {
+                    startNow(type);
+                } catch (RuntimeException e) {
+                    LOG.warnf(
+                            "could not start processors of pool %s now (the next pass retries): %s",
+                            type, e.getMessage());
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return; // the manager is stopping
+        }
+        nudge();
+    }
+
+    /**
+     * Starts what pool {@code type} lacks now ({@link SizingPolicy#startNow}) from its snapshot
+     * and the runtime's processes, without the rest of a full pass (every pool's snapshot, Redis's
+     * clock, orphans) nor its least gap after the last pass: a pool just created, or one whose
+     * processor was just lost, gets its processor at once. One pass at a time: it holds the full
+     * pass's monitor and Redis lock, and spawn.lua refuses past maxSize; losses, retirements and
+     * orphans stay the full pass's. Blocks: never on the event loop.
+     */
+    public synchronized int startNow(String type) {
+        if (!runtime.leads() || !store.tryLock(holder, lockMillis()).await().atMost(CALL)) {
+            return 0;
+        }
+        try {
+            Optional<PoolSnapshot> s = store.snapshot(type).await().atMost(CALL);
+            if (s.isEmpty()) {
+                return 0;
+            }
+            Set<String> running = runtime.list().stream()
+                    .filter(r -> r.type().equals(type))
+                    .map(ProcessorRuntime.Running::processorId)
+                    .collect(Collectors.toSet());
+            int wanted = SizingPolicy.startNow(s.get(), timing, running);
+            return wanted == 0 ? 0 : starts.start(s.get(), wanted, new HashSet<>());
+        } finally {
+            store.unlock(holder).await().atMost(CALL);
+        }
+    }
+
+    private long lockMillis() {
+        return Math.max(3 * config.reconcile().interval().toMillis(), 15_000);
+    }
+
     /** One pass, on the calling thread (it blocks: never call it from the event loop). */
     public synchronized Report reconcileOnce() {
-        long ttl = Math.max(3 * config.reconcile().interval().toMillis(), 15_000);
-        if (!runtime.leads() || !store.tryLock(holder, ttl).await().atMost(CALL)) {
+        if (!runtime.leads() || !store.tryLock(holder, lockMillis()).await().atMost(CALL)) {
             return Report.skipped();
         }
         try {
@@ -218,7 +271,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
             }
             lost += applyLost(type, plan);
             retired += applyRetire(type, plan);
-            started += applyStart(s, plan, known);
+            started += starts.start(s, plan.start(), known);
             if (s.draining()
                     && store.collectPool(type, retentionSeconds()).await().atMost(CALL)) {
                 LOG.infof("pool %s drained and removed", type);
@@ -277,55 +330,6 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
         for (SizingPolicy.Retire r : plan.retire()) {
             if (store.retire(type, r.id(), r.idleSinceAtMost()).await().atMost(CALL)) {
                 LOG.infof("retiring idle processor %s of pool %s", r.id(), type);
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * Starts what the plan asks for: processors, or in a gang pool whole gangs (each member its
-     * own agent or pod, ids {@code <gang>-<n>}), recorded in Redis first so that two managers
-     * cannot overshoot {@code maxSize}. A member that cannot start is given up for lost, which
-     * breaks its gang: it drains, and the next pass starts a new one.
-     */
-    private int applyStart(PoolSnapshot s, SizingPolicy.Plan plan, Set<String> known) {
-        String type = s.type();
-        List<PoolSpec.Member> members = s.spec().members();
-        int n = 0;
-        int allowed = devices.allow(s, plan.start());
-        for (int i = 0; i < allowed; i++) {
-            String id = Ids.newProcessorId();
-            List<String> ids = new java.util.ArrayList<>();
-            List<SpawnGangReply.Member> gang = new java.util.ArrayList<>();
-            for (int m = 0; m < members.size(); m++) {
-                ids.add(id + "-" + m);
-                gang.add(new SpawnGangReply.Member(
-                        id + "-" + m, members.get(m).role(), members.get(m).index()));
-            }
-            boolean recorded = s.spec().isGang()
-                    ? store.spawnGang(type, id, gang).await().atMost(CALL)
-                    : store.spawn(type, id).await().atMost(CALL);
-            if (!recorded) {
-                break; // full or draining: another manager got there first
-            }
-            if (!s.spec().isGang()) {
-                ids.add(id);
-            }
-            boolean all = true;
-            for (String pid : ids) {
-                known.add(type + "/" + pid);
-                try {
-                    runtime.start(type, pid, s.spec());
-                } catch (RuntimeException e) {
-                    all = false;
-                    LOG.errorf(e, "could not start processor %s of pool %s", pid, type);
-                    store.lost(type, pid, Long.MAX_VALUE, "could not start: " + e.getMessage(), retentionSeconds())
-                            .await()
-                            .atMost(CALL);
-                }
-            }
-            if (all) {
                 n++;
             }
         }

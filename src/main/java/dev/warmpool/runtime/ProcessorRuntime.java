@@ -30,6 +30,16 @@ public interface ProcessorRuntime {
     /** Calls {@code changed} when the runtime sees a processor go (so the reconciler need not wait for its tick). */
     default void onChange(Runnable changed) {}
 
+    /**
+     * Calls {@code gone} with a processor's pool and id when the runtime knows for certain that its
+     * process has ended (a child process it started exited), so that it is handled as lost at once
+     * rather than after the orphan grace or its heartbeat lease. Runtimes that only see processes by
+     * listing them never call it. It may be called for a processor that ended cleanly (it
+     * deregistered first): the handler must be idempotent, as lost.lua is. A runtime that calls it
+     * need not also call {@link #onChange}'s listener for that exit.
+     */
+    default void onGone(java.util.function.BiConsumer<String, String> gone) {}
+
     /** Once the manager is up: work that makes later processor starts faster (off the caller's thread). */
     default void prepare() {}
 

@@ -54,7 +54,7 @@ public class PoolService {
                                 + "' " + (spec.isGang() ? "is not a gang pool" : "is a gang pool")
                                 + "; its processors cannot change "
                                 + "kind in place. DELETE /pools/" + type + " first, then PUT it again."))
-                .invoke(created -> reconciler.nudge())
+                .invoke(created -> reconciler.nudge(type))
                 .flatMap(created -> get(type).map(view -> new Put(created, view)));
     }
 
@@ -94,7 +94,10 @@ public class PoolService {
                         config.jobs().retention().toSeconds())
                 .flatMap(done -> done instanceof Refused.NoPool
                         ? unknownType(type)
-                        : Uni.createFrom().voidItem().invoke(reconciler::nudge).flatMap(x -> get(type)));
+                        : Uni.createFrom()
+                                .voidItem()
+                                .invoke(() -> reconciler.nudge())
+                                .flatMap(x -> get(type)));
     }
 
     /**

@@ -9,6 +9,11 @@ public interface ReconcilerPort {
     /** A submit found no idle processor, or a pool changed: reconcile soon. */
     void nudge();
 
+    /** Pool {@code type} was created or changed: start what it lacks now, off the caller's thread. */
+    default void nudge(String type) {
+        nudge();
+    }
+
     /** Queued jobs over all pools at the last reconcile pass. */
     long queuedJobs();
 }

@@ -48,6 +48,40 @@ class SizingPolicyTests {
     }
 
     @Test
+    void startsNowWhatAFullPassWouldStartWhenNothingIsLost() {
+        PoolSnapshot empty = pool(2, 4, 300, 0, false);
+        PoolSnapshot busy = pool(1, 4, 300, 2, false, proc("a", ProcessorState.BUSY, 0));
+        PoolSnapshot full =
+                pool(1, 2, 300, 5, false, proc("a", ProcessorState.BUSY, 0), proc("b", ProcessorState.BUSY, 0));
+        PoolSnapshot warm = pool(1, 4, 300, 0, false, proc("a", ProcessorState.IDLE, 0));
+        PoolSnapshot starting = pool(1, 4, 300, 0, false, proc("a", ProcessorState.STARTING, 0));
+        PoolSnapshot draining = pool(1, 4, 300, 0, true);
+        for (PoolSnapshot s : List.of(empty, busy, full, warm, starting, draining)) {
+            assertEquals(plan(s).start(), SizingPolicy.startNow(s, TIMING, all(s)));
+        }
+        assertEquals(2, SizingPolicy.startNow(empty, TIMING, Set.of()));
+        assertEquals(3, SizingPolicy.startNow(busy, TIMING, all(busy)));
+        assertEquals(0, SizingPolicy.startNow(warm, TIMING, all(warm)));
+    }
+
+    @Test
+    void startsNowCountingAProcessorWithAStaleHeartbeatAsAlive() {
+        // whether it is lost is the full pass's to say (it also stops it): starting early for it
+        // could go past maxSize while it is still there
+        Processor stale = new Processor("a", ProcessorState.IDLE, null, NOW - 60_000, NOW - 60_000, NOW - 100_000);
+        PoolSnapshot s = pool(1, 1, 300, 0, false, stale);
+        assertEquals(1, plan(s).start(), "the full pass replaces it");
+        assertEquals(0, SizingPolicy.startNow(s, TIMING, all(s)));
+    }
+
+    @Test
+    void startsNowNothingForAnAgentThatRegistersAgainAfterRedisLostItsData() {
+        PoolSnapshot forgotten = pool(1, 1, 300, 0, false);
+        assertEquals(1, SizingPolicy.startNow(forgotten, TIMING, Set.of()));
+        assertEquals(0, SizingPolicy.startNow(forgotten, TIMING, Set.of("back")), "its process still runs");
+    }
+
+    @Test
     void startsMinIdleInAnEmptyPool() {
         assertEquals(2, plan(pool(2, 4, 300, 0, false)).start());
     }

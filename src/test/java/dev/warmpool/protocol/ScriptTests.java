@@ -60,4 +60,14 @@ class ScriptTests {
                 Script.helpers("--- @include \"dispatch\"\n--- @include \"idempotency\"\n"));
         assertTrue(Script.HEARTBEAT.source().lines().count() < 60, "the heartbeat carries the core helpers alone");
     }
+
+    @Test
+    void readsOnlyWholeIncludeLines() {
+        assertEquals(
+                List.of("drop", "gang", "ends"),
+                Script.includes("--- @include \"drop\"\nlocal x = 1\n--- @include \"gang\"\r\n--- @include \"ends\""));
+        assertEquals(List.of(), Script.includes("  --- @include \"drop\"\n"), "not at the start of a line");
+        assertEquals(List.of(), Script.includes("--- @include \"drop\" -- why\n"), "more after the name");
+        assertEquals(List.of(), Script.includes("--- @include \"Drop\"\n--- @include \"\"\n--- @include \"drop"));
+    }
 }

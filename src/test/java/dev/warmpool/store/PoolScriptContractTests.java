@@ -148,6 +148,11 @@ class PoolScriptContractTests extends ScriptContract {
                 call(Script.LOST, LostReply.args("p2", Long.MAX_VALUE, "silent", 60), LostReply::decode));
         assertEquals("1", field(KeySchema.job(TYPE, job), "attempts"));
         assertEquals(
+                new LostReply.Gone(),
+                call(Script.LOST, LostReply.args("p2", Long.MAX_VALUE, "silent", 60), LostReply::decode),
+                "a processor found lost twice (its exit, then a pass) is handled once");
+        assertEquals("1", field(KeySchema.job(TYPE, job), "attempts"), "the second call charged nothing");
+        assertEquals(
                 new DeregisterReply(null),
                 call(Script.DEREGISTER, DeregisterReply.args("p4", "never was", 60), DeregisterReply::decode));
     }

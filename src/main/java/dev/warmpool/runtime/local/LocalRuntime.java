@@ -42,8 +42,10 @@ public class LocalRuntime implements ProcessorRuntime {
     private final dev.warmpool.runtime.Devices devices;
 
     private volatile Runnable changed = () -> {};
-    /** JVM options that load the agents' class-data archive, once there is one. */
-    private volatile List<String> classData = List.of();
+    /** Told of each agent that exits; until the reconciler listens, a pass is asked for. */
+    private volatile java.util.function.BiConsumer<String, String> gone = (type, id) -> changed.run();
+    /** The agents' class-data archive (or AOT cache), once there is one. */
+    private final ClassData classData;
 
     /** The Redis URL an agent of a pool gets (its pool's ACL user, or the manager's URL). */
     private final java.util.function.UnaryOperator<String> agentUrl;
@@ -57,6 +59,7 @@ public class LocalRuntime implements ProcessorRuntime {
         this.redisUrl = redisUrl;
         this.config = config;
         this.launch = launchCommand(config.runtime().local());
+        this.classData = new ClassData(config.runtime().local().stateDir(), javaBinary(), launch, redisUrl);
         PrivateFiles.secureDir(config.runtime().local().stateDir());
         this.room = JobRoom.of(config);
         this.devices = dev.warmpool.runtime.Devices.of(config.runtime().devices());
@@ -85,8 +88,7 @@ public class LocalRuntime implements ProcessorRuntime {
         if (!own.isEmpty()) {
             cmd.add(DEVICES + dev.warmpool.runtime.Devices.join(own));
         }
-        cmd.addAll(classData);
-        cmd.addAll(launch);
+        cmd.addAll(classData.command());
         Path logs = config.runtime().local().stateDir().resolve("logs");
         try {
             PrivateFiles.secureDir(logs);
@@ -128,8 +130,9 @@ public class LocalRuntime implements ProcessorRuntime {
                     .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                     .ifPresent(sink -> env.put("K_SINK", sink));
             Process p = pb.start();
-            // an agent that exits (retired, spent, crashed) is replaced at once, not at the next tick
-            p.onExit().thenRun(() -> changed.run());
+            // an agent that exits (retired, spent, crashed, killed) is handled and replaced at once, not
+            // after the orphan grace: this manager held the child, so its exit is certain
+            p.onExit().thenRun(() -> gone.accept(type, processorId));
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {
             devices.release(processorId);
@@ -175,103 +178,20 @@ public class LocalRuntime implements ProcessorRuntime {
         return out.toString();
     }
 
-    /**
-     * Agents start about twice as fast from a class-data archive (AppCDS: 0.42 s -> 0.23 s from
-     * launch to their first Redis answer, measured here). The archive depends on the JVM and the
-     * agent jar, so it is made here, once per pair: a throw-away agent that finds no pool runs with
-     * {@code -XX:ArchiveClassesAtExit} in the background, and later agents use what it wrote. An
-     * archive the JVM cannot use is ignored ({@code -Xshare:auto}); agents then start as before.
-     */
+    /** Makes the agents' class-data archive or AOT cache in the background, once per JVM and agent jar. */
     @Override
     public void prepare() {
-        int jar = launch.indexOf("-jar");
-        if (jar < 0) {
-            return; // agents from the manager's class path (tests): nothing stable to archive
-        }
-        Path agentJar = Path.of(launch.get(jar + 1));
-        Path archive;
-        try {
-            archive = config.runtime()
-                    .local()
-                    .stateDir()
-                    .resolve("cds")
-                    .resolve("agent-"
-                            + Integer.toHexString(
-                                    (javaBinary() + "|" + Runtime.version() + "|" + Files.size(agentJar) + "|"
-                                                    + Files.getLastModifiedTime(agentJar)
-                                                            .toMillis())
-                                            .hashCode())
-                            + ".jsa")
-                    .toAbsolutePath();
-        } catch (IOException e) {
-            return;
-        }
-        if (Files.isRegularFile(archive)) {
-            classData = List.of("-XX:SharedArchiveFile=" + archive);
-            return;
-        }
-        Thread t = new Thread(() -> archive(archive), "agent-class-data");
-        t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
-        t.start();
-    }
-
-    private void archive(Path archive) {
-        try {
-            PrivateFiles.secureDir(archive.getParent());
-            Path tmp = archive.resolveSibling(
-                    archive.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-            // umask 077: the JVM writes the archive as the umask says
-            List<String> cmd = new ArrayList<>(List.of(
-                    "/bin/sh",
-                    "-c",
-                    "umask 077 && exec \"$0\" \"$@\"",
-                    javaBinary(),
-                    "-XX:ArchiveClassesAtExit=" + tmp));
-            cmd.addAll(launch);
-            Path log = archive.resolveSibling("archive.log");
-            if (!Files.exists(log)) {
-                PrivateFiles.write(log, "");
-            }
-            ProcessBuilder pb = new ProcessBuilder(cmd)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-            // a type no pool can have: the agent connects, runs its register script, finds no pool and exits
-            pb.environment().clear();
-            pb.environment().putAll(agentEnvironment(System.getenv()));
-            pb.environment()
-                    .putAll(Map.of(
-                            "WARMPOOL_REDIS_URL",
-                            redisUrl,
-                            "WARMPOOL_POOL",
-                            "_class-data",
-                            "WARMPOOL_PROCESSOR_ID",
-                            "class-data"));
-            Process p = pb.start();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return;
-            }
-            if (p.exitValue() == 0 && Files.isRegularFile(tmp) && Files.size(tmp) > 0) {
-                Files.move(
-                        tmp,
-                        archive,
-                        java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-                classData = List.of("-XX:SharedArchiveFile=" + archive);
-                LOG.infof("agents start from the class-data archive %s", archive);
-            }
-            Files.deleteIfExists(tmp);
-        } catch (IOException e) {
-            LOG.warnf("no class-data archive for agents (they start as before): %s", e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        classData.prepare();
     }
 
     @Override
     public void onChange(Runnable changed) {
         this.changed = changed;
+    }
+
+    @Override
+    public void onGone(java.util.function.BiConsumer<String, String> gone) {
+        this.gone = gone;
     }
 
     @Override
@@ -347,7 +267,7 @@ public class LocalRuntime implements ProcessorRuntime {
                 .findFirst();
     }
 
-    private static String javaBinary() {
+    static String javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
