@@ -57,13 +57,19 @@ final class ContainerSweep {
             "    loss = 1 - model.score(Xte, yte)",
             "    return {'loss': loss, 'fitMs': (time.perf_counter() - t) * 1000}",
             "");
-    /** The persistent worker: one JSON job per stdin line, one JSON result per stdout line. */
+    /**
+     * The persistent worker: one JSON job per stdin line, one JSON result per stdout line, written
+     * in one call as warmpool.worker does ({@code print(..., flush=True)} under {@code python3 -u}
+     * writes the line and its newline apart: the agent's reader woke twice per trial, and the second
+     * write came up to 2.5 ms after the first on the busy 2 cores).
+     */
     static final String WORKER = TRAIN
             + String.join(
                     "\n",
                     "for line in sys.stdin:",
                     "    job = json.loads(line)",
-                    "    print(json.dumps({'status': 'SUCCEEDED', 'metrics': train(job['config'])}), flush=True)",
+                    "    sys.stdout.write(json.dumps({'status': 'SUCCEEDED', 'metrics': train(job['config'])}) + '\\n')",
+                    "    sys.stdout.flush()",
                     "");
     /** A fresh container's one trial: its config as the argument. */
     static final String ONE = TRAIN + "print(json.dumps(train(json.loads(sys.argv[1]))))\n";
