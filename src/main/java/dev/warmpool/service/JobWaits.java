@@ -15,11 +15,17 @@ import java.util.function.Function;
  * waiter registered before the submit script ran (POST). A message that carried the id alone
  * (a job too large to send so) makes the waiter read the job; one that never came (lost while
  * the subscription reconnected) is covered by re-reads after a pause that doubles from
- * {@link #FIRST_POLL} up to {@link #SAFETY_READ} while the subscription is live, and up to
- * {@link #LAST_POLL} while it is not.
+ * {@link #FIRST_SAFETY_READ} up to {@link #SAFETY_READ} while the subscription is live, and from
+ * {@link #FIRST_POLL} up to {@link #LAST_POLL} while it is not.
  */
 final class JobWaits {
     private static final Duration FIRST_POLL = Duration.ofMillis(5);
+    /**
+     * The first re-read while end messages are announced: late enough that a short job's message
+     * comes first (a re-read at 5 ms, as when polling, read most warm jobs once or twice for nothing).
+     */
+    private static final Duration FIRST_SAFETY_READ = Duration.ofMillis(100);
+
     private static final Duration LAST_POLL = Duration.ofMillis(200);
     /** The longest pause between reads of a waited-for job while job ends are announced (a lost message costs this). */
     private static final Duration SAFETY_READ = Duration.ofSeconds(1);
@@ -56,7 +62,11 @@ final class JobWaits {
 
     /** The job once it has ended, or as it is when the deadline passes: reads it, then waits. */
     Uni<Job> untilEnd(String id, long deadline) {
-        return readThenWait(id, deadline, FIRST_POLL);
+        return readThenWait(id, deadline, firstPause());
+    }
+
+    private Duration firstPause() {
+        return ends.live() ? FIRST_SAFETY_READ : FIRST_POLL;
     }
 
     /**
@@ -69,7 +79,7 @@ final class JobWaits {
             forget(submitted.id(), end);
             return untilEnd(submitted.id(), deadline);
         }
-        return await(submitted.id(), end, deadline, FIRST_POLL);
+        return await(submitted.id(), end, deadline, firstPause());
     }
 
     private Uni<Job> readThenWait(String id, long deadline, Duration pause) {
