@@ -9,7 +9,10 @@ await events.waitUntilReady();
 const times = [];
 for (let i = 0; i < n + 20; i++) {
   const t0 = process.hrtime.bigint();
-  const job = await queue.add("true", {}, { removeOnComplete: true });
+  // Keep finished jobs a while, as warmpool keeps them for its retention period: with
+  // removeOnComplete: true the worker may delete the job before waitUntilFinished's isFinished
+  // reads it, which then rejects with "Missing key for job ... isFinished" (seen under load).
+  const job = await queue.add("true", {}, { removeOnComplete: { age: 3600, count: 1000 } });
   await job.waitUntilFinished(events, 30000);
   if (i >= 20) times.push(Number(process.hrtime.bigint() - t0) / 1e6); // the first 20 warm up
 }

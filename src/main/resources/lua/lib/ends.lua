@@ -227,10 +227,23 @@ local function sweep_trial_ended(sid, jid, prev, state, now, retention_s)
   end
 end
 
+-- The end message (KeySchema.ended): the job's id, a newline and its hash as a flat JSON array
+-- [field, value, ...], so that a waiter answers from it without reading the job again; a job
+-- whose message would exceed END_MESSAGE_MAX bytes is announced by its id alone (its waiters
+-- read it). The bound keeps a burst's messages well inside Redis's pub/sub output buffer
+-- (client-output-buffer-limit pubsub 8mb soft): a typical ended job is under 1 KiB.
+-- Keys: wp:{type}:job:{jobId} R.
+local END_MESSAGE_MAX = 8192
+local function ended_message(jid, jkey)
+  local fields = cjson.encode(redis.call('HGETALL', jkey))
+  if #fields + #jid + 1 > END_MESSAGE_MAX then return jid end
+  return jid .. '\n' .. fields
+end
+
 -- Ends a job: end state, finish time, reason; it expires a retention period later (a sweep's
 -- trial expires with its sweep, so the sweep can show every trial while it runs).
 -- Keys: wp:{type}:job:{jobId} RW, wp:{type}:job:{jobId}:events W, wp:{type}:warmth RW; tenant_stop's; a trial:
---   sweep_trial_ended's; publishes the id on wp:{type}:ended.
+--   sweep_trial_ended's; publishes the id and the ended job on wp:{type}:ended (ended_message).
 end_job = function(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
   tenant_stop(jid, now) -- its tenant's share drops now, though the processor is free only once its agent reports
@@ -247,5 +260,5 @@ end_job = function(jid, state, reason, now, retention_s)
     redis.call('EXPIRE', jkey, retention_s)
     redis.call('EXPIRE', key('job', jid, 'events'), retention_s) -- its log, when it wrote one
   end
-  redis.call('PUBLISH', P .. 'ended', jid) -- KeySchema.ended: wakes whoever waits on the job
+  redis.call('PUBLISH', P .. 'ended', ended_message(jid, jkey)) -- KeySchema.ended: wakes whoever waits on the job
 end

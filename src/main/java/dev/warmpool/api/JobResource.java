@@ -84,10 +84,9 @@ public class JobResource {
             quiet.allowQuiet(rc);
         }
         Caller caller = RequestCaller.of(identity);
-        return jobs.submit(body, idempotencyKey, caller)
-                .flatMap(job -> seconds == null || job.ended()
-                        ? Uni.createFrom().item(job)
-                        : jobs.waitForEnd(job.id(), seconds))
+        return (seconds == null
+                        ? jobs.submit(body, idempotencyKey, caller)
+                        : jobs.submitAndWait(body, idempotencyKey, caller, seconds))
                 .map(job -> Secrets.shownTo(job, caller))
                 .map(job -> (job.ended() && seconds != null ? Response.ok(job) : Response.accepted(job))
                         .header(HttpHeaders.LOCATION, "/jobs/" + job.id())

@@ -44,19 +44,24 @@ public class StaticTokens {
             return;
         }
         if (auth.tokensFile().isPresent()) {
-            file = auth.tokensFile().get();
+            Path file = auth.tokensFile().get();
             if (!Files.isRegularFile(file)) {
                 throw new IllegalStateException(
                         "warmpool.auth.tokens-file=" + file + " is not a file: make it (one line "
                                 + "per token: <name> <roles> <sha256-hex>) or leave the setting out");
             }
+            use(file);
         } else if (auth.jwt().issuer().isEmpty()) {
-            file = firstAdminToken(config.runtime().local().stateDir());
-        } else {
-            return; // JWTs only
+            use(firstAdminToken(config.runtime().local().stateDir()));
         }
+        // else JWTs only
+    }
+
+    /** Takes the tokens of {@code tokensFile} (re-read when it changes, see {@link #reloadIfChanged}). */
+    void use(Path tokensFile) {
+        file = tokensFile;
         reload();
-        LOG.infof("%d API token(s) from %s", tokens.size(), file.toAbsolutePath());
+        LOG.infof("%d API token(s) from %s", tokens.size(), tokensFile.toAbsolutePath());
     }
 
     public Optional<TokenFile.Entry> match(String token) {

@@ -4,9 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,9 +24,31 @@ public final class TokenFile {
     public record Entry(String name, Set<String> roles, byte[] hash) {}
 
     private final List<Entry> entries;
+    /** The entries by their hash, the first line of a hash first: a lookup is one SHA-256 and one comparison. */
+    private final Map<Digest, Entry> byHash = new HashMap<>();
 
     private TokenFile(List<Entry> entries) {
         this.entries = List.copyOf(entries);
+        for (Entry e : this.entries) {
+            byHash.putIfAbsent(new Digest(e.hash()), e);
+        }
+    }
+
+    /**
+     * A SHA-256 as a map key. Its bucket and the map's comparisons depend on the digest alone,
+     * which says nothing usable about the token (finding a token whose digest comes near a stored
+     * one is as hard as finding the token); the entry found is compared again in constant time.
+     */
+    private record Digest(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Digest d && MessageDigest.isEqual(bytes, d.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
     }
 
     /** Parses the file's text; {@code where} names it in errors, which say the line and what to fix. */
@@ -68,29 +93,20 @@ public final class TokenFile {
     }
 
     /**
-     * The caller whose token this is. Every entry is compared, each in constant time, so the time
-     * taken says nothing about how close a guess came, or which entry it was near.
+     * The caller whose token this is: its SHA-256, computed once, looked up among the file's
+     * hashes (see {@link Digest}) and compared in constant time, so the time taken says nothing
+     * about how close a guess came. Nothing is kept of a token that matches none: what this holds
+     * is the file's entries, replaced whole when the file is re-read, so a token removed from it
+     * stops working with that re-read.
      */
     public Optional<Entry> match(String token) {
-        byte[] hash = sha256(token);
-        Entry found = null;
-        for (Entry e : entries) {
-            if (MessageDigest.isEqual(e.hash(), hash) && found == null) {
-                found = e;
-            }
-        }
-        return Optional.ofNullable(found);
+        return matchHash(sha256(token));
     }
 
     /** The caller whose token has this SHA-256 (a dashboard session keeps the hash, never the token), compared as {@link #match} does. */
     public Optional<Entry> matchHash(byte[] hash) {
-        Entry found = null;
-        for (Entry e : entries) {
-            if (MessageDigest.isEqual(e.hash(), hash) && found == null) {
-                found = e;
-            }
-        }
-        return Optional.ofNullable(found);
+        Entry e = byHash.get(new Digest(hash));
+        return e != null && MessageDigest.isEqual(e.hash(), hash) ? Optional.of(e) : Optional.empty();
     }
 
     public static byte[] sha256(String token) {

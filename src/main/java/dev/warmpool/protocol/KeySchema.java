@@ -92,8 +92,10 @@ public final class KeySchema {
     }
 
     /**
-     * CHANNEL (pub/sub, not a key): each job's id as it ends, published by the script that ends
-     * it; the manager wakes its waiters ({@code ?wait=}) on it. Pattern: {@link #ENDED_PATTERN}.
+     * CHANNEL (pub/sub, not a key): each job as it ends, published by the script that ends it:
+     * its id, a newline and its hash as a flat JSON array {@code [field, value, ...]} (the id
+     * alone when that would pass 8 KiB; lua/lib/ends.lua's {@code ended_message}); the manager
+     * answers its waiters ({@code ?wait=}) from it. Pattern: {@link #ENDED_PATTERN}.
      */
     public static String ended(String type) {
         return prefix(type) + "ended";

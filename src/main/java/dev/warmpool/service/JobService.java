@@ -15,29 +15,25 @@ import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /** Jobs: submit (one script: assign or queue), read, wait for the end, list, cancel. */
 @ApplicationScoped
 public class JobService {
-    private static final Duration FIRST_POLL = Duration.ofMillis(5);
-    private static final Duration LAST_POLL = Duration.ofMillis(200);
-    /** The longest pause between reads of a waited-for job while job ends are announced (a lost message costs this). */
-    private static final Duration SAFETY_READ = Duration.ofSeconds(1);
-
     private final PoolStore store;
     private final PoolService pools;
     private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
     private final SubmitLimiter limiter;
-    private final JobEnds ends;
+    private final JobWaits waits;
     private final Access access;
     private final IdempotencyKeys keys;
 
@@ -51,7 +47,7 @@ public class JobService {
             JobEnds ends,
             IdempotencyKeys keys) {
         this.keys = keys;
-        this.ends = ends;
+        this.waits = new JobWaits(ends, config, this::get);
         this.store = store;
         this.pools = pools;
         this.reconciler = reconciler;
@@ -62,6 +58,39 @@ public class JobService {
     }
 
     public Uni<Job> submit(JobRequest request, String idempotencyKey, Caller caller) {
+        return submit(request, idempotencyKey, caller, id -> {});
+    }
+
+    /**
+     * Submits and waits for the end in one request (POST ?wait=): the job once it has ended, or
+     * as it is when {@code waitSeconds} have passed. The waiter registers before the submit
+     * script runs, so the end message is not missed and the job need not be read (see {@link JobWaits}).
+     */
+    public Uni<Job> submitAndWait(JobRequest request, String idempotencyKey, Caller caller, int waitSeconds) {
+        long deadline = waits.deadline(waitSeconds);
+        AtomicReference<CompletableFuture<Job>> end = new AtomicReference<>();
+        AtomicReference<String> watched = new AtomicReference<>();
+        return submit(request, idempotencyKey, caller, id -> {
+                    watched.set(id);
+                    end.set(waits.watch(id));
+                })
+                .onFailure()
+                .invoke(() -> {
+                    if (end.get() != null) {
+                        waits.forget(watched.get(), end.get());
+                    }
+                })
+                .flatMap(job -> {
+                    if (job.id().equals(watched.get()) && !job.ended()) {
+                        return waits.afterSubmit(job, end.get(), deadline);
+                    }
+                    waits.forget(watched.get(), end.get()); // a replayed Idempotency-Key's job: read it
+                    return job.ended() ? Uni.createFrom().item(job) : waits.untilEnd(job.id(), deadline);
+                });
+    }
+
+    /** {@code beforeStore} hears the new job's id before the submit script runs. */
+    private Uni<Job> submit(JobRequest request, String idempotencyKey, Caller caller, Consumer<String> beforeStore) {
         JobRequest r = BodyValidation.valid(validator, request, "at least {\"type\": \"<job type>\"}");
         UserInput.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
@@ -69,6 +98,7 @@ public class JobService {
         checkRoom();
         limiter.take(caller, 1);
         Accepted job = accept(r, "", caller);
+        beforeStore.accept(job.id());
         return access.check(r.type(), caller, List.of(job.env()), List.of("env"))
                 .flatMap(ok -> store.submit(r.type(), job.stored(), idem))
                 .flatMap(reply -> submitted(reply, job, idem, idempotencyKey));
@@ -233,40 +263,7 @@ public class JobService {
 
     /** The job once it has ended, or as it is when {@code waitSeconds} have passed. */
     public Uni<Job> waitForEnd(String id, int waitSeconds) {
-        if (waitSeconds < 0) {
-            throw Refusal.invalid("wait", "'wait' must be 0 or more seconds.");
-        }
-        long cap = Math.min(waitSeconds, config.jobs().maxWait().toSeconds());
-        long deadline = System.nanoTime() + cap * 1_000_000_000L;
-        return poll(id, deadline, FIRST_POLL);
-    }
-
-    /**
-     * Reads the job until it has ended or the deadline passes. Between reads it waits for the
-     * job's end message (see {@link JobEnds}), registered before the read so that an end between
-     * the two is not missed; it reads again after {@code pause} all the same (at most
-     * {@link #SAFETY_READ} while the subscription is live, {@link #LAST_POLL} while it is not).
-     */
-    private Uni<Job> poll(String id, long deadline, Duration pause) {
-        CompletableFuture<Void> end = ends.watch(id);
-        return get(id).onFailure().invoke(() -> ends.forget(id, end)).flatMap(job -> {
-            long left = deadline - System.nanoTime();
-            if (job.ended() || left <= 0) {
-                ends.forget(id, end);
-                return Uni.createFrom().item(job);
-            }
-            Duration wait = pause.toNanos() < left ? pause : Duration.ofNanos(left);
-            Duration most = ends.live() ? SAFETY_READ : LAST_POLL;
-            Duration next = pause.multipliedBy(2).compareTo(most) > 0 ? most : pause.multipliedBy(2);
-            return Uni.createFrom()
-                    .completionStage(end)
-                    .ifNoItem()
-                    .after(wait)
-                    .recoverWithItem((Void) null)
-                    .onTermination()
-                    .invoke(() -> ends.forget(id, end))
-                    .flatMap(x -> poll(id, deadline, next));
-        });
+        return waits.untilEnd(id, waits.deadline(waitSeconds));
     }
 
     public Uni<List<Job>> list(String type, String state, Integer limit) {

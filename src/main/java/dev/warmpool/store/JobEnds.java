@@ -1,6 +1,8 @@
 package dev.warmpool.store;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.Job;
 import dev.warmpool.protocol.KeySchema;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.pubsub.ReactivePubSubCommands;
@@ -10,6 +12,8 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +30,11 @@ import org.jboss.logging.Logger;
  * subscription reconnects is covered by the waiter's own slow re-read ({@code ?wait=} re-reads
  * the job at least every second).
  *
+ * <p>An end message carries the ended job (lua/lib/ends.lua's {@code ended_message}: the id, a
+ * newline, the job's hash as a flat JSON array), so a waiter answers from it without reading the
+ * job again; a message with the id alone (the job was too large to send so) wakes the waiter
+ * with no job, and it reads the job.
+ *
  * <p>The handler only completes futures: it runs on the Redis client's event loop and must not
  * block it, nor run a waiter's continuation there in a way that could (they are reactive calls).
  */
@@ -35,7 +44,7 @@ public class JobEnds {
     private static final Duration RETRY = Duration.ofSeconds(1);
 
     private final ReactivePubSubCommands<String> pubsub;
-    private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Set<CompletableFuture<Job>>> waiters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> followers = new ConcurrentHashMap<>();
     private static final java.util.List<String> PATTERNS =
             java.util.List.of(KeySchema.ENDED_PATTERN, KeySchema.CHANGED_PATTERN);
@@ -43,10 +52,12 @@ public class JobEnds {
     private volatile boolean subscribed;
 
     private final boolean enabled;
+    private final ObjectMapper json;
 
-    public JobEnds(ReactiveRedisDataSource redis, WarmpoolConfig config) {
+    public JobEnds(ReactiveRedisDataSource redis, WarmpoolConfig config, ObjectMapper json) {
         this.pubsub = redis.pubsub(String.class);
         this.enabled = config.jobs().wakeOnEnd();
+        this.json = json;
     }
 
     void start(@Observes StartupEvent ev) {
@@ -97,9 +108,13 @@ public class JobEnds {
         return subscribed;
     }
 
-    /** Registers a waiter for {@code jobId}'s end; its future completes when the job's end is published. */
-    public CompletableFuture<Void> watch(String jobId) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
+    /**
+     * Registers a waiter for {@code jobId}'s end; its future completes when the job's end is
+     * published, with the ended job as the message carried it, or null when it carried the id
+     * alone (the waiter then reads the job).
+     */
+    public CompletableFuture<Job> watch(String jobId) {
+        CompletableFuture<Job> f = new CompletableFuture<>();
         waiters.computeIfAbsent(jobId, k -> ConcurrentHashMap.newKeySet()).add(f);
         return f;
     }
@@ -112,13 +127,17 @@ public class JobEnds {
     }
 
     /** Drops a waiter (or follower) that no longer waits (the job had ended, or the wait timed out). */
-    public void forget(String jobId, CompletableFuture<Void> f) {
-        for (ConcurrentHashMap<String, Set<CompletableFuture<Void>>> map : java.util.List.of(waiters, followers)) {
-            map.computeIfPresent(jobId, (k, set) -> {
-                set.remove(f);
-                return set.isEmpty() ? null : set;
-            });
-        }
+    public void forget(String jobId, CompletableFuture<?> f) {
+        forget(waiters, jobId, f);
+        forget(followers, jobId, f);
+    }
+
+    private static <T> void forget(
+            ConcurrentHashMap<String, Set<CompletableFuture<T>>> map, String jobId, CompletableFuture<?> f) {
+        map.computeIfPresent(jobId, (k, set) -> {
+            set.remove(f);
+            return set.isEmpty() ? null : set;
+        });
     }
 
     /** How many jobs have waiters or followers (a leak shows here). */
@@ -126,14 +145,38 @@ public class JobEnds {
         return waiters.size() + followers.size();
     }
 
-    private void on(String channel, String jobId) {
+    private void on(String channel, String message) {
+        int cut = message.indexOf('\n');
+        String jobId = cut < 0 ? message : message.substring(0, cut);
         if (channel.endsWith(":ended")) {
-            wake(waiters, jobId);
+            Set<CompletableFuture<Job>> set = waiters.remove(jobId);
+            if (set != null) {
+                Job ended = cut < 0 ? null : ended(jobId, message.substring(cut + 1));
+                set.forEach(f -> f.complete(ended));
+            }
         }
         wake(followers, jobId);
         String sweep = dev.warmpool.pool.Ids.sweepOfTrial(jobId);
         if (sweep != null) {
             wake(followers, sweep); // a trial's change is its sweep's
+        }
+    }
+
+    /**
+     * The ended job an end message carries (its hash as a flat JSON array), read as
+     * {@link PoolStore#job} reads the hash; null when it is not one (its waiters read the job).
+     */
+    Job ended(String jobId, String fields) {
+        try {
+            String[] flat = json.readValue(fields, String[].class);
+            Map<String, String> hash = new LinkedHashMap<>();
+            for (int i = 0; i + 1 < flat.length; i += 2) {
+                hash.put(flat[i], flat[i + 1]);
+            }
+            return hash.isEmpty() ? null : Job.from(hash, json);
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.debugf("the end message of %s is not a job (%s); its waiters read it", jobId, e.getMessage());
+            return null;
         }
     }
 

@@ -7,8 +7,11 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.pool.Job;
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -35,13 +38,35 @@ class JobEndsTests {
     @Test
     void aPublishedEndWakesItsWaitersAndLeavesNoneBehind() {
         await().atMost(Duration.ofSeconds(30)).until(ends::live);
-        CompletableFuture<Void> first = ends.watch("ends-test.1");
-        CompletableFuture<Void> second = ends.watch("ends-test.1");
-        CompletableFuture<Void> other = ends.watch("ends-test.2");
+        CompletableFuture<Job> first = ends.watch("ends-test.1");
+        CompletableFuture<Job> second = ends.watch("ends-test.1");
+        CompletableFuture<Job> other = ends.watch("ends-test.2");
         redis.publish(KeySchema.ended("ends-test"), "ends-test.1").await().atMost(Duration.ofSeconds(5));
         await().atMost(Duration.ofSeconds(10)).until(() -> first.isDone() && second.isDone());
         assertFalse(other.isDone(), "another job's waiter sleeps on");
         ends.forget("ends-test.2", other);
+    }
+
+    @Test
+    void anEndMessageHandsItsWaitersTheEndedJobItCarries() {
+        await().atMost(Duration.ofSeconds(30)).until(ends::live);
+        CompletableFuture<Job> carried = ends.watch("ends-test.3");
+        CompletableFuture<Job> bare = ends.watch("ends-test.4");
+        CompletableFuture<Job> broken = ends.watch("ends-test.5");
+        String channel = KeySchema.ended("ends-test");
+        redis.publish(
+                        channel,
+                        "ends-test.3\n[\"id\",\"ends-test.3\",\"type\",\"ends-test\",\"state\",\"FAILED\","
+                                + "\"error\",\"exit 3\"]")
+                .await()
+                .atMost(Duration.ofSeconds(5));
+        redis.publish(channel, "ends-test.4").await().atMost(Duration.ofSeconds(5)); // too large to carry: the id alone
+        redis.publish(channel, "ends-test.5\n{not a job").await().atMost(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(10)).until(() -> carried.isDone() && bare.isDone() && broken.isDone());
+        assertEquals(JobState.FAILED, carried.join().state());
+        assertEquals("exit 3", carried.join().error());
+        assertNull(bare.join(), "no job: its waiter reads it");
+        assertNull(broken.join(), "no job: its waiter reads it");
     }
 
     @Test

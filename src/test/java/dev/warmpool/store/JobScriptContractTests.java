@@ -166,7 +166,10 @@ class JobScriptContractTests extends ScriptContract {
         assertEquals("IDLE", field(KeySchema.processor(TYPE, "p1"), "state"));
     }
 
-    /** Every script that ends a job publishes its id on the pool's ended channel (what ?wait= wakes on). */
+    /**
+     * Every script that ends a job publishes its id on the pool's ended channel (what ?wait= wakes
+     * on), with the ended job's hash as it stands after the script (what a waiter answers from).
+     */
     @Test
     void aJobsEndIsPublishedOnItsPoolsChannel() throws Exception {
         putPool(0, 2, 10, false);
@@ -195,8 +198,18 @@ class JobScriptContractTests extends ScriptContract {
         start("p1", finished, "1");
         finish("p1", finished, "1", false);
         call(Script.CANCEL, CancelReply.args(cancelled, "no longer needed", 60), CancelReply::decode);
-        assertEquals(KeySchema.ended(TYPE) + " " + finished, heard.poll(10, java.util.concurrent.TimeUnit.SECONDS));
-        assertEquals(KeySchema.ended(TYPE) + " " + cancelled, heard.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        for (String id : List.of(finished, cancelled)) {
+            String message = heard.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+            String prefix = KeySchema.ended(TYPE) + " " + id + "\n";
+            assertTrue(message != null && message.startsWith(prefix), message);
+            String[] flat = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readValue(message.substring(prefix.length()), String[].class);
+            Map<String, String> carried = new java.util.HashMap<>();
+            for (int i = 0; i + 1 < flat.length; i += 2) {
+                carried.put(flat[i], flat[i + 1]);
+            }
+            assertEquals(j.hgetAll(KeySchema.job(TYPE, id)), carried, id);
+        }
         listener.punsubscribe();
     }
 
