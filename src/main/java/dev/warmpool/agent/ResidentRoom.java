@@ -303,6 +303,11 @@ final class ResidentRoom {
         tmpStamp = null;
         if (p != null) {
             p.destroyForcibly(); // --die-with-parent: its init and all in the room follow
+            try {
+                requests.close();
+            } catch (IOException e) {
+                // gone with it
+            }
         }
     }
 }

@@ -29,9 +29,9 @@ final class RoomOutput extends InputStream {
         return script;
     }
 
-    /** The job's exit code, once the stream has ended. */
+    /** The job's exit code once the stream has ended; {@link ResidentRoom#ROOM_ENDED} when it did not. */
     int exitCode() {
-        return exit;
+        return exit == Integer.MIN_VALUE ? ResidentRoom.ROOM_ENDED : exit;
     }
 
     @Override
@@ -50,7 +50,12 @@ final class RoomOutput extends InputStream {
         int n = 0;
         // the marker starts with \001, found nowhere else in it: a failed match restarts at most there
         while (n == 0 || (n < len - marker.length && in.available() > 0)) {
-            int c = in.read();
+            int c;
+            try {
+                c = in.read();
+            } catch (IOException e) {
+                c = -1; // the room was discarded (the agent is going)
+            }
             if (c < 0) {
                 exit = ResidentRoom.ROOM_ENDED;
                 System.arraycopy(held, 0, b, off + n, matched);

@@ -226,6 +226,8 @@ class ResidentRoomTests {
         String expected =
                 (ROOT ? "65534" : Integer.toString(uid())) + "\n\001" + "0".repeat(32) + " 0\n\0010123 0\nafter\n";
         assertEquals(expected, o.logTail());
+        assertEquals(
+                "0\n1\n2\n3\n", run(s, "fds", "ls /proc/self/fd").logTail(), "no fd of the launcher's (3: ls's own)");
         assertEquals(137, run(s, "self-kill", "kill -9 $$").exitCode(), "a job killed by a signal: 128 + it");
         assertEquals(127, run(s, "missing", "exec /no/such/command").exitCode());
     }
