@@ -95,6 +95,7 @@ public final class Agent {
         } finally {
             running = false;
             workers.kill();
+            sandbox.close();
             done.countDown();
         }
         return 0;

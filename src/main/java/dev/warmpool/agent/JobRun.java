@@ -64,6 +64,7 @@ final class JobRun implements Runnable {
     private final java.util.function.BiConsumer<JobRun, String> onReport;
     private final java.util.function.Supplier<LiveLog> liveLog;
     private volatile Process process;
+    private volatile ResidentRoom room;
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
 
@@ -175,6 +176,44 @@ final class JobRun implements Runnable {
     }
 
     private Outcome inProcess() {
+        ResidentRoom r = sandbox.room(workingDir);
+        return r != null ? inRoom(r) : inOwnProcess();
+    }
+
+    /** The job started in the processor's resident room: its output ends when all it started is gone. */
+    private Outcome inRoom(ResidentRoom r) {
+        Tail out = new Tail(LOG_TAIL_BYTES, liveLog.get());
+        RoomOutput o = null;
+        try {
+            o = r.launch(command, env, workingDir != null ? workingDir : dir.toString());
+            room = r;
+            if (forced != Forced.NONE) {
+                r.signal(false); // cancelled while it was being started
+            }
+            out.readAll(o, REPORT_MARKER, json -> onReport.accept(this, json));
+            int exit = o.exitCode();
+            if (exit == ResidentRoom.ROOM_ENDED) {
+                return new Outcome(
+                        this,
+                        "FAILED",
+                        -1,
+                        "{}",
+                        out.text(),
+                        "the job's sandbox ended while the job ran (the next job gets a new one)");
+            }
+            return outcome(exit, out.text());
+        } catch (IOException e) {
+            return new Outcome(this, "FAILED", 127, "{}", "", "could not start " + command + ": " + e.getMessage());
+        } finally {
+            room = null;
+            if (o != null) {
+                r.afterJob(o); // before the next job: this one's /tmp and /dev/shm files go
+            }
+            out.close();
+        }
+    }
+
+    private Outcome inOwnProcess() {
         Outcome outcome;
         Tail tail = null;
         try {
@@ -258,6 +297,11 @@ final class JobRun implements Runnable {
                 worker.kill(false);
                 return;
             }
+            ResidentRoom r = room;
+            if (r != null) {
+                r.signal(false);
+                return;
+            }
             Process p = process;
             if (p != null) {
                 p.descendants().forEach(ProcessHandle::destroy);
@@ -272,6 +316,11 @@ final class JobRun implements Runnable {
             if (forced != Forced.NONE && worker.alive() && System.nanoTime() - killedAtNanos > 5_000_000_000L) {
                 worker.kill(true);
             }
+            return;
+        }
+        ResidentRoom r = room;
+        if (r != null && forced != Forced.NONE && System.nanoTime() - killedAtNanos > 5_000_000_000L) {
+            r.signal(true);
             return;
         }
         Process p = process;

@@ -84,7 +84,7 @@ final class JobStarter {
         command.addAll(args);
         Path dir;
         try {
-            dir = sandbox.newDir("job-" + jobId);
+            dir = sandbox.newJobDir(jobId);
         } catch (IOException e) {
             events.accept(JobRun.notStarted(jobId, token, "could not make the job's working dir: " + e.getMessage()));
             return null;

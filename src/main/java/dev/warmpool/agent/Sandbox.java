@@ -32,6 +32,7 @@ final class Sandbox {
     private final Integer uid;
     private final Integer gid;
     private final Path root;
+    private ResidentRoom resident;
 
     Sandbox(boolean bwrap, List<String> hide, Integer uid, Integer gid, Path root) {
         this.bwrap = bwrap;
@@ -58,7 +59,51 @@ final class Sandbox {
             gid = Integer.valueOf(ids.length > 1 ? ids[1] : ids[0]);
             Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
         }
-        return new Sandbox(bwrap, hide, uid, gid, root);
+        Sandbox s = new Sandbox(bwrap, hide, uid, gid, root);
+        if (bwrap) {
+            s.resident = ResidentRoom.of(s, env.get("PATH")).orElse(null);
+        }
+        return s;
+    }
+
+    /**
+     * The processor's resident room, where its jobs start without a bwrap each, when it can be up
+     * for a job in {@code workingDir}; null: run the job with {@link #wrap} (no bwrap, or no room here).
+     */
+    ResidentRoom room(String workingDir) {
+        ResidentRoom r = resident;
+        return r != null && r.ready(workingDir) ? r : null;
+    }
+
+    /** Ends the resident room, if any (the agent is going). */
+    void close() {
+        if (resident != null) {
+            resident.discard();
+        }
+    }
+
+    /** Where the jobs' own dirs are: the one dir of the processor that a resident room binds. */
+    Path jobsDir() {
+        return root.resolve("jobs");
+    }
+
+    /** A fresh private dir for the job {@code jobId} (see {@link #newDir}), in {@link #jobsDir}. */
+    Path newJobDir(String jobId) throws IOException {
+        Path jobs = jobsDir();
+        if (!Files.isDirectory(jobs, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectory(
+                    jobs, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+        }
+        return newDir("jobs/job-" + jobId);
+    }
+
+    /** The jobs' user, when another than the agent's (a root manager's jobs run as nobody); else null. */
+    Integer uid() {
+        return uid;
+    }
+
+    Integer gid() {
+        return gid;
     }
 
     /** The processor's private dir, under which each job's dir is made. */
@@ -153,52 +198,8 @@ final class Sandbox {
         List<String> out = new ArrayList<>();
         String cwd = workingDir != null ? workingDir : dir.toString();
         if (bwrap) {
-            out.addAll(List.of(
-                    "bwrap",
-                    "--die-with-parent",
-                    "--new-session",
-                    "--unshare-pid",
-                    "--unshare-ipc",
-                    "--unshare-uts",
-                    "--unshare-cgroup-try",
-                    "--ro-bind",
-                    "/",
-                    "/",
-                    "--dev",
-                    "/dev",
-                    "--proc",
-                    "/proc",
-                    // 1777 as a host's /tmp: a job of another user (run-as) writes there too
-                    "--perms",
-                    "1777",
-                    "--tmpfs",
-                    "/tmp",
-                    "--perms",
-                    "1777",
-                    "--tmpfs",
-                    "/dev/shm"));
-            out.addAll(HostTmp.shown(HostTmp.ownEntry(root)));
-            // the dirs bwrap makes on the way are 0700 root's: the job's user must pass through (list nothing)
-            List<String> ways = new ArrayList<>();
-            for (Path p = dir.getParent(); p != null; p = p.getParent()) {
-                ways.add(0, p.toString());
-                if (p.getParent() == null
-                        || !p.getParent().startsWith("/tmp")
-                        || p.getParent().equals(Path.of("/tmp"))) {
-                    break; // outside /tmp the dirs on the way are the host's (read-only): only the last is made
-                }
-            }
-            for (String way : ways) {
-                out.addAll(List.of("--perms", "0711", "--dir", way));
-            }
-            for (String h : hide) {
-                Path p = Path.of(h);
-                if (Files.isDirectory(p)) {
-                    out.addAll(List.of("--tmpfs", HostTmp.mountPoint(h, root)));
-                } else if (Files.exists(p)) {
-                    out.addAll(List.of("--ro-bind", "/dev/null", HostTmp.mountPoint(h, root)));
-                }
-            }
+            room(out, HostTmp.shown(HostTmp.ownEntry(root)), false);
+            ways(out, dir);
             out.addAll(List.of("--bind", dir.toString(), dir.toString()));
             if (workingDir != null) {
                 out.addAll(List.of("--bind", workingDir, HostTmp.mountPoint(workingDir, root)));
@@ -219,6 +220,101 @@ final class Sandbox {
                     "--"));
         }
         out.addAll(command);
+        return out;
+    }
+
+    /**
+     * bwrap's part of a room: namespaces, the file system read-only, a private /tmp (showing the
+     * host's as {@code shown} says, see {@link HostTmp}) and /dev/shm, the hidden paths under an
+     * empty tmpfs. {@code resident}: a room kept across jobs ({@link ResidentRoom}), where what a
+     * job's user could write and the next job would find is read-only (/dev, the hiding tmpfs).
+     */
+    void room(List<String> out, List<String> shown, boolean resident) {
+        out.addAll(List.of(
+                "bwrap",
+                "--die-with-parent",
+                "--new-session",
+                "--unshare-pid",
+                "--unshare-ipc",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                // 1777 as a host's /tmp: a job of another user (run-as) writes there too
+                "--perms",
+                "1777",
+                "--tmpfs",
+                "/tmp",
+                "--perms",
+                "1777",
+                "--tmpfs",
+                "/dev/shm"));
+        if (resident) {
+            out.addAll(List.of("--remount-ro", "/dev"));
+        }
+        out.addAll(shown);
+        for (String h : hide) {
+            Path p = Path.of(h);
+            if (Files.isDirectory(p)) {
+                out.addAll(List.of("--tmpfs", HostTmp.mountPoint(h, root)));
+                if (resident) {
+                    out.addAll(List.of("--remount-ro", HostTmp.mountPoint(h, root)));
+                }
+            } else if (Files.exists(p)) {
+                out.addAll(List.of("--ro-bind", "/dev/null", HostTmp.mountPoint(h, root)));
+            }
+        }
+        if (resident) {
+            for (int i = 0; i + 1 < shown.size(); i++) {
+                if (shown.get(i).equals("--tmpfs")) {
+                    out.addAll(List.of("--remount-ro", shown.get(i + 1))); // an agent's dir, hidden
+                }
+            }
+        }
+    }
+
+    /** The dirs on the way to {@code dir} that bwrap makes in the room's /tmp: 0711, so the job's user passes. */
+    static void ways(List<String> out, Path dir) {
+        List<String> ways = new ArrayList<>();
+        for (Path p = dir.getParent(); p != null; p = p.getParent()) {
+            ways.add(0, p.toString());
+            if (p.getParent() == null
+                    || !p.getParent().startsWith("/tmp")
+                    || p.getParent().equals(Path.of("/tmp"))) {
+                break; // outside /tmp the dirs on the way are the host's (read-only): only the last is made
+            }
+        }
+        for (String way : ways) {
+            out.addAll(List.of("--perms", "0711", "--dir", way));
+        }
+    }
+
+    /** The command that starts a {@link ResidentRoom}: the room, the jobs' dirs and {@code launchDir} (read-only) bound. */
+    List<String> roomCommand(List<String> shown, String workingDir, Path launchDir) {
+        List<String> out = new ArrayList<>();
+        room(out, shown, true);
+        ways(out, jobsDir());
+        out.addAll(List.of("--bind", jobsDir().toString(), jobsDir().toString()));
+        out.addAll(List.of("--ro-bind", launchDir.toString(), launchDir.toString()));
+        if (workingDir != null) {
+            out.addAll(List.of("--bind", workingDir, HostTmp.mountPoint(workingDir, root)));
+        }
+        out.addAll(List.of("--chdir", "/"));
+        return out;
+    }
+
+    /** Where a {@link ResidentRoom}'s binds are, as its jobs see them (its clean-up leaves them). */
+    List<String> roomMounts(String workingDir, Path launchDir) {
+        List<String> out = new ArrayList<>(List.of(jobsDir().toString(), launchDir.toString()));
+        if (workingDir != null) {
+            out.add(HostTmp.mountPoint(workingDir, root));
+        }
+        hide.forEach(h -> out.add(HostTmp.mountPoint(h, root)));
         return out;
     }
 

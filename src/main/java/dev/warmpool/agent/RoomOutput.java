@@ -1,0 +1,100 @@
+package dev.warmpool.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+
+/**
+ * A job's output in a {@link ResidentRoom}: the launcher's output up to its end line for the job,
+ * {@code \001<nonce> <exit code>} (the nonce never reaches the job: it cannot end its log early);
+ * then its exit code, or {@link ResidentRoom#ROOM_ENDED} when the room's output ended first.
+ */
+final class RoomOutput extends InputStream {
+    private final InputStream in;
+    private final byte[] marker;
+    private final Path script;
+    private final byte[] held;
+    private int matched;
+    private int exit = Integer.MIN_VALUE;
+
+    RoomOutput(InputStream in, byte[] marker, Path script) {
+        this.in = in;
+        this.marker = marker;
+        this.script = script;
+        this.held = new byte[marker.length];
+    }
+
+    /** The launcher's script for the job (removed after it). */
+    Path script() {
+        return script;
+    }
+
+    /** The job's exit code once the stream has ended; {@link ResidentRoom#ROOM_ENDED} when it did not. */
+    int exitCode() {
+        return exit == Integer.MIN_VALUE ? ResidentRoom.ROOM_ENDED : exit;
+    }
+
+    @Override
+    public int read() {
+        throw new UnsupportedOperationException("read a job's output in blocks");
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (exit != Integer.MIN_VALUE) {
+            return -1;
+        }
+        if (len <= marker.length) {
+            throw new IllegalArgumentException("read a job's output in blocks of more than " + marker.length);
+        }
+        int n = 0;
+        // the marker starts with \001, found nowhere else in it: a failed match restarts at most there
+        while (n == 0 || (n < len - marker.length && in.available() > 0)) {
+            int c;
+            try {
+                c = in.read();
+            } catch (IOException e) {
+                c = -1; // the room was discarded (the agent is going)
+            }
+            if (c < 0) {
+                exit = ResidentRoom.ROOM_ENDED;
+                System.arraycopy(held, 0, b, off + n, matched);
+                n += matched;
+                matched = 0;
+                return n > 0 ? n : -1;
+            }
+            if (c == (marker[matched] & 0xff)) {
+                held[matched++] = (byte) c;
+                if (matched == marker.length) {
+                    exit = code();
+                    return n > 0 ? n : -1;
+                }
+                continue;
+            }
+            if (matched > 0) {
+                System.arraycopy(held, 0, b, off + n, matched); // output after all
+                n += matched;
+                matched = 0;
+            }
+            if (c == marker[0]) {
+                held[matched++] = (byte) c;
+            } else {
+                b[off + n++] = (byte) c;
+            }
+        }
+        return n;
+    }
+
+    private int code() throws IOException {
+        StringBuilder digits = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            digits.append((char) c);
+        }
+        try {
+            return Integer.parseInt(digits.toString().trim());
+        } catch (NumberFormatException e) {
+            return ResidentRoom.ROOM_ENDED;
+        }
+    }
+}

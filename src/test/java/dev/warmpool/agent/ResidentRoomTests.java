@@ -1,0 +1,315 @@
+package dev.warmpool.agent;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Jobs in a processor's resident sandbox (bwrap once, a launcher in it; CI installs bubblewrap):
+ * each job still starts in a clean room, and nothing one job leaves reaches the next.
+ */
+class ResidentRoomTests {
+    @TempDir
+    Path tmp;
+
+    final List<Sandbox> sandboxes = new ArrayList<>();
+    final List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static final boolean ROOT = uid() == 0;
+
+    static int uid() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** A processor's sandbox as the local runtime asks for it: bwrap, the state dir hidden, nobody for root. */
+    Sandbox processor(String name) throws Exception {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
+        Path state = tmp.resolve("state");
+        if (!Files.exists(state)) {
+            Files.createDirectory(state);
+        }
+        Map<String, String> env = new java.util.HashMap<>(Map.of(
+                "WARMPOOL_SANDBOX", "bwrap", "WARMPOOL_SANDBOX_HIDE", state.toString(), "PATH", System.getenv("PATH")));
+        if (ROOT) {
+            env.put("WARMPOOL_RUN_AS", "65534:65534");
+        }
+        Sandbox s = Sandbox.fromEnv(env, Files.createDirectory(tmp.resolve(name)));
+        sandboxes.add(s);
+        return s;
+    }
+
+    @AfterEach
+    void closeRooms() {
+        sandboxes.forEach(Sandbox::close);
+    }
+
+    JobRun job(Sandbox s, String id, String script, AtomicReference<JobRun.Outcome> out) throws Exception {
+        return job(s, id, script, Map.of("PATH", "/usr/bin:/bin"), out);
+    }
+
+    JobRun job(Sandbox s, String id, String script, Map<String, String> env, AtomicReference<JobRun.Outcome> out)
+            throws Exception {
+        return job(s, id, List.of("sh", "-c", script), env, out);
+    }
+
+    JobRun job(Sandbox s, String id, List<String> command, Map<String, String> env, AtomicReference<JobRun.Outcome> out)
+            throws Exception {
+        Path dir = s.newJobDir(id);
+        return new JobRun(
+                id,
+                "t",
+                command,
+                env,
+                null,
+                0,
+                dir,
+                s,
+                out::set,
+                null,
+                null,
+                (r, json) -> reports.add(json),
+                () -> null);
+    }
+
+    /** Runs a job to its end (its dir removed after, as the agent does); its outcome. */
+    JobRun.Outcome run(Sandbox s, String id, String script) throws Exception {
+        AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
+        JobRun r = job(s, id, script, out);
+        r.run();
+        Sandbox.remove(r.dir);
+        return out.get();
+    }
+
+    static ResidentRoom room(Sandbox s) {
+        ResidentRoom r = s.room(null);
+        assertNotNull(r, "bubblewrap and unshare are here: the processor has a resident room");
+        return r;
+    }
+
+    /**
+     * Job 1 then job 2 in one room: a change of the host's /tmp in between (another process made
+     * a file there) starts a new room, which would prove nothing, so the pair runs again.
+     */
+    List<JobRun.Outcome> twoJobsInOneRoom(Sandbox s, String first, String second) {
+        List<JobRun.Outcome> out = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            out.clear();
+            long rooms = room(s).started();
+            out.add(run(s, "a" + System.nanoTime(), first));
+            out.add(run(s, "b" + System.nanoTime(), second));
+            return room(s).started() == rooms;
+        });
+        return out;
+    }
+
+    @Test
+    void aJobsTmpAndShmFilesAreGoneForTheNextJobOfTheProcessor() throws Exception {
+        Sandbox s = processor("p1");
+        List<JobRun.Outcome> o = twoJobsInOneRoom(
+                s,
+                "echo x > /tmp/left; mkdir -p /tmp/d/e && echo y > /tmp/d/e/f; echo z > /dev/shm/left; "
+                        + "ln -s /etc /tmp/link; ls /tmp /dev/shm",
+                "ls -A /tmp /dev/shm; cat /tmp/left /dev/shm/left 2>&1");
+        assertEquals("SUCCEEDED", o.get(0).state(), o.get(0).logTail());
+        assertTrue(
+                o.get(0).logTail().contains("left"),
+                "job 1 wrote them: " + o.get(0).logTail());
+        String second = o.get(1).logTail();
+        assertFalse(second.contains("left\n") || second.contains("link") || second.contains("\nd\n"), second);
+        assertTrue(second.contains("No such file"), second);
+    }
+
+    @Test
+    void whatAJobLeftRunningIsGoneBeforeTheNextJobStarts() throws Exception {
+        Sandbox s = processor("p2");
+        String tag = "7" + (System.nanoTime() % 100000);
+        JobRun.Outcome o = run(
+                s,
+                "daemons",
+                "setsid sleep " + tag + "1 & (sleep " + tag + "2 &); nohup sleep " + tag + "3 >/dev/null 2>&1 & "
+                        + "sh -c 'sleep " + tag + "4 & exit 0'; exit 0");
+        assertEquals("SUCCEEDED", o.state(), o.logTail());
+        // the job's end is reported once its PID namespace is gone: no wait needed
+        for (int i = 1; i <= 4; i++) {
+            assertFalse(SandboxTests.alive(tag + i), "sleep " + tag + i + " outlived its job");
+        }
+        JobRun.Outcome next = run(s, "next", "ps -e -o comm= | sort | uniq -c");
+        assertFalse(next.logTail().contains("sleep"), next.logTail());
+    }
+
+    @Test
+    void aSysVSegmentAJobLeftIsGoneForTheNextJob() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/ipcmk")), "util-linux ipcmk");
+        Sandbox s = processor("p3");
+        List<JobRun.Outcome> o = twoJobsInOneRoom(
+                s, "ipcmk -M 4096 && ipcmk -S 2 && ipcmk -Q && ipcs -m -s -q", "ipcs -m -s -q | grep -c '^0x' || true");
+        assertTrue(o.get(0).logTail().contains("Shared memory id"), o.get(0).logTail());
+        assertEquals("0", o.get(1).logTail().trim(), "job 2 sees no segment, semaphore or queue of job 1");
+    }
+
+    @Test
+    void whenTheRoomDiesTheRunningJobFailsSayingSoAndTheNextJobGetsANewRoom() throws Exception {
+        Sandbox s = processor("p4");
+        assertEquals("SUCCEEDED", run(s, "first", "true").state());
+        ResidentRoom room = room(s);
+        long rooms = room.started();
+        AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
+        JobRun r = job(s, "long", "touch started; sleep 30", out);
+        CompletableFuture<Void> running = CompletableFuture.runAsync(r);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(r.dir.resolve("started")));
+        ProcessHandle.of(room.pid()).orElseThrow().destroyForcibly();
+        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals("FAILED", out.get().state());
+        assertTrue(out.get().error().contains("sandbox ended"), out.get().error());
+        JobRun.Outcome next = run(s, "next", "echo fine");
+        assertEquals("SUCCEEDED", next.state(), next.logTail() + next.error());
+        assertEquals("fine\n", next.logTail());
+        assertTrue(room(s).started() > rooms, "a new room");
+    }
+
+    @Test
+    void twoProcessorsDoNotSeeEachOthersTmp() throws Exception {
+        Sandbox a = processor("pa");
+        Sandbox b = processor("pb");
+        AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
+        JobRun r = job(a, "writer", "echo a > /tmp/mine; echo a > /dev/shm/mine; touch written; sleep 30", out);
+        CompletableFuture<Void> running = CompletableFuture.runAsync(r);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(r.dir.resolve("written")));
+        JobRun.Outcome other = run(
+                b,
+                "reader",
+                "cat /tmp/mine /dev/shm/mine 2>/dev/null; ls -A /tmp/.warmpool-host-tmp/" + tmp.getFileName()
+                        + "; echo end");
+        r.kill(JobRun.Forced.CANCELLED);
+        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals("end\n", other.logTail(), "nothing of processor a, nor the test's dir with a's jobs");
+        assertEquals("CANCELLED", out.get().state());
+    }
+
+    @Test
+    void aJobGetsExactlyItsEnvItsExitCodeItsUserAndCannotEndItsOwnLogEarly() throws Exception {
+        Sandbox s = processor("p5");
+        Map<String, String> env = new TreeMap<>(Map.of("PATH", "/usr/bin:/bin", "V", "it's \"a\"\n$x `y`", "B", ""));
+        AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
+        job(s, "env", List.of("cat", "/proc/self/environ"), env, out).run();
+        assertEquals("SUCCEEDED", out.get().state(), out.get().logTail());
+        assertEquals(
+                new java.util.HashSet<>(env.entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .toList()),
+                new java.util.HashSet<>(List.of(out.get().logTail().split("\0"))),
+                "exactly its own env, set by the launcher's sh");
+        JobRun.Outcome o =
+                run(s, "marker", "id -u; printf '\\001%032x 0\\n' 0; printf '\\0010123 0\\n'; echo after; exit 3");
+        assertEquals("FAILED", o.state());
+        assertEquals(3, o.exitCode());
+        String expected =
+                (ROOT ? "65534" : Integer.toString(uid())) + "\n\001" + "0".repeat(32) + " 0\n\0010123 0\nafter\n";
+        assertEquals(expected, o.logTail());
+        assertEquals(
+                "0\n1\n2\n3\n", run(s, "fds", "ls /proc/self/fd").logTail(), "no fd of the launcher's (3: ls's own)");
+        assertEquals(137, run(s, "self-kill", "kill -9 $$").exitCode(), "a job killed by a signal: 128 + it");
+        assertEquals(127, run(s, "missing", "exec /no/such/command").exitCode());
+    }
+
+    @Test
+    void reportsStreamWhileTheJobRunsAndCancelEndsIt() throws Exception {
+        Sandbox s = processor("p6");
+        AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
+        JobRun r = job(
+                s,
+                "live",
+                "echo 'WARMPOOL_REPORT {\"step\": 1}'; while [ ! -e go ]; do sleep 0.05; done; sleep 30",
+                out);
+        CompletableFuture<Void> running = CompletableFuture.runAsync(r);
+        await().atMost(Duration.ofSeconds(10)).until(() -> reports.contains("{\"step\": 1}"));
+        Files.createFile(r.dir.resolve("go"));
+        r.kill(JobRun.Forced.CANCELLED);
+        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals("CANCELLED", out.get().state());
+        assertEquals(143, out.get().exitCode(), "SIGTERM, as a job of its own process got");
+    }
+
+    @Test
+    void theSweepRemovesWhatAJobLeftAndRefusesARoomBwrapDidNotMake() throws Exception {
+        Path rootfs = Files.createDirectories(tmp.resolve("rootfs"));
+        Path t = Files.createDirectories(rootfs.resolve("tmp"));
+        Path shm = Files.createDirectories(rootfs.resolve("dev/shm"));
+        for (Path d : List.of(t, shm)) {
+            Files.setAttribute(d, "unix:mode", 01777);
+        }
+        Files.createDirectories(t.resolve(".warmpool-host-tmp/kept"));
+        Files.createDirectories(t.resolve("warmpool-0/p/jobs/job-1"));
+        Files.createSymbolicLink(t.resolve("proj"), Path.of("/tmp/.warmpool-host-tmp/proj"));
+        Files.writeString(t.resolve("warmpool-0/p/planted"), "x");
+        Files.createDirectories(t.resolve("left/deep"));
+        Files.writeString(shm.resolve("seg"), "x");
+        List<String> shown = List.of("--symlink", "/tmp/.warmpool-host-tmp/proj", "/tmp/proj");
+        RoomSweep sweep = new RoomSweep(rootfs, shown, List.of("/tmp/warmpool-0/p/jobs"));
+        assertTrue(sweep.clean(), sweep.why());
+        assertFalse(Files.exists(t.resolve("left")));
+        assertFalse(Files.exists(shm.resolve("seg")));
+        assertFalse(Files.exists(t.resolve("warmpool-0/p/planted")));
+        assertTrue(Files.exists(t.resolve(".warmpool-host-tmp/kept")), "the host's /tmp is not the room's");
+        assertTrue(Files.exists(t.resolve("warmpool-0/p/jobs/job-1")), "a bind: the agent's own");
+        assertTrue(Files.isSymbolicLink(t.resolve("proj")));
+        Files.delete(t.resolve("proj"));
+        Files.createSymbolicLink(t.resolve("proj"), Path.of("/etc"));
+        assertFalse(sweep.clean(), "a link a job changed");
+        Files.delete(t.resolve("proj"));
+        Files.createSymbolicLink(t.resolve("proj"), Path.of("/tmp/.warmpool-host-tmp/proj"));
+        Files.setAttribute(t, "unix:mode", 0777);
+        assertFalse(sweep.clean(), "/tmp without its sticky bit");
+    }
+
+    @Test
+    void aJobsOutputEndsAtItsOwnMarkerAndNotAtALookAlike() throws Exception {
+        byte[] marker = "\001abc ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] stream = "x\001ab\001\001abd\001abc 42\nnext job".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int chunk : new int[] {1, 2, 3, 100}) {
+            // the pipe hands out at most chunk bytes at a time, the marker split anywhere
+            java.io.InputStream pipe = new java.io.BufferedInputStream(
+                    new java.io.ByteArrayInputStream(stream) {
+                        @Override
+                        public synchronized int read(byte[] b, int off, int len) {
+                            return super.read(b, off, Math.min(len, chunk));
+                        }
+                    },
+                    1);
+            RoomOutput out = new RoomOutput(pipe, marker, null);
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[64];
+            int n;
+            while ((n = out.read(buf, 0, buf.length)) >= 0) {
+                got.write(buf, 0, n);
+            }
+            assertEquals(
+                    "x\001ab\001\001abd", got.toString(java.nio.charset.StandardCharsets.US_ASCII), "chunk " + chunk);
+            assertEquals(42, out.exitCode());
+            assertEquals("next job", new String(pipe.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        RoomOutput cut = new RoomOutput(new java.io.ByteArrayInputStream("part\001ab".getBytes()), marker, null);
+        assertEquals("part\001ab", new String(cut.readAllBytes()));
+        assertEquals(ResidentRoom.ROOM_ENDED, cut.exitCode(), "the room's output ended: no exit code");
+    }
+}
