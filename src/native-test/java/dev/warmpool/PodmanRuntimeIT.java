@@ -25,17 +25,21 @@ class PodmanRuntimeIT extends DockerRuntimeIT {
         return "podman-runtime-it";
     }
 
+    static final String CATATONIT = "/usr/libexec/podman/catatonit";
+
     @Override
     String engine() throws Exception {
-        boolean installed = new ProcessBuilder("sh", "-c", "command -v podman && command -v runc")
-                        .start()
-                        .waitFor()
-                == 0;
+        // catatonit: the init Podman runs as a container's PID 1 (warmpool asks for one, as with docker)
+        boolean installed =
+                new ProcessBuilder("sh", "-c", "command -v podman && command -v runc && test -x " + CATATONIT)
+                                .start()
+                                .waitFor()
+                        == 0;
         if (!"true".equals(System.getenv("CI"))) {
-            Assumptions.assumeTrue(installed, "podman (with runc) is not installed");
+            Assumptions.assumeTrue(installed, "podman (with runc and catatonit) is not installed");
         }
         org.junit.jupiter.api.Assertions.assertTrue(
-                installed, "podman and runc are not installed: .ci/run installs them");
+                installed, "podman, runc and catatonit are not all installed: .ci/run installs them");
         dir = Files.createTempDirectory("podman-it");
         Path conf = dir.resolve("containers.conf");
         Files.writeString(
