@@ -5,6 +5,7 @@ import static dev.warmpool.bench.Harness.onOwnRedis;
 import static dev.warmpool.bench.Harness.rssKb;
 import static dev.warmpool.bench.Harness.withManager;
 
+import dev.warmpool.runtime.local.LocalAgents;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -59,6 +60,9 @@ public final class Bench {
                     Footprint.agentFootprint(j, url);
                     put("manager.rssAfterBurstMb", rssKb(m.process.pid()) / 1024);
                 });
+                // BullMQ's burst on the same Redis, the manager stopped and warmpool's agents gone
+                LocalAgents.killAll(url);
+                Burst.bullmq(url, n);
                 Burst.spawnCeiling(Math.max(50, n / 8));
             });
         } else if (a.contains("--wait")) {

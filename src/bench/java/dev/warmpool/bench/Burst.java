@@ -102,6 +102,34 @@ final class Burst {
     }
 
     /**
+     * BullMQ's burst beside warmpool's, on the same Redis (bench/bullmq/burst): {@code n} `true`
+     * jobs added with addBulk in chunks of 100, run by 4 worker processes (concurrency 1 each, a
+     * spawned `true` per job); then warmpool's jobs/s over BullMQ's. Skipped with a note when node
+     * or npm is missing; a failure is noted, not thrown, so warmpool's figures are still reported.
+     */
+    static void bullmq(String redisUrl, int n) {
+        if (!Notebook.onPath("node") || !Notebook.onPath("npm")) {
+            put("burst.bullmq.skipped", "node or npm is not on PATH");
+            return;
+        }
+        try {
+            Notebook.figures(
+                    "burst.bullmq",
+                    new ProcessBuilder("bench/bullmq/burst", redisUrl, String.valueOf(n), "4")
+                            .redirectError(ProcessBuilder.Redirect.INHERIT));
+        } catch (Exception e) {
+            put("burst.bullmq.failed", String.valueOf(e.getMessage()));
+            return;
+        }
+        double bullmq = Figures.number("burst.bullmq.jobsPerSecond");
+        for (String label : List.of("true", "trueBatch")) {
+            if (Figures.ALL.containsKey("burst." + label + ".jobsPerSecond")) {
+                put("burst." + label + "OverBullmq", Figures.number("burst." + label + ".jobsPerSecond") / bullmq);
+            }
+        }
+    }
+
+    /**
      * The machine's own ceiling for a process per job: `true` spawned back to back by 1, 2 and 4
      * threads of a JVM launched as the agents are (VFORK), no warmpool, no Redis. Run in a child
      * JVM so the launch mechanism matches.

@@ -94,7 +94,8 @@ final class Notebook {
                         .redirectError(ProcessBuilder.Redirect.INHERIT));
     }
 
-    private static void figures(String prefix, ProcessBuilder pb) throws Exception {
+    /** Runs {@code pb}; the JSON figures of its last output line under {@code prefix}. */
+    static void figures(String prefix, ProcessBuilder pb) throws Exception {
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
@@ -155,7 +156,7 @@ final class Notebook {
         send(m, "DELETE", "/pools/" + type, null);
     }
 
-    private static boolean onPath(String tool) {
+    static boolean onPath(String tool) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
             if (Files.isExecutable(Path.of(dir, tool))) {
                 return true;

@@ -83,7 +83,15 @@ final class Report {
             System.out.println();
         }
         if (Figures.ALL.containsKey("burst.noop.jobs")) {
-            System.out.printf("%-34s %10s %10s %10s%n", "burst on 4 processors", "true", "true, x100", "no-op");
+            // BullMQ's column (--burst only): its workers stand where warmpool's agents do, and it has no manager
+            boolean bullmq = Figures.ALL.containsKey("burst.bullmq.jobs");
+            System.out.printf(
+                    "%-34s %10s %10s %10s%s%n",
+                    "burst on 4 processors",
+                    "true",
+                    "true, x100",
+                    "no-op",
+                    bullmq ? String.format(" %10s", "bullmq") : "");
             for (String f : List.of(
                     "jobs",
                     "jobsPerSecond",
@@ -94,14 +102,42 @@ final class Report {
                     "cpuMsPerJob.jobProcesses",
                     "cpuMsPerJob.redis",
                     "cpuMsPerJob.client")) {
+                String b = "";
+                if (bullmq) {
+                    Object v = Figures.ALL.get("burst.bullmq." + f.replace("agents", "workers"));
+                    b = v == null ? String.format(" %10s", "-") : String.format(" %10.1f", ((Number) v).doubleValue());
+                }
                 System.out.printf(
-                        "%-34s %10.1f %10.1f %10.1f%n",
-                        f,
+                        "%-34s %10.1f %10.1f %10.1f%s%n",
+                        bullmq && f.equals("cpuMsPerJob.agents") ? "cpuMsPerJob.agents/bullmq workers" : f,
                         ((Number) Figures.ALL.get("burst.true." + f)).doubleValue(),
                         ((Number) Figures.ALL.get("burst.trueBatch." + f)).doubleValue(),
-                        ((Number) Figures.ALL.get("burst.noop." + f)).doubleValue());
+                        ((Number) Figures.ALL.get("burst.noop." + f)).doubleValue(),
+                        b);
             }
             System.out.println("(x100: the same jobs in batches of 100, POST /jobs/batch)");
+            if (bullmq) {
+                System.out.printf(
+                        "(bullmq: %.0f processes of 1 worker each, jobs added with addBulk in chunks of 100, %.0f"
+                                + " warm-up jobs first; Redis commands per job: bullmq %.1f, warmpool `true` %s)%n",
+                        Figures.number("burst.bullmq.workers"),
+                        Figures.number("burst.bullmq.warmupJobs"),
+                        Figures.number("burst.bullmq.redis.commandsPerJob"),
+                        Figures.ALL.containsKey("redis.commandsPerJob")
+                                ? String.format("%.1f", Figures.number("redis.commandsPerJob"))
+                                : "-");
+                System.out.printf(
+                        "%-44s %.2f (goal >= 2)%n",
+                        "warmpool `true` / BullMQ jobs/s", Figures.number("burst.trueOverBullmq"));
+                System.out.printf(
+                        "%-44s %.2f%n",
+                        "warmpool `true`, x100 / BullMQ jobs/s", Figures.number("burst.trueBatchOverBullmq"));
+            }
+            for (String note : List.of("burst.bullmq.skipped", "burst.bullmq.failed")) {
+                if (Figures.ALL.containsKey(note)) {
+                    System.out.printf("%-44s %s%n", note, Figures.ALL.get(note));
+                }
+            }
             if (Figures.ALL.containsKey("spawnCeiling.4spawners.perSecond")) {
                 System.out.printf(
                         "%-34s %10s %10s %10s%n",
