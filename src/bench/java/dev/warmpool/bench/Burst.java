@@ -39,7 +39,7 @@ final class Burst {
         long[] cpu0 = {
             cpuMs(m.process.pid(), false),
             agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
-            agents.stream().mapToLong(a -> cpuMs(a, true)).sum(),
+            agents.stream().mapToLong(Harness::descendantsCpuMs).sum(),
             cpuMs(redisPid, false),
             cpuMs(ProcessHandle.current().pid(), false)
         };
@@ -62,7 +62,7 @@ final class Burst {
         long[] cpu1 = {
             cpuMs(m.process.pid(), false),
             agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
-            agents.stream().mapToLong(a -> cpuMs(a, true)).sum(),
+            agents.stream().mapToLong(Harness::descendantsCpuMs).sum(),
             cpuMs(redisPid, false),
             cpuMs(ProcessHandle.current().pid(), false)
         };

@@ -205,6 +205,20 @@ final class Harness {
         }
     }
 
+    /**
+     * The CPU of what {@code pid} started: the children it reaped, and every live descendant with
+     * the ones each of those reaped (a processor's resident sandbox lives as long as the agent, so
+     * its jobs' CPU never reaches the agent's own count of reaped children).
+     */
+    static long descendantsCpuMs(long pid) {
+        long ms = cpuMs(pid, true);
+        for (ProcessHandle d :
+                ProcessHandle.of(pid).map(h -> h.descendants().toList()).orElse(List.of())) {
+            ms += cpuMs(d.pid(), false) + cpuMs(d.pid(), true);
+        }
+        return ms;
+    }
+
     static String redisUrl(Jedis j) {
         return "redis://127.0.0.1:" + j.configGet("port").get("port");
     }
