@@ -163,6 +163,33 @@ class IsolationIT {
         assertNotEquals(m.get("/jobs/" + a).at("/result/metrics").toString(), "{\"forged\":1}");
     }
 
+    @Test
+    void whatAJobLeavesInTmpAndShmIsGoneForEachNextJobOfTheProcessor() throws Exception {
+        ManagerProcess m = start("bwrap");
+        // each job counts what it finds of the others, then litters; queued while one runs, the next job
+        // comes in the finish's reply, and the agent readies the room for it after recording the end
+        m.send(
+                "PUT",
+                "/pools/litter",
+                pool("echo \"found $(ls -A /tmp /dev/shm | grep -c '^left')\"; echo x > /tmp/left-$$;"
+                        + " echo y > /dev/shm/left-$$; mkdir -p /tmp/left-dir/deep; sleep 0.3"));
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(m.send("POST", "/jobs", "{\"type\": \"litter\"}").get("id").asText());
+        }
+        for (String id : ids) {
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> "SUCCEEDED"
+                            .equals(m.get("/jobs/" + id + "?wait=5")
+                                    .get("state")
+                                    .asText()));
+            JsonNode job = m.get("/jobs/" + id);
+            assertEquals("found 0\n", job.at("/result/logTail").asText(), job.toString());
+            assertEquals(
+                    m.get("/jobs/" + ids.get(0)).get("processor"), job.get("processor"), "one processor ran them all");
+        }
+    }
+
     /** Processes whose command line is {@code sleep <tag>}. */
     static List<Long> sleepers(String tag) {
         return ProcessHandle.allProcesses()

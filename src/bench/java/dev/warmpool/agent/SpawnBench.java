@@ -89,22 +89,22 @@ public final class SpawnBench {
     private static void one(Sandbox s, String id) throws Exception {
         Path dir = s.newJobDir(id);
         AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
-        new JobRun(
-                        id,
-                        "t",
-                        List.of("true"),
-                        Map.of("PATH", "/usr/bin:/bin"),
-                        null,
-                        0,
-                        dir,
-                        s,
-                        out::set,
-                        null,
-                        null,
-                        (r, json) -> {},
-                        () -> null)
-                .run();
-        Sandbox.remove(dir);
+        JobRun run = new JobRun(
+                id,
+                "t",
+                List.of("true"),
+                Map.of("PATH", "/usr/bin:/bin"),
+                null,
+                0,
+                dir,
+                s,
+                out::set,
+                null,
+                null,
+                (r, json) -> {},
+                () -> null);
+        run.run();
+        run.cleanUp(); // the room swept and the dir removed, as the agent does after recording the end
         if (!"SUCCEEDED".equals(out.get().state())) {
             throw new IllegalStateException(out.get().error() + " " + out.get().logTail());
         }

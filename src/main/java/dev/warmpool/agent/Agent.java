@@ -272,19 +272,40 @@ public final class Agent {
         JobRun.THREADS.execute(current);
     }
 
-    /** Records the outcome; returns true when the agent is done (stopping or retired). */
+    /** What the end of a job leads to: the agent is done, or the next job the finish handed over (null: none). */
+    private record AfterEnd(boolean done, FinishReply.Done next) {}
+
+    private static final AfterEnd GO_ON = new AfterEnd(false, null);
+    private static final AfterEnd DONE = new AfterEnd(true, null);
+
+    /**
+     * Records the outcome, then readies the room for another job ({@link JobRun#cleanUp}: the
+     * job's dir, its /tmp and /dev/shm files go) and runs the next job the finish handed over:
+     * the end is recorded first, so a client waiting for it does not wait for the clean-up, and
+     * no job starts before the clean-up is done. Returns true when the agent is done (stopping or retired).
+     */
     private boolean onEnd(JobRun.Outcome o) {
         current = null;
-        if (o.run().dir != null) {
-            Sandbox.remove(o.run().dir); // the next job finds nothing of this one (a large config's file included)
+        AfterEnd after;
+        try {
+            after = record(o);
+        } finally {
+            o.run().cleanUp();
         }
+        if (after.next() != null) {
+            run(after.next().nextJob(), after.next().nextToken(), after.next().next());
+        }
+        return after.done();
+    }
+
+    private AfterEnd record(JobRun.Outcome o) {
         if (o.run().forced() == JobRun.Forced.HANDED_BACK) {
             deregister("the processor stopped before the job ended");
-            return true;
+            return DONE;
         }
         if (o.run().forced() == JobRun.Forced.FENCED) {
             // the assignment moved on: nothing to report; a forgotten processor registers again
-            return unknown && registerAgain();
+            return unknown && registerAgain() ? DONE : GO_ON;
         }
         String served = lifetime.jobEnded(); // why the processor serves no more, or null
         boolean last = stopping || retiring || served != null;
@@ -296,7 +317,7 @@ public final class Agent {
             reply = scripts.finish(o, last, reset);
         } catch (RedisLink.GaveUp e) {
             log("job %s %s, not recorded (%s): the reconciler requeues it", o.run().jobId, o.state(), e.getMessage());
-            return true;
+            return DONE;
         }
         boolean stale = reply instanceof FinishReply.Stale;
         // concatenated, not formatted: String.format took a fifth of the agent's CPU in a burst
@@ -307,20 +328,17 @@ public final class Agent {
         }
         if (last) {
             deregister(served != null ? served : "the processor stopped");
-            return true;
+            return DONE;
         }
         if (reset) {
             String failed = lifetime.reset(baseEnv, starter.poolPart());
             if (failed != null) {
                 // not reused: a job handed to it meanwhile goes back to the queue, and a fresh processor replaces it
                 deregister("the reset command " + failed + "; the processor is not reused");
-                return true;
+                return DONE;
             }
         }
-        if (reply instanceof FinishReply.Done done && done.next() != null) {
-            run(done.nextJob(), done.nextToken(), done.next());
-        }
-        return false;
+        return reply instanceof FinishReply.Done done && done.next() != null ? new AfterEnd(false, done) : GO_ON;
     }
 
     private void deregister(String reason) {

@@ -65,6 +65,10 @@ final class JobRun implements Runnable {
     private final java.util.function.Supplier<LiveLog> liveLog;
     private volatile Process process;
     private volatile ResidentRoom room;
+    /** The room the job ran in and its output, until {@link #cleanUp} readies the room for the next job. */
+    private ResidentRoom ranIn;
+
+    private RoomOutput ranOut;
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
 
@@ -207,7 +211,8 @@ final class JobRun implements Runnable {
         } finally {
             room = null;
             if (o != null) {
-                r.afterJob(o); // before the next job: this one's /tmp and /dev/shm files go
+                ranIn = r; // swept in cleanUp, before the next job
+                ranOut = o;
             }
             out.close();
         }
@@ -270,6 +275,25 @@ final class JobRun implements Runnable {
             error = "the result file (WARMPOOL_RESULT) is not JSON: " + e.getMessage();
         }
         return ended(exit, metrics, tail, error);
+    }
+
+    /**
+     * Readies the room for the next job once this one's end is recorded: what the job left in the
+     * resident room's /tmp and /dev/shm goes (a room not proven clean is replaced), and so does the
+     * job's dir (a large config's file included). Whoever ran the job calls it before the next one
+     * starts; the agent does so after the finish, so a client waiting for the end does not wait for this.
+     */
+    void cleanUp() {
+        ResidentRoom r = ranIn;
+        RoomOutput o = ranOut;
+        ranIn = null;
+        ranOut = null;
+        if (r != null) {
+            r.afterJob(o);
+        }
+        if (dir != null) {
+            Sandbox.remove(dir);
+        }
     }
 
     /** The outcome of a job whose process (or worker call) ended with {@code exit}. */

@@ -210,7 +210,10 @@ final class ResidentRoom {
         ProcessHandle init = bwrap.toHandle().children().findFirst().orElseThrow(() -> new IOException("no init"));
         launcher = init.children().findFirst().orElseThrow(() -> new IOException("no launcher"));
         sweep = new RoomSweep(
-                Path.of("/proc", Long.toString(init.pid()), "root"), now, sandbox.roomMounts(workingDir, launchDir));
+                Path.of("/proc", Long.toString(init.pid()), "root"),
+                now,
+                sandbox.roomMounts(workingDir, launchDir),
+                sandbox.uid() != null && sandbox.uid() != (int) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
         if (!sweep.clean()) {
             throw new IOException("a new room is not as expected: " + sweep.why());
         }

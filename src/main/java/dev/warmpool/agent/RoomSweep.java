@@ -19,6 +19,13 @@ import java.util.stream.Stream;
  * the agent's binds (nothing else in them), /tmp and /dev/shm themselves (1777, the agent's user's).
  * Everything else in them was the job's, and goes. False when the room cannot be proven clean:
  * then it is discarded.
+ *
+ * <p>When the jobs run as another user than the room's ({@code jobsAreOthers}: nobody, for a root
+ * manager), what bwrap made in /tmp is the room owner's, in a sticky dir: the kernel lets no job
+ * remove, rename or replace it, so only the names are read (what bwrap did not make goes); the
+ * links and dirs are checked entry by entry, as each job could have changed them, only when the
+ * jobs share the room's user. That check read every link through /proc (two calls an entry of the
+ * host's /tmp) after every job.
  */
 final class RoomSweep {
     private final Path rootfs;
@@ -26,15 +33,17 @@ final class RoomSweep {
     private final Set<String> ways = new HashSet<>();
     private final Set<String> mounts = new HashSet<>();
     private final int owner;
+    private final boolean jobsAreOthers;
     private String why = "";
 
     /**
      * {@code shown}: bwrap's arguments for the host's /tmp ({@link HostTmp#shown}); {@code binds}:
      * the in-room paths bound into the room (the agent's dirs, a pool's working dir).
      */
-    RoomSweep(Path rootfs, List<String> shown, List<String> binds) throws IOException {
+    RoomSweep(Path rootfs, List<String> shown, List<String> binds, boolean jobsAreOthers) throws IOException {
         this.rootfs = rootfs;
         this.owner = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        this.jobsAreOthers = jobsAreOthers;
         for (int i = 0; i + 2 < shown.size(); i++) {
             if (shown.get(i).equals("--symlink")) {
                 links.put(shown.get(i + 2), shown.get(i + 1));
@@ -94,8 +103,8 @@ final class RoomSweep {
         for (Path p : entries) {
             String name = p.getFileName().toString();
             String path = inside + "/" + name;
-            if (mounts.contains(path)) {
-                continue;
+            if (mounts.contains(path) || (jobsAreOthers && (ways.contains(path) || links.containsKey(path)))) {
+                continue; // bwrap's, and no job of another user could have changed it
             }
             if (ways.contains(path)) {
                 if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) || !tidy(path)) {

@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Jobs in a processor's resident sandbox (bwrap once, a launcher in it; CI installs bubblewrap):
@@ -91,12 +93,12 @@ class ResidentRoomTests {
                 () -> null);
     }
 
-    /** Runs a job to its end (its dir removed after, as the agent does); its outcome. */
+    /** Runs a job to its end, then readies the room for the next (its dir removed too), as the agent does; its outcome. */
     JobRun.Outcome run(Sandbox s, String id, String script) throws Exception {
         AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
         JobRun r = job(s, id, script, out);
         r.run();
-        Sandbox.remove(r.dir);
+        r.cleanUp();
         return out.get();
     }
 
@@ -179,6 +181,7 @@ class ResidentRoomTests {
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(r.dir.resolve("started")));
         ProcessHandle.of(room.pid()).orElseThrow().destroyForcibly();
         running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        r.cleanUp();
         assertEquals("FAILED", out.get().state());
         assertTrue(out.get().error().contains("sandbox ended"), out.get().error());
         JobRun.Outcome next = run(s, "next", "echo fine");
@@ -202,6 +205,7 @@ class ResidentRoomTests {
                         + "; echo end");
         r.kill(JobRun.Forced.CANCELLED);
         running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        r.cleanUp();
         assertEquals("end\n", other.logTail(), "nothing of processor a, nor the test's dir with a's jobs");
         assertEquals("CANCELLED", out.get().state());
     }
@@ -211,7 +215,9 @@ class ResidentRoomTests {
         Sandbox s = processor("p5");
         Map<String, String> env = new TreeMap<>(Map.of("PATH", "/usr/bin:/bin", "V", "it's \"a\"\n$x `y`", "B", ""));
         AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
-        job(s, "env", List.of("cat", "/proc/self/environ"), env, out).run();
+        JobRun first = job(s, "env", List.of("cat", "/proc/self/environ"), env, out);
+        first.run();
+        first.cleanUp();
         assertEquals("SUCCEEDED", out.get().state(), out.get().logTail());
         assertEquals(
                 new java.util.HashSet<>(env.entrySet().stream()
@@ -250,9 +256,9 @@ class ResidentRoomTests {
         assertEquals(143, out.get().exitCode(), "SIGTERM, as a job of its own process got");
     }
 
-    @Test
-    void theSweepRemovesWhatAJobLeftAndRefusesARoomBwrapDidNotMake() throws Exception {
-        Path rootfs = Files.createDirectories(tmp.resolve("rootfs"));
+    /** A room's file system as bwrap makes it (its /tmp, /dev/shm, a host-/tmp link, a bind), with what a job left. */
+    Path litteredRoom(String name) throws Exception {
+        Path rootfs = Files.createDirectories(tmp.resolve(name));
         Path t = Files.createDirectories(rootfs.resolve("tmp"));
         Path shm = Files.createDirectories(rootfs.resolve("dev/shm"));
         for (Path d : List.of(t, shm)) {
@@ -264,22 +270,38 @@ class ResidentRoomTests {
         Files.writeString(t.resolve("warmpool-0/p/planted"), "x");
         Files.createDirectories(t.resolve("left/deep"));
         Files.writeString(shm.resolve("seg"), "x");
-        List<String> shown = List.of("--symlink", "/tmp/.warmpool-host-tmp/proj", "/tmp/proj");
-        RoomSweep sweep = new RoomSweep(rootfs, shown, List.of("/tmp/warmpool-0/p/jobs"));
+        return rootfs;
+    }
+
+    static final List<String> SHOWN = List.of("--symlink", "/tmp/.warmpool-host-tmp/proj", "/tmp/proj");
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void theSweepRemovesWhatAJobLeft(boolean jobsAreOthers) throws Exception {
+        Path rootfs = litteredRoom("rootfs-" + jobsAreOthers);
+        Path t = rootfs.resolve("tmp");
+        RoomSweep sweep = new RoomSweep(rootfs, SHOWN, List.of("/tmp/warmpool-0/p/jobs"), jobsAreOthers);
         assertTrue(sweep.clean(), sweep.why());
         assertFalse(Files.exists(t.resolve("left")));
-        assertFalse(Files.exists(shm.resolve("seg")));
-        assertFalse(Files.exists(t.resolve("warmpool-0/p/planted")));
+        assertFalse(Files.exists(rootfs.resolve("dev/shm/seg")));
         assertTrue(Files.exists(t.resolve(".warmpool-host-tmp/kept")), "the host's /tmp is not the room's");
         assertTrue(Files.exists(t.resolve("warmpool-0/p/jobs/job-1")), "a bind: the agent's own");
         assertTrue(Files.isSymbolicLink(t.resolve("proj")));
+        // in the dirs bwrap made on the way to a bind: only a job of the room's own user could write there
+        assertEquals(jobsAreOthers, Files.exists(t.resolve("warmpool-0/p/planted")));
+        Files.setAttribute(t, "unix:mode", 0777);
+        assertFalse(sweep.clean(), "/tmp without its sticky bit");
+    }
+
+    @Test
+    void theSweepRefusesALinkAJobOfTheRoomsOwnUserChanged() throws Exception {
+        Path rootfs = litteredRoom("rootfs-link");
+        Path t = rootfs.resolve("tmp");
+        RoomSweep sweep = new RoomSweep(rootfs, SHOWN, List.of("/tmp/warmpool-0/p/jobs"), false);
+        assertTrue(sweep.clean(), sweep.why());
         Files.delete(t.resolve("proj"));
         Files.createSymbolicLink(t.resolve("proj"), Path.of("/etc"));
         assertFalse(sweep.clean(), "a link a job changed");
-        Files.delete(t.resolve("proj"));
-        Files.createSymbolicLink(t.resolve("proj"), Path.of("/tmp/.warmpool-host-tmp/proj"));
-        Files.setAttribute(t, "unix:mode", 0777);
-        assertFalse(sweep.clean(), "/tmp without its sticky bit");
     }
 
     @Test
