@@ -83,6 +83,62 @@ public final class SpawnBench {
                 median(cpu.get("bwrap per job")), median(cpu.get("resident room")));
     }
 
+    /**
+     * The ceiling of sandboxed jobs: `true` started back to back through {@code threads}
+     * processors' resident rooms at once (each job in its own PID, mount and IPC namespace, as
+     * nobody for a root JVM, its room swept after it), by the agent's own launch path ({@link
+     * JobRun}) and nothing else: no Redis, no manager. Jobs per second; -1 without bubblewrap and
+     * unshare here (no rooms).
+     */
+    public static double roomCeiling(int threads, int perThread) throws Exception {
+        String path = System.getenv("PATH");
+        if (ResidentRoom.onPath("bwrap", path).isEmpty()
+                || ResidentRoom.onPath("unshare", path).isEmpty()) {
+            return -1;
+        }
+        boolean root = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
+        Path base = AgentDirs.newRoot("roomceiling");
+        Path state = Files.createTempDirectory("roomceiling-state");
+        List<Sandbox> rooms = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            for (int t = 0; t < threads; t++) {
+                Map<String, String> env = new HashMap<>(Map.of(
+                        "WARMPOOL_SANDBOX",
+                        "bwrap",
+                        "WARMPOOL_SANDBOX_HIDE",
+                        state.toString(),
+                        "PATH",
+                        System.getenv("PATH")));
+                if (root) {
+                    env.put("WARMPOOL_RUN_AS", "65534:65534");
+                }
+                Sandbox s = Sandbox.fromEnv(env, Files.createDirectory(base.resolve("r" + t)));
+                rooms.add(s);
+                one(s, "warm"); // the room's start is not a job's cost
+            }
+            List<java.util.concurrent.Future<?>> all = new ArrayList<>();
+            long t0 = System.nanoTime();
+            for (Sandbox s : rooms) {
+                all.add(pool.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        one(s, "j" + i);
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : all) {
+                f.get();
+            }
+            return threads * perThread * 1e9 / (System.nanoTime() - t0);
+        } finally {
+            pool.shutdown();
+            rooms.forEach(Sandbox::close);
+            Sandbox.remove(base);
+            Sandbox.remove(state);
+        }
+    }
+
     private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 

@@ -185,5 +185,13 @@ final class Burst {
             pool.shutdown();
             System.out.println("spawnCeiling." + threads + "spawners.perSecond=" + perSecond);
         }
+        // the same `true`, each in a sandbox as a local processor runs it (bubblewrap, when here): the ceiling
+        // of sandboxed jobs on this machine, with no dispatch at all
+        for (int threads : new int[] {1, 4}) {
+            double perSecond = dev.warmpool.agent.SpawnBench.roomCeiling(threads, perThread);
+            if (perSecond > 0) {
+                System.out.println("spawnCeiling." + threads + "sandboxed.perSecond=" + perSecond);
+            }
+        }
     }
 }

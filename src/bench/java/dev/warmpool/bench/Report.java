@@ -148,6 +148,20 @@ final class Report {
                         Figures.ALL.get("spawnCeiling.1spawners.perSecond"),
                         Figures.ALL.get("spawnCeiling.2spawners.perSecond"),
                         Figures.ALL.get("spawnCeiling.4spawners.perSecond"));
+                if (Figures.ALL.containsKey("spawnCeiling.4sandboxed.perSecond")) {
+                    System.out.printf(
+                            "%-34s %10.0f %10s %10.0f%n",
+                            "(each in a processor's sandbox)",
+                            Figures.ALL.get("spawnCeiling.1sandboxed.perSecond"),
+                            "-",
+                            Figures.ALL.get("spawnCeiling.4sandboxed.perSecond"));
+                    double t = Figures.number("burst.true.jobsPerSecond");
+                    System.out.printf(
+                            "%-44s %.2f of the bare ceiling (goal >= 0.5), %.2f of the sandboxed%n",
+                            "warmpool `true` (4 threads' ceilings)",
+                            t / Figures.number("spawnCeiling.4spawners.perSecond"),
+                            t / Figures.number("spawnCeiling.4sandboxed.perSecond"));
+                }
             }
             System.out.println();
         }
