@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +60,12 @@ final class ResidentRoom {
         return t;
     });
 
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * The kernel's random source, read directly for each job's nonce: a {@code SecureRandom}'s
+     * set-up (the security providers) put 20-40 ms on each processor's first job, what the agent's
+     * start was spared of (see {@link AgentDirs#newDir}). Opened once; only the job thread reads it.
+     */
+    private static InputStream urandom;
 
     private final Sandbox sandbox;
     private final String unshare;
@@ -256,9 +260,14 @@ final class ResidentRoom {
         return out;
     }
 
-    private static byte[] bytes(int n) {
-        byte[] b = new byte[n];
-        RANDOM.nextBytes(b);
+    private static synchronized byte[] bytes(int n) throws IOException {
+        if (urandom == null) {
+            urandom = Files.newInputStream(Path.of("/dev/urandom"));
+        }
+        byte[] b = urandom.readNBytes(n);
+        if (b.length != n) {
+            throw new IOException("/dev/urandom gave " + b.length + " of " + n + " bytes");
+        }
         return b;
     }
 
