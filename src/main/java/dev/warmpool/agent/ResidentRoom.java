@@ -63,7 +63,7 @@ final class ResidentRoom {
     /**
      * The kernel's random source, read directly for each job's nonce: a {@code SecureRandom}'s
      * set-up (the security providers) put 20-40 ms on each processor's first job, what the agent's
-     * start was spared of (see {@link AgentDirs#newDir}). Opened once; only the job thread reads it.
+     * start was spared of (see {@link AgentDirs#newDir}). Opened once, shared by the rooms of this JVM.
      */
     private static InputStream urandom;
 
