@@ -33,19 +33,10 @@ public final class SpawnBench {
         try {
             for (int round = 1; round <= rounds; round++) {
                 for (String mode : List.of("bwrap per job", "resident room")) {
-                    Map<String, String> env = new HashMap<>(Map.of(
-                            "WARMPOOL_SANDBOX",
-                            "bwrap",
-                            "WARMPOOL_SANDBOX_HIDE",
-                            state.toString(),
-                            // without unshare on the agent's PATH there is no room: a bwrap per job
-                            "PATH",
-                            mode.startsWith("resident") ? System.getenv("PATH") : "/nonexistent"));
-                    if (root) {
-                        env.put("WARMPOOL_RUN_AS", "65534:65534");
-                    }
                     Path dir = Files.createDirectory(base.resolve(mode.charAt(0) + "-" + round));
-                    Sandbox s = Sandbox.fromEnv(env, dir);
+                    // without unshare on the agent's PATH there is no room: a bwrap per job
+                    Sandbox s =
+                            processor(state, dir, mode.startsWith("resident") ? System.getenv("PATH") : "/nonexistent");
                     try {
                         one(s, "warm"); // the room's start (or the first bwrap) is not a job's cost here
                         List<Double> ms = new ArrayList<>();
@@ -83,6 +74,16 @@ public final class SpawnBench {
                 median(cpu.get("bwrap per job")), median(cpu.get("resident room")));
     }
 
+    /** A processor's sandbox as the local runtime sets it up (bwrap, the state dir hidden, nobody for a root JVM). */
+    private static Sandbox processor(Path state, Path dir, String path) throws java.io.IOException {
+        Map<String, String> env = new HashMap<>(
+                Map.of("WARMPOOL_SANDBOX", "bwrap", "WARMPOOL_SANDBOX_HIDE", state.toString(), "PATH", path));
+        if ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0) {
+            env.put("WARMPOOL_RUN_AS", "65534:65534");
+        }
+        return Sandbox.fromEnv(env, dir);
+    }
+
     /**
      * The ceiling of sandboxed jobs: `true` started back to back through {@code threads}
      * processors' resident rooms at once (each job in its own PID, mount and IPC namespace, as
@@ -96,24 +97,13 @@ public final class SpawnBench {
                 || ResidentRoom.onPath("unshare", path).isEmpty()) {
             return -1;
         }
-        boolean root = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
         Path base = AgentDirs.newRoot("roomceiling");
         Path state = Files.createTempDirectory("roomceiling-state");
         List<Sandbox> rooms = new ArrayList<>();
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
         try {
             for (int t = 0; t < threads; t++) {
-                Map<String, String> env = new HashMap<>(Map.of(
-                        "WARMPOOL_SANDBOX",
-                        "bwrap",
-                        "WARMPOOL_SANDBOX_HIDE",
-                        state.toString(),
-                        "PATH",
-                        System.getenv("PATH")));
-                if (root) {
-                    env.put("WARMPOOL_RUN_AS", "65534:65534");
-                }
-                Sandbox s = Sandbox.fromEnv(env, Files.createDirectory(base.resolve("r" + t)));
+                Sandbox s = processor(state, Files.createDirectory(base.resolve("r" + t)), System.getenv("PATH"));
                 rooms.add(s);
                 one(s, "warm"); // the room's start is not a job's cost
             }
