@@ -1,12 +1,16 @@
 -- lost: removes a processor whose heartbeat is older than ARGV[3] (ms since the epoch); its
 -- job goes back to the queue, charged one attempt, or fails when none is left. A lost gang
 -- member takes its gang with it: the other members are stopped and retired, the job requeued.
+-- A processor lost before it registered (STARTING: its start failed, its process exited first, or
+-- it never came up) leaves the reason on its pool, as startError with startErrorAt: GET /pools/{type}
+-- says why the pool has no processors (PoolView.startError) until one started after it is up.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, heartbeat deadline, reason, retention seconds
 -- Returns {'LOST', job id or '', job's new state or ''}, 'ALIVE', or 'GONE' when Redis has no such processor (it
 -- deregistered, or another caller found it lost first): nothing is changed then.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot; "trial:" marks what only
 -- the end of a sweep's trial touches (its sweep counts it, stops or finishes, releases its next trials)):
---   wp:{type}:pool                       R   trial: state: a deleted pool's sweep is stopped
+--   wp:{type}:pool                       RW  startError, startErrorAt, when the processor had not registered; trial:
+--                                            state: a deleted pool's sweep is stopped
 --   wp:{type}:procs                      RW  the processor leaves it; read: whether a gang has members left
 --   wp:{type}:proc:{id}                  RW  the processor ARGV[2] (job, gang, token; deleted); its gang's members
 --                                            (stopped, retired); trial: one a released trial takes
@@ -43,7 +47,11 @@
 --- @include "drop"
 local pid = ARGV[2]
 if redis.call('EXISTS', key('proc', pid)) == 0 and redis.call('SISMEMBER', PROCS, pid) == 0 then return 'GONE' end
-local s = redis.call('HMGET', key('proc', pid), 'hb', 'job', 'gang', 'token')
+local s = redis.call('HMGET', key('proc', pid), 'hb', 'job', 'gang', 'token', 'state')
 if s[1] and tonumber(s[1]) > tonumber(ARGV[3]) then return 'ALIVE' end
 local jid = s[2] or ''
-return {'LOST', jid, drop_processor(pid, jid, s[3] or '', s[4], ARGV[4], true, now_ms(), tonumber(ARGV[5]))}
+local now = now_ms()
+if s[5] == 'STARTING' and redis.call('EXISTS', POOL) == 1 then
+  redis.call('HSET', POOL, 'startError', ARGV[4], 'startErrorAt', now)
+end
+return {'LOST', jid, drop_processor(pid, jid, s[3] or '', s[4], ARGV[4], true, now, tonumber(ARGV[5]))}

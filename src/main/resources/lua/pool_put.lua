@@ -8,7 +8,8 @@
 -- pool or back (its processors could not follow: delete it first).
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
 --   wp:{type}:pool                       RW  gang read; spec, minIdle, maxSize, idleTimeoutMs, command, env, maxQueued,
---                                            gang, fair, state, updatedAt (createdAt) written
+--                                            gang, fair, state, updatedAt (createdAt) written; startError,
+--                                            startErrorAt deleted (the new spec gets a fresh verdict)
 --   wp:{type}:procs                      R   every processor (their jobs' tenants are counted)
 --   wp:{type}:proc:{id}                  RW  each processor's job and gang; an idle one may take a job (fill)
 --   wp:{type}:gangs                      R   every gang
@@ -33,6 +34,7 @@ redis.call('HSET', POOL, 'spec', ARGV[2], 'minIdle', ARGV[3], 'maxSize', ARGV[4]
   'idleTimeoutMs', ARGV[5], 'command', ARGV[6], 'env', ARGV[7], 'maxQueued', ARGV[8], 'gang', ARGV[9] or '',
   'fair', ARGV[10] or '', 'state', 'ACTIVE',
   'updatedAt', now)
+redis.call('HDEL', POOL, 'startError', 'startErrorAt')
 if created then
   redis.call('HSET', POOL, 'createdAt', now)
   -- a pool collected by pool_gc left its indexes to expire; this one lists its jobs for good

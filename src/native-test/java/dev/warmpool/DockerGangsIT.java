@@ -144,6 +144,15 @@ class DockerGangsIT extends DockerFixture {
                 .until(() -> Files.readString(log)
                         .substring((int) from)
                         .matches("(?s).*could not start processor \\S+ of pool gpu.*could not select device driver.*"));
+        // and the pool says so to whoever looks at it, not only in the manager's log
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> manager.get("/pools/gpu")
+                        .at("/startError/reason")
+                        .asText()
+                        .contains("device driver"));
+        JsonNode view = manager.get("/pools/gpu");
+        assertTrue(view.at("/startError/reason").asText().startsWith("could not start: "), view.toString());
+        assertTrue(view.at("/startError/at").asText().matches("\\d{4}-.*Z"), view.toString());
         assertTrue(manager.call("DELETE", "/pools/gpu", null).statusCode() < 300);
     }
 

@@ -9,7 +9,9 @@ import java.util.List;
  * (each as a {@link Processor}: its id, state, job and times), and what its learned keep-alive
  * has learned ({@link Warmth.History}; {@code idleNowMs}: the idle time so far of the processors
  * idle now); {@code runnable}: the queued jobs their tenants' {@code maxRunning} caps let start
- * now, which sizing starts processors for ({@code queued} counts every queued job).
+ * now, which sizing starts processors for ({@code queued} counts every queued job);
+ * {@code startError}: why the last processor lost before it registered was lost (null: none since
+ * the pool's last PUT).
  */
 public record PoolSnapshot(
         String type,
@@ -22,7 +24,26 @@ public record PoolSnapshot(
         List<Processor> gangs,
         Warmth.History warmth,
         long idleNowMs,
-        int runnable) {
+        int runnable,
+        StartError startError) {
+
+    /** Why a processor of the pool was lost before it registered, and when (Redis's clock, ms). */
+    public record StartError(String reason, long atMillis) {}
+
+    public PoolSnapshot(
+            String type,
+            PoolSpec spec,
+            boolean draining,
+            int queued,
+            long now,
+            List<Processor> processors,
+            int sweepDemand,
+            List<Processor> gangs,
+            Warmth.History warmth,
+            long idleNowMs,
+            int runnable) {
+        this(type, spec, draining, queued, now, processors, sweepDemand, gangs, warmth, idleNowMs, runnable, null);
+    }
 
     public PoolSnapshot(
             String type,
@@ -55,12 +76,25 @@ public record PoolSnapshot(
     /** The same pool with its gangs in the place of its processors: what sizing counts in a gang pool. */
     public PoolSnapshot asGangs() {
         return new PoolSnapshot(
-                type, spec, draining, queued, now, gangs, sweepDemand, gangs, warmth, idleNowMs, runnable);
+                type, spec, draining, queued, now, gangs, sweepDemand, gangs, warmth, idleNowMs, runnable, startError);
     }
 
     /** Idle processor time over the pool's life so far: of processors that stopped idling and of those idle now. */
     public long idleProcessorMs() {
         return warmth.idleMs() + idleNowMs;
+    }
+
+    /**
+     * The start error to show: none once a processor started after it is up (idle, busy or
+     * draining), which means the cause is gone; else the last one, if any.
+     */
+    public StartError currentStartError() {
+        if (startError == null) {
+            return null;
+        }
+        boolean upSince = processors.stream()
+                .anyMatch(p -> p.state() != ProcessorState.STARTING && p.startedMillis() >= startError.atMillis());
+        return upSince ? null : startError;
     }
 
     public int count(ProcessorState state) {

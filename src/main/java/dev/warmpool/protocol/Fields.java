@@ -151,6 +151,8 @@ public final class Fields {
                 FAIR = "fair",
                 SWEEP_DEMAND = "sweepDemand",
                 RUNNABLE = "runnable",
+                START_ERROR = "startError",
+                START_ERROR_AT = "startErrorAt",
                 CREATED_AT = "createdAt",
                 UPDATED_AT = "updatedAt";
         public static final List<String> ALL = List.of(
@@ -166,6 +168,8 @@ public final class Fields {
                 FAIR,
                 SWEEP_DEMAND,
                 RUNNABLE,
+                START_ERROR,
+                START_ERROR_AT,
                 CREATED_AT,
                 UPDATED_AT);
 

@@ -9,7 +9,10 @@ import dev.warmpool.protocol.ProcessorState;
 import java.util.Comparator;
 import java.util.List;
 
-/** A pool as {@code GET /pools/{type}} shows it. */
+/**
+ * A pool as {@code GET /pools/{type}} shows it; {@code startError}, when its processors cannot
+ * start: why the last one was lost before it registered, until one started after it is up.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolView(
         String type,
@@ -19,7 +22,15 @@ public record PoolView(
         List<Processor> processors,
         List<Processor> gangs,
         WarmthView warmth,
-        List<Tenant> tenants) {
+        List<Tenant> tenants,
+        StartError startError) {
+
+    /** Why the pool's last processor to be lost before it registered was lost (its start failed, it exited, it never came up), and when. */
+    public record StartError(String reason, java.time.Instant at) {
+        static StartError of(PoolSnapshot.StartError e) {
+            return e == null ? null : new StartError(e.reason(), java.time.Instant.ofEpochMilli(e.atMillis()));
+        }
+    }
 
     /**
      * One tenant of the pool's fair share (docs/fair-share.md): its weight, its cap (absent: none),
@@ -73,12 +84,12 @@ public record PoolView(
             List<Processor> processors,
             List<Processor> gangs,
             WarmthView warmth) {
-        this(type, state, spec, status, processors, gangs, warmth, null);
+        this(type, state, spec, status, processors, gangs, warmth, null, null);
     }
 
     /** The view with {@code spec} in place of its own. */
     public PoolView withSpec(PoolSpec spec) {
-        return new PoolView(type, state, spec, status, processors, gangs, warmth, tenants);
+        return new PoolView(type, state, spec, status, processors, gangs, warmth, tenants, startError);
     }
 
     /** The view of a snapshot and the pool's tenants, read in the same step ({@code null}: not read). */
@@ -93,7 +104,8 @@ public record PoolView(
                 v.processors,
                 v.gangs,
                 v.warmth,
-                tenants == null ? null : tenants.stream().map(Tenant::of).toList());
+                tenants == null ? null : tenants.stream().map(Tenant::of).toList(),
+                v.startError);
     }
 
     public static PoolView of(PoolSnapshot s, Warmth.Params params) {
@@ -116,7 +128,8 @@ public record PoolView(
                                 .toList()
                         : null,
                 warmth(s, params),
-                null);
+                null,
+                StartError.of(s.currentStartError()));
     }
 
     static WarmthView warmth(PoolSnapshot s, Warmth.Params params) {

@@ -151,8 +151,16 @@ public class PoolStore {
                             p.gangs().stream().map(Processor::of).toList(),
                             Warmth.History.of(p.warmth()),
                             p.idleNowMs(),
-                            Integer.parseInt(p.pool().getOrDefault(PoolHash.RUNNABLE, String.valueOf(p.queued())))));
+                            Integer.parseInt(p.pool().getOrDefault(PoolHash.RUNNABLE, String.valueOf(p.queued()))),
+                            startError(p.pool())));
                 });
+    }
+
+    /** Why a processor of the pool was last lost before it registered (lost.lua), or null. */
+    private static PoolSnapshot.StartError startError(java.util.Map<String, String> pool) {
+        String reason = pool.get(PoolHash.START_ERROR);
+        String at = pool.get(PoolHash.START_ERROR_AT);
+        return reason == null || at == null ? null : new PoolSnapshot.StartError(reason, Long.parseLong(at));
     }
 
     /** A pool's tenants (tenants.lua): weight, cap, running, queued, decayed usage, share. */

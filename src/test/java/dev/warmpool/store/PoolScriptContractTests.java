@@ -3,6 +3,7 @@ package dev.warmpool.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.Warmth;
@@ -122,6 +123,33 @@ class PoolScriptContractTests extends ScriptContract {
                 new HeartbeatReply.Fenced(),
                 call(Script.HEARTBEAT, HeartbeatReply.args("p1", job, "2"), HeartbeatReply::decode),
                 "another token: the assignment is not this copy's");
+    }
+
+    @Test
+    void aProcessorLostBeforeItRegisteredLeavesWhyOnItsPoolUntilThePoolIsPutAgain() {
+        putPool(0, 3, 10, false);
+        String pool = KeySchema.pool(TYPE);
+        assertTrue(call(Script.SPAWN, SpawnReply.args("p1"), SpawnReply::decode).recorded());
+        call(
+                Script.LOST,
+                LostReply.args("p1", Long.MAX_VALUE, "could not start: no such image", 60),
+                LostReply::decode);
+        assertEquals("could not start: no such image", field(pool, "startError"));
+        assertTrue(Long.parseLong(field(pool, "startErrorAt")) > 0);
+        SnapshotReply.Pool snap =
+                (SnapshotReply.Pool) call(Script.SNAPSHOT, SnapshotReply.args(), SnapshotReply::decode);
+        assertEquals("could not start: no such image", snap.pool().get("startError"), "the API reads it");
+
+        processor("p2");
+        call(Script.LOST, LostReply.args("p2", Long.MAX_VALUE, "silent", 60), LostReply::decode);
+        assertEquals(
+                "could not start: no such image",
+                field(pool, "startError"),
+                "a processor lost after it registered says nothing of starting");
+
+        putPool(0, 3, 10, false);
+        assertNull(field(pool, "startError"), "a new spec gets a fresh verdict");
+        assertNull(field(pool, "startErrorAt"));
     }
 
     @Test
