@@ -56,7 +56,8 @@ public class UiFeed {
 
     /**
      * A pool as its card shows it: {@code GET /pools}'s view with {@link #SHOWN} processors and the
-     * count of the rest ({@code more}), its tenants (fair share), without gangs and learned windows. A page gets this each
+     * count of the rest ({@code more}), its tenants (fair share), why its processors cannot start
+     * when they cannot ({@code startError}), without gangs and learned windows. A page gets this each
      * time the state changes, so it carries what the page draws: a pool of 100 processors would
      * otherwise send all of them each second.
      */
@@ -68,7 +69,8 @@ public class UiFeed {
             List<Processor> processors,
             int more,
             PoolView.WarmthView warmth,
-            List<PoolView.Tenant> tenants) {
+            List<PoolView.Tenant> tenants,
+            PoolView.StartError startError) {
         static Card of(PoolView v) {
             List<Processor> all = v.processors().stream()
                     .sorted(Comparator.comparingInt(p -> ORDER.indexOf(p.state())))
@@ -90,7 +92,8 @@ public class UiFeed {
                                     w.idleProcessorSeconds(),
                                     w.demand(),
                                     null),
-                    v.tenants());
+                    v.tenants(),
+                    v.startError());
         }
     }
 

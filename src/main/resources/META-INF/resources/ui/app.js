@@ -206,9 +206,12 @@
           el('tbody', {}, ...rows))
         : el('p', { class: 'muted', text: 'No processors now.' });
       const more = p.more > 0 ? el('p', { class: 'muted rest', text: 'and ' + p.more + ' more (GET /pools/' + p.type + ')' }) : null;
+      // why its processors cannot start, until one started after it is up (PoolView.startError)
+      const startError = p.startError ? el('p', { class: 'error', dataset: { startError: '' },
+        text: 'Processors cannot start: ' + p.startError.reason + ' (last at ' + p.startError.at + ')' }) : null;
       return el('article', { class: 'pool', dataset: { pool: p.type } },
         el('h3', {}, p.type + ' ', badge(p.state), warmth),
-        counts, admin ? poolButtons(p) : null, table, more, tenantsTable(p));
+        startError, counts, admin ? poolButtons(p) : null, table, more, tenantsTable(p));
     }));
     if (!list.length) box.append(el('p', { class: 'muted', text: 'No pools yet: PUT /pools/{type} makes one.' }));
   }

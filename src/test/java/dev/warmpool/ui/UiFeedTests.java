@@ -146,5 +146,15 @@ class UiFeedTests {
                 new PoolView("s", "ACTIVE", null, new PoolView.Status(0, 2, 0, 0, 0), ps.subList(0, 2), null, null));
         assertEquals(0, small.more());
         assertEquals(2, small.processors().size());
+        assertEquals(null, small.startError());
+    }
+
+    @Test
+    void aCardSaysWhyItsPoolsProcessorsCannotStart() {
+        PoolView.StartError why =
+                new PoolView.StartError("could not start: no such image", java.time.Instant.ofEpochMilli(1_000));
+        UiFeed.Card card = UiFeed.Card.of(new PoolView(
+                "t", "ACTIVE", null, new PoolView.Status(0, 0, 0, 0, 3), List.of(), null, null, null, why));
+        assertEquals(why, card.startError());
     }
 }
