@@ -61,7 +61,13 @@ class JobWaitTests {
         given().delete("/jobs/" + id).then().statusCode(200);
         Map<String, Object> job = waited.join();
         assertEquals("CANCELLED", job.get("state"));
-        assertEquals(readAgain(job), job);
+        // the answer is the job as the cancel ended it; the killed process's exit code and log tail
+        // (result) come with the agent's report, which may land before the test reads the job again
+        Map<String, Object> again = new java.util.HashMap<>(readAgain(job));
+        if (!job.containsKey("result")) {
+            again.remove("result");
+        }
+        assertEquals(again, job);
     }
 
     @Test
