@@ -94,10 +94,14 @@ public class PoolService {
                         config.jobs().retention().toSeconds())
                 .flatMap(done -> done instanceof Refused.NoPool
                         ? unknownType(type)
-                        : Uni.createFrom()
-                                .voidItem()
-                                .invoke(() -> reconciler.nudge())
-                                .flatMap(x -> get(type)));
+                        // the draining pool is read before the reconciler is woken: its pass may collect the
+                        // pool as soon as its idle processors have gone (a DELETE answered 404 so, once)
+                        : view(type).invoke(v -> reconciler.nudge()).map(v -> v.orElseGet(() -> drained(type))));
+    }
+
+    /** A deleted pool whose processors were already gone when it was read: drained, and collected. */
+    private static PoolView drained(String type) {
+        return new PoolView(type, "DRAINING", null, new PoolView.Status(0, 0, 0, 0, 0), List.of(), null, null);
     }
 
     /**
