@@ -17,9 +17,14 @@ final class ProcessAge {
 
     /** This process's start in epoch milliseconds; now, where /proc cannot say. */
     static long startMillis() {
+        return startMillis("self");
+    }
+
+    /** The start of process {@code pid} ("self", or a number) in epoch milliseconds; now, where /proc cannot say. */
+    static long startMillis(String pid) {
         long now = System.currentTimeMillis();
         try {
-            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String stat = Files.readString(Path.of("/proc", pid, "stat"));
             // after the command name in parentheses: state is field 3, starttime field 22
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             long startedTicks = Long.parseLong(f[22 - 3]);
