@@ -162,7 +162,7 @@ final class ReplayPool {
             running.add(p.id);
         }
         PoolSnapshot s = new PoolSnapshot(
-                "replay", spec, false, queue.size(), now, ps, 0, List.of(), recorder.history(), 0, queue.size());
+                "replay", spec, false, queue.size(), now, ps, 0, List.of(), recorder.history(), 0, queue.size(), null);
         SizingPolicy.Plan plan = SizingPolicy.plan(s, timing, running);
         for (SizingPolicy.Retire r : plan.retire()) {
             Proc p = procs.get(r.id());

@@ -27,23 +27,8 @@ public record PoolSnapshot(
         int runnable,
         StartError startError) {
 
-    /** Why a processor of the pool was lost before it registered, and when (Redis's clock, ms). */
-    public record StartError(String reason, long atMillis) {}
-
-    public PoolSnapshot(
-            String type,
-            PoolSpec spec,
-            boolean draining,
-            int queued,
-            long now,
-            List<Processor> processors,
-            int sweepDemand,
-            List<Processor> gangs,
-            Warmth.History warmth,
-            long idleNowMs,
-            int runnable) {
-        this(type, spec, draining, queued, now, processors, sweepDemand, gangs, warmth, idleNowMs, runnable, null);
-    }
+    /** Why a processor of the pool was lost before it registered, and when (Redis's clock). */
+    public record StartError(String reason, java.time.Instant at) {}
 
     public PoolSnapshot(
             String type,
@@ -54,7 +39,7 @@ public record PoolSnapshot(
             List<Processor> processors,
             int sweepDemand,
             List<Processor> gangs) {
-        this(type, spec, draining, queued, now, processors, sweepDemand, gangs, Warmth.History.NONE, 0, queued);
+        this(type, spec, draining, queued, now, processors, sweepDemand, gangs, Warmth.History.NONE, 0, queued, null);
     }
 
     public PoolSnapshot(
@@ -93,7 +78,8 @@ public record PoolSnapshot(
             return null;
         }
         boolean upSince = processors.stream()
-                .anyMatch(p -> p.state() != ProcessorState.STARTING && p.startedMillis() >= startError.atMillis());
+                .anyMatch(p -> p.state() != ProcessorState.STARTING
+                        && p.startedMillis() >= startError.at().toEpochMilli());
         return upSince ? null : startError;
     }
 

@@ -23,14 +23,7 @@ public record PoolView(
         List<Processor> gangs,
         WarmthView warmth,
         List<Tenant> tenants,
-        StartError startError) {
-
-    /** Why the pool's last processor to be lost before it registered was lost (its start failed, it exited, it never came up), and when. */
-    public record StartError(String reason, java.time.Instant at) {
-        static StartError of(PoolSnapshot.StartError e) {
-            return e == null ? null : new StartError(e.reason(), java.time.Instant.ofEpochMilli(e.atMillis()));
-        }
-    }
+        PoolSnapshot.StartError startError) {
 
     /**
      * One tenant of the pool's fair share (docs/fair-share.md): its weight, its cap (absent: none),
@@ -129,7 +122,7 @@ public record PoolView(
                         : null,
                 warmth(s, params),
                 null,
-                StartError.of(s.currentStartError()));
+                s.currentStartError());
     }
 
     static WarmthView warmth(PoolSnapshot s, Warmth.Params params) {

@@ -160,7 +160,9 @@ public class PoolStore {
     private static PoolSnapshot.StartError startError(java.util.Map<String, String> pool) {
         String reason = pool.get(PoolHash.START_ERROR);
         String at = pool.get(PoolHash.START_ERROR_AT);
-        return reason == null || at == null ? null : new PoolSnapshot.StartError(reason, Long.parseLong(at));
+        return reason == null || at == null
+                ? null
+                : new PoolSnapshot.StartError(reason, java.time.Instant.ofEpochMilli(Long.parseLong(at)));
     }
 
     /** A pool's tenants (tenants.lua): weight, cap, running, queued, decayed usage, share. */

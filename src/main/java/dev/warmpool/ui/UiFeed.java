@@ -2,6 +2,7 @@ package dev.warmpool.ui;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
@@ -70,7 +71,7 @@ public class UiFeed {
             int more,
             PoolView.WarmthView warmth,
             List<PoolView.Tenant> tenants,
-            PoolView.StartError startError) {
+            PoolSnapshot.StartError startError) {
         static Card of(PoolView v) {
             List<Processor> all = v.processors().stream()
                     .sorted(Comparator.comparingInt(p -> ORDER.indexOf(p.state())))

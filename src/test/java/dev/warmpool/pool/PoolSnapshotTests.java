@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class PoolSnapshotTests {
     static final long NOW = SizingPolicyTests.NOW;
     static final PoolSnapshot.StartError NO_IMAGE =
-            new PoolSnapshot.StartError("could not start: no such image", NOW - 5_000);
+            new PoolSnapshot.StartError("could not start: no such image", java.time.Instant.ofEpochMilli(NOW - 5_000));
 
     static PoolSnapshot with(PoolSnapshot.StartError error, Processor... ps) {
         PoolSnapshot s = SizingPolicyTests.pool(1, 4, 300, 0, false, ps);

@@ -102,7 +102,7 @@ class SizingPolicyTests {
     void startsProcessorsOnlyForTheQueuedJobsTheTenantsCapsLetRun() {
         PoolSnapshot s = pool(0, 8, 300, 10, false, proc("a", ProcessorState.BUSY, 0));
         PoolSnapshot capped = new PoolSnapshot(
-                s.type(), s.spec(), false, 10, s.now(), s.processors(), 0, List.of(), Warmth.History.NONE, 0, 1);
+                s.type(), s.spec(), false, 10, s.now(), s.processors(), 0, List.of(), Warmth.History.NONE, 0, 1, null);
         assertEquals(1, plan(capped).start(), "nine of the ten are held back by their tenant's maxRunning");
         assertEquals(7, plan(s).start(), "uncapped, one per queued job up to maxSize");
     }

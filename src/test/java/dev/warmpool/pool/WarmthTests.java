@@ -64,8 +64,8 @@ class WarmthTests {
     }
 
     static SizingPolicy.Plan plan(PoolSpec spec, WarmthRecorder r, long now, int queued, Processor... ps) {
-        PoolSnapshot s =
-                new PoolSnapshot("t", spec, false, queued, now, List.of(ps), 0, List.of(), r.history(), 0, queued);
+        PoolSnapshot s = new PoolSnapshot(
+                "t", spec, false, queued, now, List.of(ps), 0, List.of(), r.history(), 0, queued, null);
         Set<String> all = new java.util.HashSet<>();
         for (Processor p : ps) {
             all.add(p.id());

@@ -151,8 +151,8 @@ class UiFeedTests {
 
     @Test
     void aCardSaysWhyItsPoolsProcessorsCannotStart() {
-        PoolView.StartError why =
-                new PoolView.StartError("could not start: no such image", java.time.Instant.ofEpochMilli(1_000));
+        dev.warmpool.pool.PoolSnapshot.StartError why = new dev.warmpool.pool.PoolSnapshot.StartError(
+                "could not start: no such image", java.time.Instant.ofEpochMilli(1_000));
         UiFeed.Card card = UiFeed.Card.of(new PoolView(
                 "t", "ACTIVE", null, new PoolView.Status(0, 0, 0, 0, 3), List.of(), null, null, null, why));
         assertEquals(why, card.startError());
