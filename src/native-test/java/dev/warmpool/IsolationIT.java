@@ -136,6 +136,39 @@ class IsolationIT {
         }
     }
 
+    @Test
+    void aPoolsResetCommandRunsInTheRoomAsTheJobsUserNeverAsTheAgent() throws Exception {
+        ManagerProcess m = start("bwrap");
+        Path shared = Files.createTempDirectory("wp-reset");
+        try {
+            // the pool's working dir is the one dir the reset can write that the test can read
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+            m.send(
+                    "PUT",
+                    "/pools/resets",
+                    "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"workingDir\": "
+                            + ManagerProcess.JSON.valueToTree(shared.toString())
+                            + ", \"resetCommand\": [\"sh\", \"-c\", "
+                            + "\"echo $(id -u) $(cat /proc/[0-9]*/comm | grep -c '^java$') > reset\"]}");
+            assertEquals("SUCCEEDED", runJob(m, "resets").get("state").asText());
+            Path reset = shared.resolve("reset");
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(reset) && Files.size(reset) > 0);
+            String[] uidAndJvms = Files.readString(reset).trim().split(" ");
+            assertEquals("0", uidAndJvms[1], "in the room: no agent, no manager in its PID namespace");
+            if (root()) {
+                long uid = Long.parseLong(uidAndJvms[0]);
+                assertTrue(uid >= 1879048192L && uid <= 1879113727L, "as the jobs' user, not root: " + uid);
+            }
+        } finally {
+            try (Stream<Path> files = Files.list(shared)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(shared);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"bwrap", "none"})
     void nothingAJobStartsOutlivesItNorWritesTheNextJobsResult(String sandbox) throws Exception {

@@ -331,7 +331,7 @@ public final class Agent {
             return DONE;
         }
         if (reset) {
-            String failed = lifetime.reset(baseEnv, starter.poolPart());
+            String failed = lifetime.reset(baseEnv, starter.poolPart(), sandbox);
             if (failed != null) {
                 // not reused: a job handed to it meanwhile goes back to the queue, and a fresh processor replaces it
                 deregister("the reset command " + failed + "; the processor is not reused");
