@@ -180,12 +180,10 @@ final class Cgroups {
     }
 
     private List<Path> makeV2(String processorId, RoomLimits.Bounds b) throws IOException {
-        String enable =
-                String.join(" ", bases.keySet().stream().map(c -> "+" + c).toList());
         Path base = bases.get(MEMORY);
-        enableIn(root, enable);
+        enableIn(root);
         Files.createDirectories(base);
-        enableIn(base, enable);
+        enableIn(base);
         Path d = base.resolve(processorId);
         Files.createDirectories(d);
         write(d.resolve("memory.max"), b.memoryBytes() > 0 ? Long.toString(b.memoryBytes()) : "max");
@@ -201,16 +199,27 @@ final class Cgroups {
         return List.of(d);
     }
 
-    /** Hands the controllers down from {@code dir} to its children, unless it already does. */
-    private static void enableIn(Path dir, String enable) throws IOException {
+    /**
+     * Hands the controllers down from {@code dir} to its children, unless it already does. The
+     * kernel refuses cpu while a realtime process runs outside the root cgroup: then CPU goes
+     * unbounded (said in the log) and memory and pids still hold.
+     */
+    private synchronized void enableIn(Path dir) throws IOException {
         Path control = dir.resolve("cgroup.subtree_control");
         String now = Files.exists(control) ? Files.readString(control) : "";
-        boolean all = true;
-        for (String c : enable.split(" ")) {
-            all &= List.of(now.trim().split("\\s+")).contains(c.substring(1));
+        if (List.of(now.trim().split("\\s+")).containsAll(bases.keySet())) {
+            return;
         }
-        if (!all) {
-            write(control, enable);
+        try {
+            write(
+                    control,
+                    String.join(" ", bases.keySet().stream().map(c -> "+" + c).toList()));
+        } catch (IOException e) {
+            if (!bases.containsKey(CPU)) {
+                throw e;
+            }
+            bases.remove(CPU);
+            write(control, "+" + MEMORY + " +" + PIDS);
         }
     }
 
