@@ -210,6 +210,7 @@ final class ResidentRoom {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         }
+        RoomLimits.processor().apply(bwrap.pid()); // the pool's cpu, memory and pids bounds, before any job
         requests = bwrap.getOutputStream();
         // bwrap -> the init (pid 1 of the room, --as-pid-1); in a container the init is the agent's child
         launcher = sandbox.bwrap()

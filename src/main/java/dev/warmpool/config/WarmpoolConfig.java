@@ -242,6 +242,16 @@ public interface WarmpoolConfig {
          */
         Optional<List<String>> devices();
 
+        /**
+         * The most processes (threads count too) one processor's jobs may have at once, on the local
+         * runtime (its room's cgroup {@code pids.max}, or {@code RLIMIT_NPROC} where there is no
+         * cgroup) and on docker ({@code PidsLimit}); a pool's {@code template.resources.limits.pids}
+         * overrides it. 4096 lets a build or a data loader fork freely and stops a fork bomb long
+         * before the host's {@code pid_max}; 0: no bound.
+         */
+        @WithDefault("4096")
+        long pidsLimit();
+
         Local local();
 
         Docker docker();

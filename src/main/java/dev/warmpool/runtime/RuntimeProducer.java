@@ -90,7 +90,8 @@ public class RuntimeProducer {
                         .sink()
                         .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                         .orElse(null),
-                config.policy().allowHostAccess());
+                config.policy().allowHostAccess(),
+                config.runtime().pidsLimit());
         Devices devices = Devices.of(config.runtime().devices());
         org.jboss.logging.Logger.getLogger(RuntimeProducer.class)
                 .infof(

@@ -225,6 +225,9 @@ public class PoolService {
         if (t == null) {
             return;
         }
+        dev.warmpool.runtime.ResourceLimits.problem(t, config.runtime().type()).ifPresent(p -> {
+            throw Refusal.invalid(p.field(), p.detail());
+        });
         DeviceCheck.check(spec, runtime.devices());
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {

@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Labels;
+import dev.warmpool.runtime.ResourceLimits;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import java.math.BigDecimal;
@@ -61,7 +62,35 @@ public final class ContainerFactory {
             long retentionSeconds,
             int logLines,
             String sink,
-            boolean allowHostAccess) {}
+            boolean allowHostAccess,
+            long pidsLimit) {
+        /** The settings with the default {@code warmpool.runtime.pids-limit}. */
+        public Settings(
+                String redisUrl,
+                Path agentBundle,
+                String network,
+                String instance,
+                long heartbeatMillis,
+                long retentionSeconds,
+                int logLines,
+                String sink,
+                boolean allowHostAccess) {
+            this(
+                    redisUrl,
+                    agentBundle,
+                    network,
+                    instance,
+                    heartbeatMillis,
+                    retentionSeconds,
+                    logLines,
+                    sink,
+                    allowHostAccess,
+                    DEFAULT_PIDS_LIMIT);
+        }
+    }
+
+    /** {@code warmpool.runtime.pids-limit}'s default. */
+    public static final long DEFAULT_PIDS_LIMIT = 4096;
 
     /** What a create call needs; {@code user} is empty for the image's own user. */
     public record Plan(
@@ -117,7 +146,8 @@ public final class ContainerFactory {
                 .withNanoCPUs(limit(t, "cpu")
                         .map(c -> c.multiply(BigDecimal.valueOf(1_000_000_000L)).longValue())
                         .orElse(null))
-                .withMemory(limit(t, "memory").map(BigDecimal::longValue).orElse(null));
+                .withMemory(limit(t, "memory").map(BigDecimal::longValue).orElse(null))
+                .withPidsLimit(ResourceLimits.pidsBound(t, s.pidsLimit()).orElse(null));
         if (init) {
             host.withBinds(new Bind(s.agentBundle().toAbsolutePath().toString(), new Volume(AGENT_DIR), AccessMode.ro));
         }

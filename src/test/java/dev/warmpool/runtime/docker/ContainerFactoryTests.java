@@ -97,6 +97,38 @@ class ContainerFactoryTests {
     }
 
     @Test
+    void aContainersProcessesAreBoundedByThePoolsPidsOrTheDefault() {
+        assertEquals(
+                ContainerFactory.DEFAULT_PIDS_LIMIT,
+                ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS)
+                        .host()
+                        .getPidsLimit());
+        PodTemplate t = template(null, null);
+        t.resources().getLimits().put("pids", new Quantity("256"));
+        assertEquals(
+                256L,
+                ContainerFactory.container("train", "p1", spec(t), SETTINGS)
+                        .host()
+                        .getPidsLimit());
+        var unbounded = new ContainerFactory.Settings(
+                "redis://172.17.0.1:6380",
+                Path.of("/srv/bundle"),
+                "bridge",
+                "127.0.0.1:6380",
+                2000,
+                604800,
+                10_000,
+                null,
+                false,
+                0);
+        assertEquals(
+                null,
+                ContainerFactory.container("train", "p1", spec(template(null, null)), unbounded)
+                        .host()
+                        .getPidsLimit());
+    }
+
+    @Test
     void theRedisUrlIsNeverInTheEnvironmentOnlyWhereItsFileIs() {
         ContainerFactory.Plan p =
                 ContainerFactory.container("train", "p1", spec(template(null, Map.of("A", "1"))), SETTINGS);
