@@ -76,6 +76,7 @@ final class Worker {
         pb.environment().putAll(env);
         pb.environment().put("WARMPOOL_WORKER", "persistent");
         Process p = launch(pb);
+        RoomLimits.processor().apply(p.pid()); // the pool's bounds hold for its persistent worker too
         BlockingQueue<String> q = new LinkedBlockingQueue<>();
         Thread out = new Thread(() -> readLines(p.getInputStream(), q), "worker-stdout");
         out.setDaemon(true);
