@@ -1,7 +1,7 @@
 -- start: the agent marks its job running, only if the assignment (job and token) is still its
 -- own, and gets in the same round trip what it needs to run it.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id, token
--- Returns {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang},
+-- Returns {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang, tenant},
 -- where gang is '' or, for a gang member, {"role", "index", "members": [{"id", "role", "index",
 -- "addr"}, ...]} as JSON; or {'STALE', reason} when the job is no longer this processor's to run.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):

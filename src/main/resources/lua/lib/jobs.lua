@@ -45,9 +45,10 @@ end
 -- Keys: wp:{type}:proc:{id} W (hb: the reply counts as a heartbeat), wp:{type}:job:{jobId} R, wp:{type}:pool R.
 local function run_reply(pid, jid, now, gang)
   redis.call('HSET', key('proc', pid), 'hb', now)
-  local j = redis.call('HMGET', key('job', jid), 'args', 'config', 'env', 'timeoutSeconds')
+  local j = redis.call('HMGET', key('job', jid), 'args', 'config', 'env', 'timeoutSeconds', 'tenant')
   local spec = redis.call('HMGET', POOL, 'command', 'env', 'spec')
-  return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}', gang}
+  return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}', gang,
+    j[5] or ''}
 end
 
 -- Retires processor pid: no more work; its agent deregisters when it reads 'retire'.

@@ -99,7 +99,7 @@ final class JobStarter {
         Worker w = null;
         String request = null;
         if (WorkerSlot.persistent(spec)) {
-            w = workers.get(poolCommand, poolEnv, workingDir);
+            w = workers.forTenant(r.tenant(), poolCommand, poolEnv, workingDir);
             request = WorkerSlot.request(jobId, r, args, jobEnv);
         }
         int logLines = config.logLines();
