@@ -229,6 +229,7 @@ final class JobRun implements Runnable {
             pb.environment().clear(); // from scratch: the agent's own environment is not the job's
             pb.environment().putAll(env);
             process = pb.start();
+            sandbox.started(process);
             Tail out = new Tail(LOG_TAIL_BYTES, liveLog.get());
             tail = out;
             Future<?> reader = THREADS.submit(

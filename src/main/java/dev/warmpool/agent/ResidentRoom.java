@@ -82,6 +82,7 @@ final class ResidentRoom {
     private FileTime tmpStamp;
     private volatile boolean broken;
     private long rooms;
+    private RoomNetwork network;
 
     private ResidentRoom(Sandbox sandbox, String unshare, String sh) throws IOException {
         this.sandbox = sandbox;
@@ -213,6 +214,7 @@ final class ResidentRoom {
         // bwrap -> its init (pid 1 of the room, in its mount namespace) -> the launcher
         ProcessHandle init = bwrap.toHandle().children().findFirst().orElseThrow(() -> new IOException("no init"));
         launcher = init.children().findFirst().orElseThrow(() -> new IOException("no launcher"));
+        network = sandbox.attach(init.pid()); // outbound: slirp4netns, ended with the room's init
         sweep = new RoomSweep(
                 Path.of("/proc", Long.toString(init.pid()), "root"),
                 now,
