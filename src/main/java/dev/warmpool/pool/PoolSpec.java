@@ -22,6 +22,9 @@ import java.util.Map;
  * <p>Who may use it: {@code jobEnv} lists the variables a job's {@code env} may set (exact names
  * or {@code PREFIX_*}; none when absent), {@code submitters} the token names or groups that may
  * submit to it besides admins (everyone with the submitter role when absent).
+ *
+ * <p>{@code network} is what its jobs reach: {@code none}, {@code outbound} or {@code host} (see
+ * docs/security.md); left out, the runtime's default is filled in when the pool is put.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSpec(
