@@ -226,6 +226,35 @@ class RoomNetworkTests {
                 .contains("m:refused"));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "outbound"})
+    void aPersistentWorkersRoomHasThePoolsNetworkToo(String network) throws Exception {
+        Assumptions.assumeTrue(
+                "none".equals(network)
+                        || ResidentRoom.onPath("slirp4netns", System.getenv("PATH"))
+                                .isPresent()
+                        || "true".equals(System.getenv("CI")),
+                "slirp4netns is installed (CI has it)");
+        InetAddress outside = nonLoopback();
+        Assumptions.assumeTrue(outside != null, "the host has an address besides its loopback");
+        ServerSocket there = server(outside);
+        ServerSocket manager = server(InetAddress.getLoopbackAddress());
+        Sandbox s = processor(true, network);
+        WorkerSlot slot = new WorkerSlot(Map.of("PATH", "/usr/bin:/bin"), "p1", "net", s);
+        String script = "read job; " + connect("outside", outside.getHostAddress(), there.getLocalPort())
+                + connect("manager", "127.0.0.1", manager.getLocalPort()) + "echo '{\"status\": \"SUCCEEDED\"}'";
+        Worker w = slot.get(List.of("/bin/bash", "-c", script), Map.of(), null);
+        try {
+            Tail log = new Tail(4096);
+            Worker.Reply reply = w.call("{\"id\": \"j1\"}", report -> {}, log);
+            assertNotNull(reply, log.text());
+            assertTrue(log.text().contains("manager:refused"), log.text());
+            assertTrue(log.text().contains("outbound".equals(network) ? "outside:ok" : "outside:refused"), log.text());
+        } finally {
+            slot.kill();
+        }
+    }
+
     static long slirps() {
         return ProcessHandle.allProcesses()
                 .filter(h -> h.info().command().orElse("").endsWith("slirp4netns"))
