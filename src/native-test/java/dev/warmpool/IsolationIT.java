@@ -88,6 +88,29 @@ class IsolationIT {
     }
 
     @Test
+    void aJobReachesNoPortOfTheHostsLoopbackNorSeesItsSockets() throws Exception {
+        ManagerProcess m = start("bwrap");
+        StringBuilder script = new StringBuilder();
+        for (int port : List.of(m.port, redisPort)) {
+            script.append("if timeout 5 bash -c 'echo > /dev/tcp/127.0.0.1/" + port + "' 2>/dev/null;"
+                    + " then echo port-" + port + ":ok; else echo port-" + port + ":refused; fi; ");
+        }
+        script.append("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null");
+        m.send(
+                "PUT",
+                "/pools/net",
+                "{\"command\": [\"bash\", \"-c\", " + ManagerProcess.JSON.valueToTree(script.toString())
+                        + "], \"minIdle\": 1, \"maxSize\": 1}");
+        JsonNode job = runJob(m, "net");
+        String out = job.at("/result/logTail").asText();
+        for (int port : List.of(m.port, redisPort)) {
+            // the manager's port and Redis's: neither reached nor listed (a job could not take them either)
+            assertTrue(out.contains("port-" + port + ":refused"), out);
+            assertFalse(out.contains(String.format(":%04X 00000000:0000 0A", port)), "a host socket:\n" + out);
+        }
+    }
+
+    @Test
     void aJobSeesNoSecretNoOtherProcessAndNothingOfTheStateDir() throws Exception {
         ManagerProcess m = start("bwrap");
         Path state = home.resolve(".warmpool").toRealPath();

@@ -82,6 +82,7 @@ final class ResidentRoom {
     private FileTime tmpStamp;
     private volatile boolean broken;
     private long rooms;
+    private RoomNetwork network;
 
     private ResidentRoom(Sandbox sandbox, String init) {
         this.sandbox = sandbox;
@@ -216,6 +217,7 @@ final class ResidentRoom {
         launcher = sandbox.bwrap()
                 ? bwrap.toHandle().children().findFirst().orElseThrow(() -> new IOException("no init"))
                 : bwrap.toHandle();
+        network = sandbox.bwrap() ? sandbox.attach(launcher.pid()) : null; // outbound: slirp4netns, ended with the init
         sweep = null;
         if (sandbox.bwrap() && sandbox.uid() == null) {
             // the jobs share the room's user: they could change what bwrap made, so it is checked after each

@@ -45,10 +45,11 @@ final class WorkerSlot {
             return;
         }
         List<String> command = AgentJson.strings(spec.get("command"));
-        Worker w = get(
-                command,
-                spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of(),
-                AgentJson.text(spec, "workingDir"));
+        Map<String, String> env = spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of();
+        List<String> named = new java.util.ArrayList<>(command);
+        named.addAll(env.values());
+        sandbox.follow(AgentJson.text(spec, "network"), named, AgentJson.text(spec, "workingDir"));
+        Worker w = get(command, env, AgentJson.text(spec, "workingDir"));
         Thread t = new Thread(
                 () -> {
                     try {
@@ -90,7 +91,8 @@ final class WorkerSlot {
         if (sandbox.otherUser()) {
             all.put("HOME", dir.toString());
         }
-        Worker wanted = new Worker(sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir));
+        Worker wanted = new Worker(sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir))
+                .onStart(sandbox::started);
         if (worker == null || !worker.sameAs(wanted)) {
             kill();
             try {

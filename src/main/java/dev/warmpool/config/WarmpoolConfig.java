@@ -136,6 +136,9 @@ public interface WarmpoolConfig {
         /** A processor is given back after it has been up this long (at its next job's end). */
         Optional<Integer> maxAgeSeconds();
 
+        /** What the pool's jobs reach: none, outbound or host (see docs/security.md); the runtime's default when unset. */
+        Optional<String> network();
+
         /** Variables a job's env may set (names or PREFIX_*); none when unset. */
         Optional<List<String>> jobEnv();
 
