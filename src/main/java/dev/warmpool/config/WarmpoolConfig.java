@@ -167,6 +167,14 @@ public interface WarmpoolConfig {
         Duration drainTimeout();
 
         /**
+         * How long past a job's timeout the manager waits for the agent to end it before it ends the
+         * job TIMED_OUT itself and replaces the processor (a stuck or dead agent): 30 s, well past the
+         * 5 s an agent gives a job between SIGTERM and SIGKILL, so a healthy agent always ends it first.
+         */
+        @WithDefault("30s")
+        Duration timeoutGrace();
+
+        /**
          * How long ahead of a learned pool's predicted arrival a processor is started: its start
          * (under 1 s locally, seconds for a pod) and one reconcile interval; the interval is added.
          */
