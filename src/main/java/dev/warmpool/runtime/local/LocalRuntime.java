@@ -1,6 +1,7 @@
 package dev.warmpool.runtime.local;
 
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PrivateFiles;
 import java.io.IOException;
@@ -59,7 +60,12 @@ public class LocalRuntime implements ProcessorRuntime {
         this.redisUrl = redisUrl;
         this.config = config;
         this.launch = launchCommand(config.runtime().local());
-        this.classData = new ClassData(config.runtime().local().stateDir(), javaBinary(), launch, redisUrl);
+        this.classData = new ClassData(
+                config.runtime().local().stateDir(),
+                javaBinary(),
+                launch,
+                redisUrl,
+                config.redis().pinnedCertificate());
         PrivateFiles.secureDir(config.runtime().local().stateDir());
         this.room = JobRoom.of(config);
         this.devices = dev.warmpool.runtime.Devices.of(config.runtime().devices());
@@ -108,6 +114,8 @@ public class LocalRuntime implements ProcessorRuntime {
             env.put(
                     "WARMPOOL_REDIS_URL_FILE",
                     secretFile(processorId, agentUrl.apply(type)).toString());
+            // the certificate its Redis must show before the agent sends its password (not secret: a path)
+            config.redis().pinnedCertificate().ifPresent(c -> env.put(PinnedCertificate.ENV, c));
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
             if (!own.isEmpty()) {
