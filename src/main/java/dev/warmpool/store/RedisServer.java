@@ -119,6 +119,11 @@ public final class RedisServer {
         Path pidFile = dir.toAbsolutePath().resolve(PID_FILE);
         Answer answer = answer(port, tls);
         if (answer == Answer.STRANGER) {
+            if (answer(port, null) == Answer.REDIS && ours(port, pidFile).isEmpty()) {
+                throw new IllegalStateException("port " + port + " answers with the redis-server this install started"
+                        + " without TLS (an older warmpool's): stop that install first (the older version's 'stop'"
+                        + " command, which ends its agents too), then start this one, which starts it again with TLS");
+            }
             throw notOurs(port, "it did not present the certificate in " + tls.certificate());
         }
         if (answer == Answer.REDIS) {

@@ -89,6 +89,21 @@ class OwnRedisTests {
     }
 
     @Test
+    void thePlainRedisOfAnOlderInstallIsNamedAsSuch() {
+        Path dir = tmp.resolve("redis");
+        int port = RedisServer.freePort();
+        RedisServer older = RedisServer.persistent(port, dir, PASSWORD);
+        try {
+            IllegalStateException e = assertThrows(
+                    IllegalStateException.class,
+                    () -> RedisServer.persistent(port, dir, PASSWORD, List.of(), RedisTls.ensure(dir)));
+            assertTrue(e.getMessage().contains("without TLS (an older warmpool's)"), e.getMessage());
+        } finally {
+            older.stop();
+        }
+    }
+
+    @Test
     void startsItsRedisAgainWhenItExitsWithItsDataAndItsPassword() throws Exception {
         Path dir = tmp.resolve("redis");
         RedisTls tls = RedisTls.ensure(dir);
