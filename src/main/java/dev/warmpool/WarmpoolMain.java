@@ -18,7 +18,9 @@ import org.jboss.logging.Logger;
  * config: on port 6380 (never the 6379 of a Redis someone else may run) with AOF in
  * {@code .warmpool/redis}, in its own session, so that it outlives the manager as the warm
  * processors do, and is found again on the next start (only that one: a server on the port that
- * this install did not start is refused). The state dir is made private to this user first.
+ * this install did not start is refused). It speaks TLS only, with a certificate that the manager
+ * and its agents pin, and the manager starts it again when it exits (see {@link OwnRedis}). The
+ * state dir is made private to this user first.
  */
 @QuarkusMain
 public class WarmpoolMain {
