@@ -135,6 +135,7 @@ class IsolationIT {
                 "QUARKUS_",
                 "WARMPOOL_REDIS",
                 "redis://",
+                "rediss://",
                 "127.0.0.1:" + redisPort)) {
             assertFalse(out.contains(secret), "the job saw " + secret + ":\n" + out);
         }
@@ -152,7 +153,7 @@ class IsolationIT {
                             + out);
         }
         // the agent itself holds none of the manager's environment either
-        for (long pid : LocalAgents.agentPids("redis://127.0.0.1:" + redisPort)) {
+        for (long pid : LocalAgents.agentPids(install.redisUrl())) {
             String environ =
                     Files.readString(Path.of("/proc", Long.toString(pid), "environ"), StandardCharsets.ISO_8859_1);
             assertFalse(environ.contains(MARKER) || environ.contains("QUARKUS"), "agent " + pid + ": " + environ);

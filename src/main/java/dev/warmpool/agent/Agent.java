@@ -55,7 +55,7 @@ public final class Agent {
 
     Agent(AgentConfig config) throws IOException {
         this.config = config;
-        this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
+        this.redis = new RedisLink(config.redisUrl(), config.redisCertificate(), config.pool(), config.processorId());
         this.sandbox = Sandbox.fromEnv(System.getenv(), AgentDirs.newRoot(config.processorId()));
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = sandbox.forJobUser(ChildEnv.base(System.getenv()));

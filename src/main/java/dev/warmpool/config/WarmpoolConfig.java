@@ -54,6 +54,14 @@ public interface WarmpoolConfig {
         /** How often an agent user gets a new password (the previous one stays valid until the next). */
         @WithDefault("24h")
         Duration agentPasswordRotation();
+
+        /**
+         * The PEM file of the one certificate the Redis must present, which agents pin (local agents
+         * read the file, containers get a copy): set by the run command to its own Redis's, made at
+         * its first start in {@code embedded-dir}. Unset for a Redis you configure: its URL says how
+         * to reach it.
+         */
+        Optional<String> pinnedCertificate();
     }
 
     interface Policy {

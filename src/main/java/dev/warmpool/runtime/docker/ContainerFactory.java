@@ -48,10 +48,13 @@ public final class ContainerFactory {
 
     public static final String SECRET_DIR = SECRET_VOLUME + "/secret";
     public static final String REDIS_URL_FILE = SECRET_DIR + "/redis-url";
+    /** The certificate its Redis must present, copied beside the URL when the manager pins one. */
+    public static final String REDIS_CERT_FILE = SECRET_DIR + "/redis-cert";
 
     /**
      * What every container shares: {@code redisUrl} as containers reach it (no credentials),
-     * {@code agentBundle} the host dir mounted at /opt/warmpool, {@code instance} this warmpool's label.
+     * {@code agentBundle} the host dir mounted at /opt/warmpool, {@code instance} this warmpool's label,
+     * {@code redisCertificate} the PEM of the certificate its Redis must present (null: none pinned).
      */
     public record Settings(
             String redisUrl,
@@ -63,8 +66,9 @@ public final class ContainerFactory {
             int logLines,
             String sink,
             boolean allowHostAccess,
-            long pidsLimit) {
-        /** The settings with the default {@code warmpool.runtime.pids-limit}. */
+            long pidsLimit,
+            String redisCertificate) {
+        /** The settings with the default {@code warmpool.runtime.pids-limit} and no pinned Redis certificate. */
         public Settings(
                 String redisUrl,
                 Path agentBundle,
@@ -85,7 +89,8 @@ public final class ContainerFactory {
                     logLines,
                     sink,
                     allowHostAccess,
-                    DEFAULT_PIDS_LIMIT);
+                    DEFAULT_PIDS_LIMIT,
+                    null);
         }
     }
 
@@ -267,6 +272,9 @@ public final class ContainerFactory {
         env.put("WARMPOOL_POOL", type);
         env.put("WARMPOOL_PROCESSOR_ID", processorId);
         env.put("WARMPOOL_REDIS_URL_FILE", REDIS_URL_FILE);
+        if (s.redisCertificate() != null) {
+            env.put(dev.warmpool.protocol.PinnedCertificate.ENV, REDIS_CERT_FILE);
+        }
         env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));

@@ -163,10 +163,11 @@ public class DockerRuntime implements ProcessorRuntime {
             p.gangNetwork().ifPresent(n -> networks.join(id, n, processorId));
             long uid = p.uid().orElseGet(() -> imageUid(p.image()));
             String url = ContainerFactory.forContainers(agentUrl.apply(type), settings.redisUrl());
-            byte[] secret = new Tar()
-                    .dir("secret", uid, 0700)
-                    .file("secret/redis-url", uid, 0600, url)
-                    .bytes();
+            Tar tar = new Tar().dir("secret", uid, 0700).file("secret/redis-url", uid, 0600, url);
+            if (settings.redisCertificate() != null) {
+                tar.file("secret/redis-cert", uid, 0600, settings.redisCertificate());
+            }
+            byte[] secret = tar.bytes();
             docker.copyArchiveToContainerCmd(id)
                     .withRemotePath(ContainerFactory.SECRET_VOLUME)
                     .withCopyUIDGID(true)

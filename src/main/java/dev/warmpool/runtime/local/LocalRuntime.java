@@ -2,6 +2,7 @@ package dev.warmpool.runtime.local;
 
 import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.runtime.ResourceLimits;
 import dev.warmpool.store.PrivateFiles;
@@ -69,7 +70,12 @@ public class LocalRuntime implements ProcessorRuntime {
         this.redisUrl = redisUrl;
         this.config = config;
         this.launch = launchCommand(config.runtime().local());
-        this.classData = new ClassData(config.runtime().local().stateDir(), javaBinary(), launch, redisUrl);
+        this.classData = new ClassData(
+                config.runtime().local().stateDir(),
+                javaBinary(),
+                launch,
+                redisUrl,
+                config.redis().pinnedCertificate());
         PrivateFiles.secureDir(config.runtime().local().stateDir());
         this.room = JobRoom.of(config);
         this.devices = dev.warmpool.runtime.Devices.of(config.runtime().devices());
@@ -135,6 +141,8 @@ public class LocalRuntime implements ProcessorRuntime {
                             spec == null ? null : spec.template(),
                             config.runtime().pidsLimit())
                     .environment());
+            // the certificate its Redis must show before the agent sends its password (not secret: a path)
+            config.redis().pinnedCertificate().ifPresent(c -> env.put(PinnedCertificate.ENV, c));
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
             if (!own.isEmpty()) {

@@ -120,7 +120,8 @@ class ContainerFactoryTests {
                 10_000,
                 null,
                 false,
-                0);
+                0,
+                null);
         assertEquals(
                 null,
                 ContainerFactory.container("train", "p1", spec(template(null, null)), unbounded)
@@ -138,6 +139,34 @@ class ContainerFactoryTests {
                 p.env().toString());
         assertTrue(p.env().contains("A=1") && p.env().contains("WARMPOOL_PASS_ENV=A"));
         assertEquals("1000", p.user().orElseThrow());
+    }
+
+    @Test
+    void aPinnedCertificateIsNamedBesideTheUrlFileAndOnlyThen() {
+        String noCert = String.join(
+                " ",
+                ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS)
+                        .env());
+        assertFalse(noCert.contains("WARMPOOL_REDIS_CERT_FILE"), noCert);
+        ContainerFactory.Settings pinned = new ContainerFactory.Settings(
+                "rediss://172.17.0.1:6380",
+                Path.of("/srv/bundle"),
+                "bridge",
+                "127.0.0.1:6380",
+                2000,
+                604800,
+                10_000,
+                null,
+                false,
+                ContainerFactory.DEFAULT_PIDS_LIMIT,
+                "-----BEGIN CERTIFICATE-----\n...");
+        ContainerFactory.Plan p = ContainerFactory.container("train", "p1", spec(template(null, null)), pinned);
+        assertTrue(
+                p.env().contains("WARMPOOL_REDIS_CERT_FILE=/run/warmpool/secret/redis-cert"),
+                p.env().toString());
+        assertEquals(
+                "rediss://wp-agent-train:pw@172.17.0.1:6380",
+                ContainerFactory.forContainers("rediss://wp-agent-train:pw@127.0.0.1:6380", pinned.redisUrl()));
     }
 
     @Test
