@@ -90,7 +90,8 @@ public class RuntimeProducer {
                         .sink()
                         .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                         .orElse(null),
-                config.policy().allowHostAccess());
+                config.policy().allowHostAccess(),
+                config.runtime().maxResultBytes());
         Devices devices = Devices.of(config.runtime().devices());
         org.jboss.logging.Logger.getLogger(RuntimeProducer.class)
                 .infof(
@@ -131,7 +132,8 @@ public class RuntimeProducer {
                         .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                         .orElse(null),
                 k.redisSecret().orElse(null),
-                config.jobs().logLines());
+                config.jobs().logLines(),
+                config.runtime().maxResultBytes());
         KubernetesRuntime runtime = new KubernetesRuntime(client, calls, namespace, settings, json);
         String identity = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Ids.newProcessorId();
         runtime.elect(k.leaseName(), identity);

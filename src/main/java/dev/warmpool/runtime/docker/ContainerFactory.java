@@ -61,7 +61,32 @@ public final class ContainerFactory {
             long retentionSeconds,
             int logLines,
             String sink,
-            boolean allowHostAccess) {}
+            boolean allowHostAccess,
+            int maxResultBytes) {
+        /** With the agent's default bound of a result file (1 MiB). */
+        public Settings(
+                String redisUrl,
+                Path agentBundle,
+                String network,
+                String instance,
+                long heartbeatMillis,
+                long retentionSeconds,
+                int logLines,
+                String sink,
+                boolean allowHostAccess) {
+            this(
+                    redisUrl,
+                    agentBundle,
+                    network,
+                    instance,
+                    heartbeatMillis,
+                    retentionSeconds,
+                    logLines,
+                    sink,
+                    allowHostAccess,
+                    1 << 20);
+        }
+    }
 
     /** What a create call needs; {@code user} is empty for the image's own user. */
     public record Plan(
@@ -240,6 +265,7 @@ public final class ContainerFactory {
         env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
+        env.put("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(s.maxResultBytes()));
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }
