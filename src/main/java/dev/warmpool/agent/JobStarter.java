@@ -104,20 +104,20 @@ final class JobStarter {
         }
         int logLines = config.logLines();
         JobRun run = new JobRun(
-                        jobId,
-                        token,
-                        command,
-                        env,
-                        workingDir,
-                        timeoutSeconds * 1000,
-                        dir,
-                        sandbox,
-                        events::accept,
-                        w,
-                        request,
-                        reporter::report,
-                        () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null)
-                .limitResult(config.maxResultBytes());
+                jobId,
+                token,
+                command,
+                env,
+                workingDir,
+                timeoutSeconds * 1000,
+                dir,
+                sandbox,
+                events::accept,
+                w,
+                request,
+                reporter::report,
+                () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
+        run.limitResult(config.maxResultBytes());
         // the benchmarks' in-agent no-op: the dispatch path without a process spawn
         return new Started(run, command.size() == 1 && NOOP.equals(command.get(0)));
     }
