@@ -2,6 +2,7 @@ package dev.warmpool;
 
 import static dev.warmpool.testing.Api.awaitEnd;
 import static dev.warmpool.testing.Api.putPool;
+import static dev.warmpool.testing.Api.submit;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -314,5 +315,33 @@ public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
                 .then()
                 .body("spec.gang.worker.env.GANG_KEY", equalTo("gang-secret"))
                 .body("spec.template.env.TPL_KEY", equalTo("template-secret"));
+    }
+
+    @Test
+    public void aResultFileLinkedToAFileOfTheAgentsFailsItsJobAndTellsNothingOfItAndTheNextJobRuns() throws Exception {
+        // the agent's user's, JSON and all: the agent once returned it as the job's metrics
+        java.nio.file.Path secret = java.nio.file.Files.createTempFile("agent-secret", ".json");
+        try {
+            java.nio.file.Files.writeString(secret, "{\"stolen\": 1}");
+            String script = "case \"$1\" in link) ln -s " + secret + " \"$WARMPOOL_RESULT\";;"
+                    + " huge) head -c 3000000 /dev/zero | tr '\\0' 1 > \"$WARMPOOL_RESULT\";;"
+                    + " *) echo '{\"loss\": 0.5}' > \"$WARMPOOL_RESULT\";; esac";
+            putPool("sec-result", Map.of("command", List.of("sh", "-c", script, "sh"), "minIdle", 1, "maxSize", 1));
+            var link = awaitEnd(submit(Map.of("type", "sec-result", "args", List.of("link"))));
+            assertEquals("FAILED", link.getString("state"));
+            assertTrue(link.getString("error").startsWith("the result file (WARMPOOL_RESULT) is not a regular file"));
+            assertFalse(link.prettify().contains("stolen"), link.prettify());
+            var huge = awaitEnd(submit(Map.of("type", "sec-result", "args", List.of("huge"))));
+            assertEquals("FAILED", huge.getString("state"));
+            assertEquals(
+                    "the result file (WARMPOOL_RESULT) is larger than 1048576 bytes, the limit"
+                            + " (warmpool.runtime.max-result-bytes)",
+                    huge.getString("error"));
+            var next = awaitEnd(submit(Map.of("type", "sec-result", "args", List.of("ok"))));
+            assertEquals("SUCCEEDED", next.getString("state"), next.prettify());
+            assertEquals(0.5f, next.getFloat("result.metrics.loss"));
+        } finally {
+            java.nio.file.Files.deleteIfExists(secret);
+        }
     }
 }

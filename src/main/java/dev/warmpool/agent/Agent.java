@@ -59,7 +59,7 @@ public final class Agent {
         this.sandbox = Sandbox.fromEnv(System.getenv(), AgentDirs.newRoot(config.processorId()));
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = sandbox.forJobUser(ChildEnv.base(System.getenv()));
-        this.workers = new WorkerSlot(baseEnv, config.processorId(), config.pool(), sandbox);
+        this.workers = new WorkerSlot(baseEnv, config.processorId(), config.pool(), sandbox, config.maxResultBytes());
         this.scripts = new ProcessorScripts(config, redis, GangEnv.address());
         this.starter = new JobStarter(
                 config, redis, sandbox, baseEnv, workers, new Reporter(redis, config), events::add, lifetime);

@@ -12,7 +12,8 @@ record AgentConfig(
         long retentionSeconds,
         long stopGraceSeconds,
         long orphanSeconds,
-        int logLines) {
+        int logLines,
+        int maxResultBytes) {
 
     static AgentConfig fromEnv(Map<String, String> env) {
         return new AgentConfig(
@@ -26,7 +27,10 @@ record AgentConfig(
                 // how long a processor whose pool is gone from Redis waits for it to come back
                 Long.parseLong(env.getOrDefault("WARMPOOL_ORPHAN_SECONDS", "60")),
                 // about how many entries of a job's live log Redis keeps; 0: no live log
-                Integer.parseInt(env.getOrDefault("WARMPOOL_LOG_LINES", "10000")));
+                Integer.parseInt(env.getOrDefault("WARMPOOL_LOG_LINES", "10000")),
+                // the most a job's result file (or a persistent worker's line) may hold
+                Integer.parseInt(
+                        env.getOrDefault("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(ResultFile.DEFAULT_LIMIT))));
     }
 
     /**

@@ -4,7 +4,6 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +70,7 @@ final class JobRun implements Runnable {
     private RoomOutput ranOut;
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
+    private int maxResultBytes = ResultFile.DEFAULT_LIMIT;
 
     /**
      * A job run in {@code dir} (its own, made by {@code sandbox}; the result file is in it), or,
@@ -106,6 +106,12 @@ final class JobRun implements Runnable {
         this.resultFile = dir == null ? null : dir.resolve(RESULT);
         this.sandbox = sandbox;
         this.onEnd = onEnd;
+    }
+
+    /** Reads at most {@code bytes} of the job's result file ({@code WARMPOOL_MAX_RESULT_BYTES}); set before it runs. */
+    JobRun limitResult(int bytes) {
+        this.maxResultBytes = bytes;
+        return this;
     }
 
     /** A job that ended before it could start: {@code error} says why. */
@@ -260,21 +266,25 @@ final class JobRun implements Runnable {
     }
 
     private Outcome outcome(int exit, String tail) {
+        Integer jobUser = sandbox.uid();
+        ResultFile.Read read = ResultFile.read(
+                resultFile,
+                dir.resolveSibling(dir.getFileName() + "." + RESULT), // jobs/: the agent's alone
+                jobUser != null ? jobUser : ResultFile.AGENT_UID,
+                maxResultBytes);
         String metrics = "{}";
-        String error = null;
-        try {
-            if (Files.isRegularFile(resultFile) && Files.size(resultFile) > 0) {
-                String text = Files.readString(resultFile);
-                JsonElement parsed = JsonParser.parseString(text);
+        String error = read.error();
+        if (read.text() != null) {
+            try {
+                JsonElement parsed = JsonParser.parseString(read.text());
                 if (parsed.isJsonObject()) {
                     metrics = AgentJson.finite(parsed); // NaN, Infinity: the strings, in one form
                 } else {
                     error = "the result file (WARMPOOL_RESULT) does not hold a JSON object";
                 }
+            } catch (RuntimeException e) {
+                error = "the result file (WARMPOOL_RESULT) is not JSON: " + e.getMessage();
             }
-            Files.deleteIfExists(resultFile);
-        } catch (IOException | RuntimeException e) {
-            error = "the result file (WARMPOOL_RESULT) is not JSON: " + e.getMessage();
         }
         return ended(exit, metrics, tail, error);
     }

@@ -131,6 +131,7 @@ final class JobStarter {
                 request,
                 reporter::report,
                 () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
+        run.limitResult(config.maxResultBytes());
         // the benchmarks' in-agent no-op: the dispatch path without a process spawn
         return new Started(run, command.size() == 1 && NOOP.equals(command.get(0)));
     }

@@ -17,14 +17,19 @@ import java.util.concurrent.TimeUnit;
  * sent in batches by a writer of their own, so the job's reader never waits for Redis: the first
  * line after a quiet spell goes at once (one round trip after it was printed), later ones wait at
  * most {@link #LINGER_MILLIS} or until {@link #BATCH} are pending. A job that prints faster than
- * Redis takes it is capped, not fatal: past {@link #MAX_PENDING} waiting lines the new ones are
- * counted and dropped, and the log says how many. A job that prints nothing costs nothing: the
+ * Redis takes it is capped, not fatal: past {@link #MAX_PENDING} waiting lines (or
+ * {@link #MAX_PENDING_CHARS} waiting characters: 10,000 lines of 8 KiB were more than the agent's
+ * 32 MB heap) the new ones are counted and dropped, and the log says how many. A job that prints nothing costs nothing: the
  * writer starts with the first line.
  */
 final class LiveLog {
     static final int MAX_LINE = 8192;
     static final int BATCH = 64;
     static final int MAX_PENDING = 10_000;
+    static final int MAX_PENDING_CHARS = 1 << 20;
+    /** The most characters one log call carries (a call's arguments are copied again as they are sent). */
+    private static final int MOST_CHARS_PER_CALL = 256 * 1024;
+
     static final long LINGER_MILLIS = 50;
     private static final int MOST_PER_CALL = 1000;
 
@@ -36,6 +41,7 @@ final class LiveLog {
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private boolean afterCr;
     private List<String> pending = new ArrayList<>();
+    private long pendingChars;
     private long dropped;
     private boolean closed;
     private boolean stale;
@@ -87,11 +93,12 @@ final class LiveLog {
         if (stale || closed) {
             return;
         }
-        if (pending.size() >= MAX_PENDING) {
+        if (pending.size() >= MAX_PENDING || pendingChars + text.length() > MAX_PENDING_CHARS) {
             dropped++;
             return;
         }
         pending.add(text);
+        pendingChars += text.length();
         if (writer == null) {
             writer = JobRun.THREADS.submit(this::write);
         }
@@ -145,12 +152,20 @@ final class LiveLog {
                         return;
                     }
                 }
-                if (pending.size() <= MOST_PER_CALL) {
+                int n = 0;
+                long chars = 0;
+                while (n < pending.size()
+                        && n < MOST_PER_CALL
+                        && (n == 0 || chars + pending.get(n).length() <= MOST_CHARS_PER_CALL)) {
+                    chars += pending.get(n++).length();
+                }
+                pendingChars -= chars;
+                if (n == pending.size()) {
                     batch = pending;
                     pending = new ArrayList<>();
                 } else {
-                    batch = new ArrayList<>(pending.subList(0, MOST_PER_CALL));
-                    pending.subList(0, MOST_PER_CALL).clear();
+                    batch = new ArrayList<>(pending.subList(0, n));
+                    pending.subList(0, n).clear();
                 }
             }
             send(batch);
@@ -168,6 +183,7 @@ final class LiveLog {
                 synchronized (this) {
                     stale = true;
                     pending.clear();
+                    pendingChars = 0;
                 }
                 Agent.log("job %s: no more live log (%s)", jobId, s.reason());
             }

@@ -23,6 +23,10 @@ final class Reporter {
      */
     void report(JobRun run, String json) {
         JsonObject metrics;
+        if (json.length() > Tail.MAX_REPORT) {
+            Agent.log("ignoring report of job %s longer than %d characters", run.jobId, Tail.MAX_REPORT);
+            return;
+        }
         try {
             JsonElement e = JsonParser.parseString(json);
             if (!e.isJsonObject()

@@ -40,11 +40,15 @@ final class RoomOutput extends InputStream {
             throw new IllegalArgumentException("read a job's output in blocks of more than " + marker.length);
         }
         int n = 0;
+        // bytes there to read without blocking: asked once per batch, as asking costs a system call
+        // (per byte, a job that printed 100 MB kept the agent busy for minutes)
+        int ready = 0;
         // the marker starts with \001, found nowhere else in it: a failed match restarts at most there
-        while (n == 0 || (n < len - marker.length && in.available() > 0)) {
+        while (n == 0 || (n < len - marker.length && (ready > 0 || (ready = in.available()) > 0))) {
             int c;
             try {
                 c = in.read();
+                ready = Math.max(0, ready - 1);
             } catch (IOException e) {
                 c = -1; // the room was discarded (the agent is going)
             }

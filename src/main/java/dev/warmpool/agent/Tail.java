@@ -13,6 +13,10 @@ import java.nio.charset.StandardCharsets;
  */
 final class Tail {
     private static final int FIRST_SIZE = 512;
+
+    /** The longest report line (or worker report) passed on, in bytes: a report is a few metrics. */
+    static final int MAX_REPORT = 65_536;
+
     private final int capacity;
     private final LiveLog live;
     private byte[] ring;
@@ -42,11 +46,13 @@ final class Tail {
 
     /**
      * Reads the stream to its end; every whole line that starts with {@code marker} (at most
-     * 64 KiB long) also goes, without the marker, to {@code onLine}.
+     * {@link #MAX_REPORT} bytes long; a longer one is only output) also goes, without the marker,
+     * to {@code onLine}.
      */
     void readAll(InputStream in, String marker, java.util.function.Consumer<String> onLine) {
         byte[] buf = new byte[4096];
         java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        boolean cut = false;
         byte[] mark = marker == null ? null : marker.getBytes(StandardCharsets.UTF_8);
         try {
             int n;
@@ -59,11 +65,14 @@ final class Tail {
                     if (buf[i] == '\n') {
                         byte[] l = line.toByteArray();
                         line.reset();
-                        if (startsWith(l, mark)) {
+                        if (!cut && startsWith(l, mark)) {
                             onLine.accept(new String(l, mark.length, l.length - mark.length, StandardCharsets.UTF_8));
                         }
-                    } else if (line.size() < 65_536) {
+                        cut = false;
+                    } else if (line.size() < MAX_REPORT) {
                         line.write(buf[i]);
+                    } else {
+                        cut = true; // a cut report could still parse, as other metrics than the job's
                     }
                 }
             }

@@ -3,17 +3,13 @@ package dev.warmpool.agent;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 
 /**
@@ -23,14 +19,10 @@ import java.util.function.Consumer;
  * {@code {"id": ..., "config": {...}, "args": [...], "env": {...}}}, and the worker answers on
  * its stdout with any number of {@code {"report": {"step": N, ...}}} lines and one
  * {@code {"status": "SUCCEEDED"|"FAILED", "metrics": {...}, "error": "..."}}. Other stdout lines,
- * and all of stderr, are the job's log. A worker that exits is started again for the next job.
+ * and all of stderr, are the job's log. A worker that exits is started again for the next job, and
+ * so is one that prints a stdout line longer than the bound ({@link WorkerLines}): the job fails.
  */
 final class Worker {
-    /** What the stdout reader hands over when the worker's output ends. */
-    static final String EOF = "\u0000eof";
-
-    static final int MAX_LINE = 1 << 20;
-
     /** The worker's answer to one job. */
     record Reply(String status, String metrics, String error) {}
 
@@ -39,12 +31,19 @@ final class Worker {
     private final File workingDir;
     private volatile Process process;
     private volatile boolean killed;
-    private volatile BlockingQueue<String> lines;
+    private final int maxLine;
+    private volatile WorkerLines lines;
     private volatile Thread errReader;
     private volatile Tail log = new Tail(JobRun.LOG_TAIL_BYTES);
     private volatile Consumer<Process> started = p -> {};
 
     Worker(List<String> command, Map<String, String> env, File workingDir) {
+        this(command, env, workingDir, ResultFile.DEFAULT_LIMIT);
+    }
+
+    /** A worker whose stdout lines may be at most {@code maxLine} bytes long (its answer holds the job's metrics). */
+    Worker(List<String> command, Map<String, String> env, File workingDir, int maxLine) {
+        this.maxLine = maxLine;
         this.command = List.copyOf(command);
         this.env = Map.copyOf(env);
         this.workingDir = workingDir;
@@ -66,8 +65,11 @@ final class Worker {
     /** Starts the worker unless it is up and serving; one that was killed or closed its output is replaced. */
     synchronized void ensureStarted() throws IOException, InterruptedException {
         Process old = process;
-        if (old != null && old.isAlive() && !killed && !lines.contains(EOF)) {
+        if (old != null && old.isAlive() && !killed && !lines.ended()) {
             return;
+        }
+        if (lines != null) {
+            lines.close();
         }
         if (old != null && old.isAlive()) {
             old.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -85,8 +87,8 @@ final class Worker {
         Process p = launch(pb);
         RoomLimits.processor().apply(p.pid()); // the pool's bounds hold for its persistent worker too
         started.accept(p);
-        BlockingQueue<String> q = new LinkedBlockingQueue<>();
-        Thread out = new Thread(() -> readLines(p.getInputStream(), q), "worker-stdout");
+        WorkerLines q = new WorkerLines(maxLine);
+        Thread out = new Thread(() -> q.read(p.getInputStream()), "worker-stdout");
         out.setDaemon(true);
         out.start();
         Thread err = new Thread(() -> copy(p.getErrorStream()), "worker-stderr");
@@ -130,15 +132,18 @@ final class Worker {
         ensureStarted();
         log = tail;
         Process p = process;
-        BlockingQueue<String> q = lines;
+        WorkerLines q = lines;
         OutputStream in = p.getOutputStream();
         in.write((request + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
         while (true) {
             String line = q.take();
-            if (line == EOF) {
-                q.add(EOF); // later calls see the end too, until the worker is started again
-                return null;
+            if (line == WorkerLines.EOF) {
+                return null; // later calls see the end too, until the worker is started again
+            }
+            if (line == WorkerLines.TOO_LONG) {
+                kill(true); // what follows on its output cannot be told apart from the answer: a new worker
+                return new Reply("FAILED", "{}", tooLong(q.maxLine()));
             }
             JsonObject message = object(line);
             if (message != null && message.has("status")) {
@@ -212,36 +217,10 @@ final class Worker {
         }
     }
 
-    /**
-     * The worker's output as lines, each cut at {@link #MAX_LINE} characters while it is read: a
-     * worker that prints megabytes without a newline costs the agent (a 32 MB heap) no more.
-     */
-    static void readLines(InputStream stream, BlockingQueue<String> q) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-            StringBuilder line = new StringBuilder();
-            char[] buf = new char[8192];
-            int n;
-            while ((n = r.read(buf)) > 0) {
-                for (int i = 0; i < n; i++) {
-                    char c = buf[i];
-                    if (c == '\n') {
-                        int end = line.length() > 0 && line.charAt(line.length() - 1) == '\r'
-                                ? line.length() - 1
-                                : line.length();
-                        q.add(line.substring(0, end));
-                        line.setLength(0);
-                    } else if (line.length() < MAX_LINE) {
-                        line.append(c);
-                    }
-                }
-            }
-            if (line.length() > 0) {
-                q.add(line.toString());
-            }
-        } catch (IOException e) {
-            // the worker is gone
-        }
-        q.add(EOF);
+    /** The sentence for a stdout line over {@code maxLine} bytes. */
+    static String tooLong(int maxLine) {
+        return "the persistent worker printed a line longer than " + maxLine + " bytes, the limit ("
+                + ResultFile.SETTING + "); it is started again for the next job";
     }
 
     private void copy(InputStream stream) {

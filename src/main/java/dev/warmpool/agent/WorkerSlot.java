@@ -23,12 +23,15 @@ final class WorkerSlot {
     private final String processorId;
     private final String pool;
     private final Sandbox sandbox;
+    private final int maxLine;
     private Worker worker;
     /** The tenant whose jobs the worker has served since it started (null: none yet). */
     private String servedTenant;
 
-    WorkerSlot(Map<String, String> baseEnv, String processorId, String pool, Sandbox sandbox) {
+    /** {@code maxLine}: the longest line a worker may print on stdout, in bytes (its answer is one). */
+    WorkerSlot(Map<String, String> baseEnv, String processorId, String pool, Sandbox sandbox, int maxLine) {
         this.sandbox = sandbox;
+        this.maxLine = maxLine;
         this.baseEnv = baseEnv;
         this.processorId = processorId;
         this.pool = pool;
@@ -91,7 +94,8 @@ final class WorkerSlot {
         if (sandbox.otherUser()) {
             all.put("HOME", dir.toString());
         }
-        Worker wanted = new Worker(sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir))
+        Worker wanted = new Worker(
+                        sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir), maxLine)
                 .onStart(sandbox::started);
         if (worker == null || !worker.sameAs(wanted)) {
             kill();

@@ -271,6 +271,17 @@ public interface WarmpoolConfig {
         @WithDefault("4096")
         long pidsLimit();
 
+        /**
+         * The most bytes an agent reads of a job's result file ({@code WARMPOOL_RESULT}), and the
+         * longest line a persistent worker may print on stdout (its answer carries the metrics); a
+         * job over it fails. 1 MiB: far above a job's metrics, a small part of the agent's 32 MB heap
+         * (parsing a JSON text takes several times its size).
+         */
+        @WithDefault("1048576")
+        @jakarta.validation.constraints.Positive
+        @jakarta.validation.constraints.Max(256 * 1024 * 1024)
+        int maxResultBytes();
+
         Local local();
 
         Docker docker();

@@ -92,7 +92,8 @@ public class RuntimeProducer {
                         .orElse(null),
                 config.policy().allowHostAccess(),
                 config.runtime().pidsLimit(),
-                config.redis().pinnedCertificate().map(RuntimeProducer::read).orElse(null));
+                config.redis().pinnedCertificate().map(RuntimeProducer::read).orElse(null),
+                config.runtime().maxResultBytes());
         Devices devices = Devices.of(config.runtime().devices());
         org.jboss.logging.Logger.getLogger(RuntimeProducer.class)
                 .infof(
@@ -142,7 +143,8 @@ public class RuntimeProducer {
                         .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                         .orElse(null),
                 k.redisSecret().orElse(null),
-                config.jobs().logLines());
+                config.jobs().logLines(),
+                config.runtime().maxResultBytes());
         KubernetesRuntime runtime = new KubernetesRuntime(client, calls, namespace, settings, json);
         String identity = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Ids.newProcessorId();
         runtime.elect(k.leaseName(), identity);

@@ -240,7 +240,7 @@ class RoomNetworkTests {
         ServerSocket there = server(outside);
         ServerSocket manager = server(InetAddress.getLoopbackAddress());
         Sandbox s = processor(true, network);
-        WorkerSlot slot = new WorkerSlot(Map.of("PATH", "/usr/bin:/bin"), "p1", "net", s);
+        WorkerSlot slot = new WorkerSlot(Map.of("PATH", "/usr/bin:/bin"), "p1", "net", s, 1 << 20);
         String script = "read job; " + connect("outside", outside.getHostAddress(), there.getLocalPort())
                 + connect("manager", "127.0.0.1", manager.getLocalPort()) + "echo '{\"status\": \"SUCCEEDED\"}'";
         Worker w = slot.get(List.of("/bin/bash", "-c", script), Map.of(), null);

@@ -26,6 +26,17 @@ class TailTests {
     }
 
     @Test
+    void aReportLineOverTheBoundIsOnlyOutput() {
+        Tail t = new Tail(1024);
+        java.util.List<String> reports = new java.util.ArrayList<>();
+        // cut at the bound, it would still parse: as a report the job never made
+        String out =
+                "WARMPOOL_REPORT {\"step\": 1}" + " ".repeat(Tail.MAX_REPORT) + "}\nWARMPOOL_REPORT {\"step\": 2}\n";
+        t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), JobRun.REPORT_MARKER, reports::add);
+        assertEquals(java.util.List.of("{\"step\": 2}"), reports);
+    }
+
+    @Test
     void keepsEverythingWhenShort() {
         Tail t = new Tail(16);
         t.readAll(new ByteArrayInputStream("hi\n".getBytes(StandardCharsets.UTF_8)));

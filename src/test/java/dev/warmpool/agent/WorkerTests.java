@@ -2,17 +2,19 @@ package dev.warmpool.agent;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.LinkedBlockingQueue;
 import org.junit.jupiter.api.Test;
 
 class WorkerTests {
@@ -45,21 +47,100 @@ class WorkerTests {
     }
 
     @Test
-    void cutsALongLineWhileReadingItSoTheAgentHeapStaysSmall() {
+    void endsAtALineOverTheBoundWhileReadingItSoTheAgentHeapStaysSmall() throws Exception {
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        LinkedBlockingQueue<String> q = new LinkedBlockingQueue<>();
+        WorkerLines q = new WorkerLines(1 << 20);
         long before = threads.getCurrentThreadAllocatedBytes();
-        Worker.readLines(hugeLineThenAnswer(), q);
+        q.read(hugeLineThenAnswer());
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        List<String> lines = new ArrayList<>(q);
-        assertEquals(4, lines.size());
-        assertEquals(Worker.MAX_LINE, lines.get(0).length());
-        assertTrue(lines.get(0).chars().allMatch(c -> c == 'x'));
-        assertEquals("{\"status\": \"SUCCEEDED\"}", lines.get(1));
-        assertEquals("last", lines.get(2));
-        assertEquals(Worker.EOF, lines.get(3));
+        assertTrue(q.ended(), "a worker that broke the bound is started again");
+        assertSame(WorkerLines.TOO_LONG, q.take());
+        assertSame(WorkerLines.TOO_LONG, q.take(), "every later call sees it too");
         // reading the whole line first (readLine) allocates several times its 64 MiB of chars
-        assertTrue(allocated < 32L << 20, "allocated " + (allocated >> 20) + " MiB while reading a 64 MiB line");
+        assertTrue(allocated < 8L << 20, "allocated " + (allocated >> 20) + " MiB while reading a 64 MiB line");
+    }
+
+    @Test
+    void readsLinesAndTheEndOfTheOutput() throws Exception {
+        WorkerLines q = new WorkerLines(64);
+        q.read(new java.io.ByteArrayInputStream(
+                "one\n{\"status\": \"SUCCEEDED\"}\r\nlast".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("one", q.take());
+        assertEquals("{\"status\": \"SUCCEEDED\"}", q.take());
+        assertEquals("last", q.take());
+        assertSame(WorkerLines.EOF, q.take());
+        assertTrue(q.ended());
+    }
+
+    /** Short lines for ever, counting the bytes read. */
+    static final class Endless extends InputStream {
+        final java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public int read() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            for (int i = 0; i < len; i++) {
+                b[off + i] = (byte) (i % 100 == 99 ? '\n' : 'x');
+            }
+            read.addAndGet(len);
+            return len;
+        }
+    }
+
+    @Test
+    void aWorkerPrintingWithNoJobToReadItWaitsInsteadOfFillingTheAgentsHeap() throws Exception {
+        WorkerLines q = new WorkerLines(4096);
+        Endless out = new Endless();
+        Thread reader = new Thread(() -> q.read(out), "worker-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            long[] last = {-1};
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> last[0] == (last[0] = out.read.get()));
+            assertTrue(out.read.get() <= 4096 + 2 * 8192, out.read.get() + " bytes read with nobody taking them");
+            assertEquals("x".repeat(99), q.take(), "a job that comes reads them");
+        } finally {
+            q.close();
+            reader.join(5000);
+        }
+        assertFalse(reader.isAlive(), "a replaced worker's reader ends");
+    }
+
+    @Test
+    void aLineOverTheBoundFailsTheJobAndTheNextJobGetsAFreshWorker() throws Exception {
+        Path dir = Files.createTempDirectory("worker");
+        try {
+            // the first request gets 2000 bytes on one line, the second its answer
+            Worker w = new Worker(
+                    List.of(
+                            "sh",
+                            "-c",
+                            "read job; if [ -e " + dir + "/started ]; then echo '{\"status\": \"SUCCEEDED\"}';"
+                                    + " else touch " + dir + "/started; head -c 2000 /dev/zero | tr '\\0' x;"
+                                    + " echo; read never; fi"),
+                    Map.of("PATH", System.getenv("PATH")),
+                    null,
+                    1000);
+            Worker.Reply first = w.call("{\"id\": \"j1\"}", report -> {}, new Tail(1024));
+            assertEquals(
+                    new Worker.Reply(
+                            "FAILED",
+                            "{}",
+                            "the persistent worker printed a line longer than 1000 bytes, the limit"
+                                    + " (warmpool.runtime.max-result-bytes); it is started again for the next job"),
+                    first);
+            Worker.Reply second = w.call("{\"id\": \"j2\"}", report -> {}, new Tail(1024));
+            assertEquals("SUCCEEDED", second.status());
+            w.kill(true);
+        } finally {
+            Sandbox.remove(dir);
+        }
     }
 
     @Test

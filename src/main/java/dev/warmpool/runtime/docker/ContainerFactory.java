@@ -67,8 +67,9 @@ public final class ContainerFactory {
             String sink,
             boolean allowHostAccess,
             long pidsLimit,
-            String redisCertificate) {
-        /** The settings with the default {@code warmpool.runtime.pids-limit} and no pinned Redis certificate. */
+            String redisCertificate,
+            int maxResultBytes) {
+        /** The settings with the defaults: {@code warmpool.runtime.pids-limit}, no pinned Redis certificate, a 1 MiB result. */
         public Settings(
                 String redisUrl,
                 Path agentBundle,
@@ -90,7 +91,8 @@ public final class ContainerFactory {
                     sink,
                     allowHostAccess,
                     DEFAULT_PIDS_LIMIT,
-                    null);
+                    null,
+                    1 << 20);
         }
     }
 
@@ -278,6 +280,7 @@ public final class ContainerFactory {
         env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
+        env.put("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(s.maxResultBytes()));
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }

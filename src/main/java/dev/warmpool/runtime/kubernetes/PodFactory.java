@@ -54,7 +54,8 @@ public final class PodFactory {
      * What every pod shares: where Redis is, how often to heartbeat, where events go. With
      * {@code redisSecret} ({@code <secret>/<key>}) the Redis URL, password and all, reaches the
      * agent from that Secret, and the pod spec (readable by anyone who may list pods) holds only
-     * the reference. {@code logLines}: the live log kept per job ({@code warmpool.jobs.log-lines}).
+     * the reference. {@code logLines}: the live log kept per job ({@code warmpool.jobs.log-lines});
+     * {@code maxResultBytes}: the most of a job's result an agent reads ({@code warmpool.runtime.max-result-bytes}).
      */
     public record Settings(
             String redisUrl,
@@ -63,9 +64,22 @@ public final class PodFactory {
             long retentionSeconds,
             String sink,
             String redisSecret,
-            int logLines) {
+            int logLines,
+            int maxResultBytes) {
         public Settings(String redisUrl, String agentImage, long heartbeatMillis, long retentionSeconds, String sink) {
             this(redisUrl, agentImage, heartbeatMillis, retentionSeconds, sink, null, 10_000);
+        }
+
+        /** With the agent's default bound of a result file (1 MiB). */
+        public Settings(
+                String redisUrl,
+                String agentImage,
+                long heartbeatMillis,
+                long retentionSeconds,
+                String sink,
+                String redisSecret,
+                int logLines) {
+            this(redisUrl, agentImage, heartbeatMillis, retentionSeconds, sink, redisSecret, logLines, 1 << 20);
         }
     }
 
@@ -306,6 +320,7 @@ public final class PodFactory {
         env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
+        env.put("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(s.maxResultBytes()));
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }

@@ -160,6 +160,9 @@ public class LocalRuntime implements ProcessorRuntime {
                     "WARMPOOL_RETENTION_SECONDS",
                     Long.toString(config.jobs().retention().toSeconds()));
             env.put("WARMPOOL_LOG_LINES", Integer.toString(config.jobs().logLines()));
+            env.put(
+                    "WARMPOOL_MAX_RESULT_BYTES",
+                    Integer.toString(config.runtime().maxResultBytes()));
             config.events()
                     .sink()
                     .or(() -> Optional.ofNullable(System.getenv("K_SINK")))

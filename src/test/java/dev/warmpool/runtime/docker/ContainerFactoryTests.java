@@ -121,7 +121,8 @@ class ContainerFactoryTests {
                 null,
                 false,
                 0,
-                null);
+                null,
+                1 << 20);
         assertEquals(
                 null,
                 ContainerFactory.container("train", "p1", spec(template(null, null)), unbounded)
@@ -159,7 +160,8 @@ class ContainerFactoryTests {
                 null,
                 false,
                 ContainerFactory.DEFAULT_PIDS_LIMIT,
-                "-----BEGIN CERTIFICATE-----\n...");
+                "-----BEGIN CERTIFICATE-----\n...",
+                1 << 20);
         ContainerFactory.Plan p = ContainerFactory.container("train", "p1", spec(template(null, null)), pinned);
         assertTrue(
                 p.env().contains("WARMPOOL_REDIS_CERT_FILE=/run/warmpool/secret/redis-cert"),
