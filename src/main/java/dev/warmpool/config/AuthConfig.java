@@ -10,7 +10,8 @@ public interface AuthConfig {
     /**
      * Whether callers must show a token. Off only on purpose: the manager then binds to
      * 127.0.0.1 alone and says so loudly at every start, since anyone who reaches the port
-     * could otherwise run any program as the manager's user.
+     * could otherwise run any program as the manager's user; and it then answers only connections
+     * of the manager's own uid (or root's), never a job's (docs/security.md, "Off.").
      */
     @WithDefault("true")
     boolean enabled();
