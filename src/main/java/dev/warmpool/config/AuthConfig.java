@@ -37,6 +37,22 @@ public interface AuthConfig {
     @WithDefault("12h")
     Duration uiSessionTtl();
 
+    /**
+     * Who reads a job's details (its config and args values, its logs and log tail):
+     * {@code submitter} (the default) is its submitter, the members of its tenant's group (a
+     * caller whose roles or groups name the job's tenant) and admins, since a job that prints a
+     * secret would otherwise show it to every viewer; {@code everyone} is every caller who may
+     * see the job. Env values stay its submitter's and admins' either way.
+     */
+    @WithDefault("submitter")
+    JobDetails jobDetails();
+
+    /** The readers of a job's details: see {@link #jobDetails()}. */
+    enum JobDetails {
+        SUBMITTER,
+        EVERYONE
+    }
+
     /** Whether /q/metrics answers without a token (a Prometheus in the same trust zone); off by default. */
     @WithDefault("false")
     boolean publicMetrics();
