@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.testing.Tokens;
+import io.restassured.specification.RequestSpecification;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -342,6 +343,56 @@ public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
             assertEquals(0.5f, next.getFloat("result.metrics.loss"));
         } finally {
             java.nio.file.Files.deleteIfExists(secret);
+        }
+    }
+
+    /** warmpool.auth.job-details=submitter (the default): what a job was given and printed is its submitter's, its group's and admins'. */
+    @Test
+    public void anotherTenantSeesAJobWithoutItsConfigArgsOrLogs() {
+        putPool(
+                "sec-details",
+                shPool(
+                        "echo printed-secret; printf '{}' > $WARMPOOL_RESULT",
+                        Map.of("groups", Map.of("team-a", List.of("alice")))));
+        String id = as(Tokens.ALICE)
+                .contentType("application/json")
+                .body(Map.of(
+                        "type", "sec-details", "config", Map.of("token", "cfg-secret"), "args", List.of("arg-secret")))
+                .post("/jobs")
+                .then()
+                .statusCode(202)
+                .extract()
+                .jsonPath()
+                .getString("id");
+        awaitEnd(id);
+        for (String other : List.of(Tokens.BOB, Tokens.VIEWER)) {
+            as(other)
+                    .get("/jobs/" + id)
+                    .then()
+                    .statusCode(200)
+                    .body("config.token", equalTo("***"))
+                    .body("args[0]", equalTo("***"))
+                    .body("state", equalTo("SUCCEEDED"));
+            as(other)
+                    .get("/jobs/" + id + "/logs")
+                    .then()
+                    .statusCode(403)
+                    .contentType(PROBLEM)
+                    .body("detail", containsString("job-details"));
+            for (String path : List.of("/jobs/" + id, "/jobs?type=sec-details", "/jobs/" + id + "/events")) {
+                String body =
+                        as(other).get(path).then().statusCode(200).extract().asString();
+                for (String secret : List.of("cfg-secret", "arg-secret", "printed-secret")) {
+                    assertFalse(body.contains(secret), other + " read " + secret + " at " + path + ": " + body);
+                }
+            }
+        }
+        // carol's token carries the group team-a, the job's tenant; alice submitted it; the default caller is an admin
+        for (RequestSpecification reader : List.of(as(Tokens.CAROL), as(Tokens.ALICE), given())) {
+            reader.get("/jobs/" + id).then().statusCode(200).body("config.token", equalTo("cfg-secret"));
+        }
+        for (RequestSpecification reader : List.of(as(Tokens.CAROL), as(Tokens.ALICE), given())) {
+            reader.get("/jobs/" + id + "/logs").then().statusCode(200).body(containsString("printed-secret"));
         }
     }
 }

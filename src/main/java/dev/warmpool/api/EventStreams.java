@@ -4,12 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.JobEvent;
-import dev.warmpool.service.Caller;
 import dev.warmpool.service.Follower;
-import dev.warmpool.service.Secrets;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
+import java.util.function.UnaryOperator;
 
 /**
  * A followed job or sweep as Server-Sent Events: the event's name is what happened
@@ -20,10 +19,11 @@ import jakarta.ws.rs.sse.Sse;
 final class EventStreams {
     private EventStreams() {}
 
-    /** {@code caller} is who reads: a job in the stream shows its env values only as {@link Secrets} allows. */
-    static Multi<OutboundSseEvent> sse(Multi<Follower.Item> items, Sse sse, ObjectMapper json, Caller caller) {
+    /** {@code shown} is a job in the stream as its reader may see it (JobReaders: env values, config, log tail). */
+    static Multi<OutboundSseEvent> sse(
+            Multi<Follower.Item> items, Sse sse, ObjectMapper json, UnaryOperator<Job> shown) {
         return items.map(item -> item.data() instanceof Job job
-                        ? new Follower.Item(item.kind(), item.id(), Secrets.shownTo(job, caller))
+                        ? new Follower.Item(item.kind(), item.id(), shown.apply(job))
                         : item)
                 .map(item -> {
                     OutboundSseEvent.Builder b = sse.newEventBuilder().name(item.kind());

@@ -3,10 +3,12 @@ package dev.warmpool.api;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.pool.Job;
+import dev.warmpool.pool.JobEvent;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.service.BatchRequest;
 import dev.warmpool.service.Caller;
 import dev.warmpool.service.Follower;
+import dev.warmpool.service.JobReaders;
 import dev.warmpool.service.JobRequest;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.Secrets;
@@ -46,6 +48,7 @@ public class JobResource {
     private final SecurityIdentity identity;
     private final StreamLimiter streams;
     private final QuietConnections quiet;
+    private final JobReaders readers;
 
     public JobResource(
             JobService jobs,
@@ -53,7 +56,9 @@ public class JobResource {
             ObjectMapper json,
             SecurityIdentity identity,
             StreamLimiter streams,
-            QuietConnections quiet) {
+            QuietConnections quiet,
+            JobReaders readers) {
+        this.readers = readers;
         this.streams = streams;
         this.quiet = quiet;
         this.jobs = jobs;
@@ -87,7 +92,7 @@ public class JobResource {
         return (seconds == null
                         ? jobs.submit(body, idempotencyKey, caller)
                         : jobs.submitAndWait(body, idempotencyKey, caller, seconds))
-                .map(job -> Secrets.shownTo(job, caller))
+                .map(job -> readers.shownTo(job, caller))
                 .map(job -> (job.ended() && seconds != null ? Response.ok(job) : Response.accepted(job))
                         .header(HttpHeaders.LOCATION, "/jobs/" + job.id())
                         .build());
@@ -104,7 +109,7 @@ public class JobResource {
     public Uni<Response> submitBatch(BatchRequest body, @HeaderParam("Idempotency-Key") String idempotencyKey) {
         Caller caller = RequestCaller.of(identity);
         return jobs.submitBatch(body, idempotencyKey, caller)
-                .map(list -> Response.accepted(Map.of("jobs", Secrets.jobsShownTo(list, caller)))
+                .map(list -> Response.accepted(Map.of("jobs", readers.shownTo(list, caller)))
                         .build());
     }
 
@@ -120,21 +125,22 @@ public class JobResource {
             quiet.allowQuiet(rc);
         }
         return (wait == null ? jobs.get(id) : jobs.waitForEnd(id, QueryParams.integer("wait", wait)))
-                .map(job -> Secrets.shownTo(job, caller));
+                .map(job -> readers.shownTo(job, caller));
     }
 
     /**
      * Reads the job on this worker thread (a stream's methods run on one, see {@link Blocking})
      * so that a missing job is a 404 problem: once a stream has begun, its status is sent.
      */
-    private void exists(String id) {
-        jobs.get(id).await().atMost(java.time.Duration.ofSeconds(10));
+    private Job exists(String id) {
+        return jobs.get(id).await().atMost(java.time.Duration.ofSeconds(10));
     }
 
     /**
      * The job as Server-Sent Events: its state now, its log lines and reports as they come (after
      * {@code Last-Event-ID}, or the {@code after} parameter, when given), each state it goes
-     * through, and {@code end} with the ended job, after which the stream closes.
+     * through, and {@code end} with the ended job, after which the stream closes. A reader who may
+     * not read the job's details (JobReaders) gets no log lines, and the job without them.
      */
     @GET
     @Path("/{id}/events")
@@ -147,9 +153,13 @@ public class JobResource {
             @Context Sse sse,
             @Context RoutingContext rc) {
         Multi<Follower.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
-        exists(id);
         Caller caller = RequestCaller.of(identity);
-        Multi<OutboundSseEvent> stream = streams.held(caller, () -> EventStreams.sse(items, sse, json, caller));
+        if (!readers.mayRead(exists(id), caller)) {
+            items = items.filter(item -> !JobEvent.LOG.equals(item.kind())); // its states, never what it printed
+        }
+        Multi<Follower.Item> shown = items;
+        Multi<OutboundSseEvent> stream =
+                streams.held(caller, () -> EventStreams.sse(shown, sse, json, job -> readers.shownTo(job, caller)));
         quiet.allowQuiet(rc);
         return stream;
     }
@@ -165,7 +175,7 @@ public class JobResource {
     public Multi<String> logs(
             @PathParam("id") String id, @QueryParam("follow") String followIt, @Context RoutingContext rc) {
         boolean on = followIt != null && QueryParams.bool("follow", followIt);
-        exists(id);
+        readers.checkMayRead(exists(id), RequestCaller.of(identity), "logs");
         if (!on) {
             return follow.logs(id, false).map(line -> line + "\n");
         }
@@ -183,7 +193,7 @@ public class JobResource {
             @QueryParam("sweep") String sweep) {
         Caller caller = RequestCaller.of(identity);
         return jobs.list(type, state, limit == null ? null : QueryParams.integer("limit", limit), sweep)
-                .map(list -> Secrets.jobsShownTo(list, caller));
+                .map(list -> readers.shownTo(list, caller));
     }
 
     /**
@@ -197,6 +207,6 @@ public class JobResource {
             @PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
         JobState end = state == null ? JobState.CANCELLED : QueryParams.jobState("state", state);
         Caller caller = RequestCaller.of(identity);
-        return jobs.cancel(id, caller, end, reason).map(job -> Secrets.shownTo(job, caller));
+        return jobs.cancel(id, caller, end, reason).map(job -> readers.shownTo(job, caller));
     }
 }

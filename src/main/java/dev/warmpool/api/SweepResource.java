@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.service.Caller;
 import dev.warmpool.service.Follower;
+import dev.warmpool.service.JobReaders;
 import dev.warmpool.service.StreamLimiter;
 import dev.warmpool.service.SweepRequest;
 import dev.warmpool.service.SweepService;
@@ -42,13 +43,17 @@ public class SweepResource {
     private final StreamLimiter streams;
     private final QuietConnections quiet;
 
+    private final JobReaders readers;
+
     public SweepResource(
             SweepService sweeps,
             Follower follow,
             ObjectMapper json,
             SecurityIdentity identity,
             StreamLimiter streams,
-            QuietConnections quiet) {
+            QuietConnections quiet,
+            JobReaders readers) {
+        this.readers = readers;
         this.streams = streams;
         this.quiet = quiet;
         this.sweeps = sweeps;
@@ -93,8 +98,8 @@ public class SweepResource {
                 .await()
                 .atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
         Caller caller = RequestCaller.of(identity);
-        Multi<OutboundSseEvent> stream =
-                streams.held(caller, () -> EventStreams.sse(follow.sweep(id), sse, json, caller));
+        Multi<OutboundSseEvent> stream = streams.held(
+                caller, () -> EventStreams.sse(follow.sweep(id), sse, json, job -> readers.shownTo(job, caller)));
         quiet.allowQuiet(rc);
         return stream;
     }

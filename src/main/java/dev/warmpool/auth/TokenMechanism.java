@@ -23,7 +23,8 @@ import java.util.Set;
  * shaped as a JWT (three dot-separated parts), when an issuer is configured, is left to the
  * smallrye-jwt mechanism that runs after this one, so both end in one {@link SecurityIdentity}.
  * No header means anonymous: the endpoint then answers 401 if it needs a role. With
- * {@code warmpool.auth.enabled=false}, every caller is one local admin.
+ * {@code warmpool.auth.enabled=false}, every caller is one local admin; api.LocalUserOnly has
+ * already refused any connection that is not the manager's own user's.
  */
 @ApplicationScoped
 public class TokenMechanism implements HttpAuthenticationMechanism {

@@ -10,7 +10,8 @@ public interface AuthConfig {
     /**
      * Whether callers must show a token. Off only on purpose: the manager then binds to
      * 127.0.0.1 alone and says so loudly at every start, since anyone who reaches the port
-     * could otherwise run any program as the manager's user.
+     * could otherwise run any program as the manager's user; and it then answers only connections
+     * of the manager's own uid (or root's), never a job's (docs/security.md, "Off.").
      */
     @WithDefault("true")
     boolean enabled();
@@ -35,6 +36,22 @@ public interface AuthConfig {
      */
     @WithDefault("12h")
     Duration uiSessionTtl();
+
+    /**
+     * Who reads a job's details (its config and args values, its logs and log tail):
+     * {@code submitter} (the default) is its submitter, the members of its tenant's group (a
+     * caller whose roles or groups name the job's tenant) and admins, since a job that prints a
+     * secret would otherwise show it to every viewer; {@code everyone} is every caller who may
+     * see the job. Env values stay its submitter's and admins' either way.
+     */
+    @WithDefault("submitter")
+    JobDetails jobDetails();
+
+    /** The readers of a job's details: see {@link #jobDetails()}. */
+    enum JobDetails {
+        SUBMITTER,
+        EVERYONE
+    }
 
     /** Whether /q/metrics answers without a token (a Prometheus in the same trust zone); off by default. */
     @WithDefault("false")

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.pool.Fingerprint;
 import dev.warmpool.pool.Job;
-import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.service.Caller;
 import dev.warmpool.service.JobRequest;
 import dev.warmpool.service.JobService;
@@ -17,7 +16,6 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.http.restful.ws.impl.RestfulWSMessageFactory;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
@@ -39,20 +37,20 @@ public class EventIntake {
 
     private final JobService jobs;
     private final SweepService sweeps;
-    private final Reconciler reconciler;
+    private final Pings pings;
     private final ObjectMapper json;
 
-    public EventIntake(JobService jobs, SweepService sweeps, Reconciler reconciler, ObjectMapper json) {
+    public EventIntake(JobService jobs, SweepService sweeps, Pings pings, ObjectMapper json) {
         this.jobs = jobs;
         this.sweeps = sweeps;
-        this.reconciler = reconciler;
+        this.pings = pings;
         this.json = json;
     }
 
     /**
      * A submit event needs a submitter's token (as {@code POST /jobs} does); a PingSource's ping
      * needs none, since a PingSource sends no token, and all a ping does is run the idempotent
-     * reconcile pass that the manager runs every few seconds anyway.
+     * reconcile pass that the manager runs every few seconds anyway, at most one a second ({@link Pings}).
      */
     public Uni<Response> receive(
             MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body, Uni<SecurityIdentity> identity) {
@@ -77,10 +75,7 @@ public class EventIntake {
                                 Sweep::id,
                                 EventTypes.SWEEP_ACCEPTED));
             case EventTypes.PING ->
-                Uni.createFrom()
-                        .item(reconciler::reconcileOnce)
-                        .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                        .map(report -> Response.ok(report).build());
+                pings.pass().map(report -> Response.ok(report).build());
             default ->
                 throw new Refusal(
                                 Refusal.Kind.INVALID,

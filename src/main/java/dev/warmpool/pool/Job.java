@@ -70,6 +70,34 @@ public record Job(
                 tenant);
     }
 
+    /** The job with {@code config}, {@code args} and {@code result} in place of its own (e.g. hidden from a reader). */
+    public Job withDetails(JsonNode config, List<String> args, Result result) {
+        return new Job(
+                id,
+                type,
+                state,
+                priority,
+                attempts,
+                maxAttempts,
+                timeoutSeconds,
+                processor,
+                submittedAt,
+                assignedAt,
+                startedAt,
+                finishedAt,
+                args,
+                config,
+                env,
+                result,
+                error,
+                sweep,
+                trial,
+                progress,
+                members,
+                submittedBy,
+                tenant);
+    }
+
     /**
      * Whether the job has ended (its state is one of {@link JobState#ended()}'s): the API says so as
      * {@code "ended": true|false}, so that clients need not list the end states themselves.

@@ -46,6 +46,40 @@ public final class Secrets {
         return job.env() == null || job.env().isEmpty() ? job : job.withEnv(masked(job.env()));
     }
 
+    /**
+     * The job without what it was given or printed: each config value, each arg and each env
+     * value {@link #REDACTED}, and no log tail. The names (config keys) stay, as env's do.
+     */
+    public static Job withoutDetails(Job job) {
+        Job.Result r = job.result();
+        return redacted(job)
+                .withDetails(
+                        maskedValues(job.config()),
+                        job.args() == null
+                                ? null
+                                : job.args().stream().map(a -> REDACTED).toList(),
+                        r == null ? null : new Job.Result(r.exitCode(), r.metrics(), null));
+    }
+
+    /** A config with every leaf value {@link #REDACTED} and its keys kept. */
+    static com.fasterxml.jackson.databind.JsonNode maskedValues(com.fasterxml.jackson.databind.JsonNode node) {
+        if (node == null || node.isNull()) {
+            return node;
+        }
+        var nodes = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+        if (node.isObject()) {
+            var out = nodes.objectNode();
+            node.fields().forEachRemaining(e -> out.set(e.getKey(), maskedValues(e.getValue())));
+            return out;
+        }
+        if (node.isArray()) {
+            var out = nodes.arrayNode();
+            node.forEach(n -> out.add(maskedValues(n)));
+            return out;
+        }
+        return nodes.textNode(REDACTED);
+    }
+
     static Map<String, String> masked(Map<String, String> env) {
         Map<String, String> out = new LinkedHashMap<>();
         env.keySet().forEach(name -> out.put(name, REDACTED));

@@ -6,6 +6,7 @@ import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
+import dev.warmpool.service.JobReaders;
 import dev.warmpool.service.JobService;
 import dev.warmpool.service.PoolService;
 import dev.warmpool.service.PoolView;
@@ -99,7 +100,7 @@ public class UiFeed {
     }
 
     @Inject
-    public UiFeed(PoolService pools, JobService jobs, ObjectMapper json) {
+    public UiFeed(PoolService pools, JobService jobs, JobReaders readers, ObjectMapper json) {
         this(
                 () -> Uni.combine()
                         .all()
@@ -115,7 +116,9 @@ public class UiFeed {
                                             .toList());
                             state.put(
                                     "jobs",
-                                    t.getItem2().stream().map(Secrets::redacted).toList());
+                                    t.getItem2().stream()
+                                            .map(readers::shownToAll)
+                                            .toList());
                             try {
                                 return json.writeValueAsString(state);
                             } catch (JsonProcessingException e) {

@@ -97,4 +97,43 @@ class AuthOffTests {
         org.junit.jupiter.api.Assertions.assertTrue(dev.warmpool.config.ConfigCheck.loopback("localhost"));
         org.junit.jupiter.api.Assertions.assertFalse(dev.warmpool.config.ConfigCheck.loopback("0.0.0.0"));
     }
+
+    /** curl run as {@code uid}: the HTTP status and body of GET /pools. */
+    String[] curlAs(int uid) throws Exception {
+        Process p = new ProcessBuilder(
+                        "setpriv",
+                        "--reuid=" + uid,
+                        "--regid=" + uid,
+                        "--clear-groups",
+                        "curl",
+                        "-sS",
+                        "-w",
+                        "\n%{http_code}",
+                        "http://127.0.0.1:" + base.getPort() + "/pools")
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        org.junit.jupiter.api.Assertions.assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), out);
+        int nl = out.lastIndexOf('\n');
+        return new String[] {out.substring(nl + 1).trim(), out.substring(0, Math.max(nl, 0))};
+    }
+
+    @Test
+    void refusesAConnectionOfAnotherUserAndTakesOneOfItsOwn() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid") == 0
+                        && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/setpriv"))
+                        && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/curl")),
+                "a client of another user needs root, setpriv and curl");
+        // a job of a root manager runs as a user of its own, as this client does
+        String[] other = curlAs(65534);
+        org.junit.jupiter.api.Assertions.assertEquals("403", other[0], other[1]);
+        org.junit.jupiter.api.Assertions.assertTrue(
+                other[1].contains("not-local-user")
+                        && other[1].contains("trusts only the local user")
+                        && other[1].contains("uid 65534"),
+                other[1]);
+        String[] own = curlAs(0);
+        org.junit.jupiter.api.Assertions.assertEquals("200", own[0], own[1]);
+    }
 }
