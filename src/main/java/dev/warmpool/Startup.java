@@ -41,8 +41,9 @@ public class Startup {
         if (config.auth().enabled()) {
             tokens.init();
         } else {
-            LOG.warn("AUTHENTICATION IS OFF (warmpool.auth.enabled=false): every caller on this machine is an admin "
-                    + "and may run any program as this user. Listening on " + host + " only.");
+            LOG.warn("AUTHENTICATION IS OFF (warmpool.auth.enabled=false): every connection of this user ("
+                    + System.getProperty("user.name") + ") or root is an admin and may run any program as this user;"
+                    + " other users' and jobs' connections get 403. Listening on " + host + " only.");
         }
         ConfigPools.leftOut(config)
                 .forEach(type -> LOG.warnf(
