@@ -52,14 +52,17 @@ class JobResultTests {
         if (room) {
             env.put("WARMPOOL_SANDBOX", "bwrap");
             env.put("PATH", System.getenv("PATH"));
+            env.put("WARMPOOL_ROOM_INIT", ResidentRoomTests.INIT);
         }
         if (ResultFile.AGENT_UID == 0) {
-            env.put("WARMPOOL_RUN_AS", "65534:65534");
+            env.put("WARMPOOL_JOB_UIDS", ResidentRoomTests.UIDS);
         }
         Sandbox s = Sandbox.fromEnv(env, Files.createDirectory(tmp.resolve(room ? "room" : "own")));
         sandboxes.add(s);
         if (room) {
-            assertTrue(s.room(null) != null, "bubblewrap is here (CI installs it): the processor has a room");
+            assertTrue(
+                    s.room(null) != null,
+                    "bubblewrap and wp-room are here (CI installs them): the processor has a room");
         }
         return s;
     }
