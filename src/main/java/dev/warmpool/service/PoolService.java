@@ -225,6 +225,11 @@ public class PoolService {
         if (t == null) {
             return;
         }
+        if ("kubernetes".equals(config.runtime().type())) {
+            dev.warmpool.runtime.kubernetes.PodFactory.unsupported(t).ifPresent(problem -> {
+                throw Refusal.invalid("template", "This warmpool runs processors as pods: " + problem + ".");
+            });
+        }
         DeviceCheck.check(spec, runtime.devices());
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
