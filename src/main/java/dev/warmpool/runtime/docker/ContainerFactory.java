@@ -50,15 +50,17 @@ public final class ContainerFactory {
             Capability.SETGID,
             Capability.KILL);
     /**
-     * The dirs every user may write, a tmpfs each so that the room can wipe what a job left there
-     * before the next job (on the image's own layer a removal would only hide a file).
+     * The dirs every user may write, a tmpfs each: writable on a read-only root too, and holding
+     * nothing but what this container's processes put there, so the room wipes what a job left
+     * without touching the image's files.
      */
     public static final List<String> SHARED_TMP = List.of("/tmp", "/var/tmp");
     /** Mount options of {@link #SHARED_TMP} and of emptyDir volumes: writable by the jobs' user, as on Kubernetes. */
     static final String TMPFS_OPTIONS = "rw,nosuid,nodev,mode=1777";
     /**
      * Debian's /run/lock (and /var/lock, a link to it) is world-writable and the room does not
-     * wipe it: a tmpfs only root (the agent) writes, so no job leaves a file there for the next.
+     * wipe it: an empty read-only tmpfs, so no job leaves a file there for the next (Docker copies
+     * the image dir's mode 1777 onto a tmpfs, whatever its {@code mode}).
      */
     static final String RUN_LOCK = "/run/lock";
     /** The port on which a gang member's job serves the others (TensorFlow's default, as on Kubernetes). */
@@ -203,7 +205,7 @@ public final class ContainerFactory {
         // jobs' own dirs and the agent's (the JVM's too) on a read-only root; wiped between jobs on any
         Map<String, String> tmpfs = new LinkedHashMap<>();
         SHARED_TMP.forEach(path -> tmpfs.put(path, TMPFS_OPTIONS));
-        tmpfs.put(RUN_LOCK, "rw,nosuid,nodev,noexec,mode=0755");
+        tmpfs.put(RUN_LOCK, "ro,nosuid,nodev,noexec");
         emptyDirs(t).forEach(path -> tmpfs.put(path, TMPFS_OPTIONS));
         binds.forEach(b -> tmpfs.remove(b.getVolume().getPath())); // a volume the pool mounts there wins
         host.withTmpFs(tmpfs);

@@ -203,6 +203,7 @@ public class DockerRuntime implements ProcessorRuntime {
         }
         try {
             p.gangNetwork().ifPresent(n -> networks.join(id, n, processorId));
+            // the owner the archive says (root's): the engine would look "0:0" up in the image's passwd
             long uid = p.uid().orElse(0L);
             String url = ContainerFactory.forContainers(agentUrl.apply(type), settings.redisUrl());
             byte[] secret = new Tar()
@@ -211,7 +212,6 @@ public class DockerRuntime implements ProcessorRuntime {
                     .bytes();
             docker.copyArchiveToContainerCmd(id)
                     .withRemotePath(ContainerFactory.SECRET_VOLUME)
-                    .withCopyUIDGID(true)
                     .withTarInputStream(new ByteArrayInputStream(secret))
                     .exec();
             docker.startContainerCmd(id).exec();
