@@ -34,6 +34,13 @@ if [ ! -f "$out/runtime/.stamp" ] || [ "$(cat "$out/runtime/.stamp")" != "$stamp
 fi
 mkdir -p "$out/lib" "$out/bin"
 cp "$jar" "$out/lib/warmpool-agent.jar"
+# the rooms' init (src/main/c/build.sh made it beside the jar, when a C compiler was there)
+if [ -x "$(dirname "$jar")/wp-room" ]; then
+  cp "$(dirname "$jar")/wp-room" "$out/bin/wp-room"
+else
+  rm -f "$out/bin/wp-room"
+  echo "agent-bundle.sh: WARNING: no wp-room beside $jar: containers run jobs without their room's init" >&2
+fi
 cat > "$out/bin/warmpool-agent" <<'LAUNCHER'
 #!/bin/sh
 here=$(dirname "$0")/..

@@ -1,6 +1,7 @@
 package dev.warmpool.agent;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,47 +9,49 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * A processor's resident sandbox: one {@code bwrap} per processor, set up once, in which a small
- * POSIX sh launcher starts each job on request. A bwrap per job cost 8-12 ms of namespace and
- * mount set-up; a job started here costs a fork of the launcher, one {@code unshare} and the job.
+ * A processor's room: one {@code wp-room} (src/main/c/wp-room.c), the room's init, started once per
+ * processor, that runs each job on request. Locally it runs in one {@code bwrap} per processor as
+ * the PID namespace's init ({@code --as-pid-1}); in a container (the container is the room) it is
+ * the agent's child. A bwrap per job cost 8-12 ms of namespace and mount set-up, and a sh launcher
+ * with an {@code unshare} per job 2.9 ms of CPU; here a job costs the init's fork and the job's exec.
  *
- * <p>What each job still gets of its own: {@code unshare --pid --fork --mount-proc --ipc} gives
- * it a new PID namespace (a sh as its init, the job its first child: the kernel kills every
- * process in it, daemons and {@code setsid}'d ones included, when the job ends, and the launcher
- * learns the job's end only after that), its own /proc, and a new IPC namespace (SysV segments,
- * semaphores, queues and POSIX queues go with it); {@code --setuid/--setgid} run it as the jobs'
- * user (nobody for a root manager: it cannot signal, trace or read the root launcher), and for a
- * manager of another user {@code --user --map-current-user} nests a user namespace (the launcher
- * is not in the job's PID namespace: it cannot name it). After each job {@link RoomSweep} empties
- * the room's /tmp and /dev/shm and checks what bwrap made there; a room it cannot prove clean is
- * discarded, and the next job gets a new one. So is a room whose host /tmp view changed (see
- * {@link HostTmp}): a room shows the host's /tmp as a job's bwrap showed it when it started.
+ * <p>What each job gets of its own, from the init: its session, the jobs' uid (a uid of the
+ * processor's own for a root agent, see {@link JobUids}; the agent's own in an unprivileged room,
+ * where only the namespace keeps them apart) with no supplementary groups, no capabilities and
+ * no-new-privs, a new session keyring, stdin from /dev/null. When it ends the init kills every
+ * other process of the room (the PID namespace's init's {@code kill(-1)}; in a container a
+ * sweeper of the jobs' uid), reaps to ECHILD, removes the SysV objects, the jobs' user's keyrings
+ * and what the jobs made in /tmp, /dev/shm, /dev/mqueue (and /var/tmp in a container), and only
+ * then reports the end: what one job leaves never reaches the next. The init is not dumpable, so a
+ * job of the agent's own uid cannot read its memory or pipes either. When the jobs share the
+ * room's user, {@link RoomSweep} also checks what bwrap made; a room it cannot prove clean is
+ * discarded, and so is a room whose host /tmp view changed ({@link HostTmp}).
  *
- * <p>The launcher reads one line per job, {@code <nonce> <script>}: the script (the job's dir,
- * env from scratch, command; in an agent-only dir bound read-only) is sourced in a subshell whose
- * output (stdout and stderr) is the launcher's own, and when it ends the launcher writes {@code
- * \001<nonce> <exit code>}: the nonce never reaches the job, so it cannot end its log early. Only
- * the agent's job thread uses a room, one job at a time; {@link #signal} comes from the loop.
+ * <p>Requests are framed ({@code <length>\n} then NUL-terminated fields), so nothing a job's
+ * arguments or env hold is parsed as a command; the job's output is the init's own stdout, read
+ * here up to {@code \001<nonce> <exit code>} (the nonce never reaches the job: it cannot end its
+ * log early). Only the agent's job thread uses a room, one job at a time; {@link #signal} comes
+ * from the loop.
  */
 final class ResidentRoom {
-    static final String LAUNCHER = String.join(
-            "\n",
-            "echo ready",
-            "while IFS=' ' read -r n f; do",
-            "  ( . \"$f\" ) </dev/null 2>&1",
-            "  printf '\\001%s %d\\n' \"$n\" \"$?\"",
-            "done");
+    /** What the init empties of the jobs' files after each job, in a bwrap room and in a container. */
+    static final List<String> BWRAP_WIPED = List.of("/tmp", "/dev/shm", "/dev/mqueue");
+
+    static final List<String> CONTAINER_WIPED = List.of("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue");
 
     /** The exit code {@link RoomOutput#exitCode} gives when the room ended while the job ran. */
     static final int ROOM_ENDED = -2;
@@ -68,10 +71,7 @@ final class ResidentRoom {
     private static InputStream urandom;
 
     private final Sandbox sandbox;
-    private final String unshare;
-    private final String sh;
-    private final Path launchDir;
-    private final boolean agentIsRoot;
+    private final String init;
     private Process bwrap;
     private volatile ProcessHandle launcher;
     private OutputStream requests;
@@ -83,32 +83,20 @@ final class ResidentRoom {
     private volatile boolean broken;
     private long rooms;
 
-    private ResidentRoom(Sandbox sandbox, String unshare, String sh) throws IOException {
+    private ResidentRoom(Sandbox sandbox, String init) {
         this.sandbox = sandbox;
-        this.unshare = unshare;
-        this.sh = sh;
-        this.launchDir = sandbox.root().resolve("launch");
-        this.agentIsRoot = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
-        if (!Files.isDirectory(launchDir)) {
-            Files.createDirectory(
-                    launchDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        }
+        this.init = init;
     }
 
-    /** A room for {@code sandbox}'s jobs, or empty (and why, logged) when this host cannot have one. */
-    static Optional<ResidentRoom> of(Sandbox sandbox, String path) {
-        Optional<String> unshare = onPath("unshare", path);
-        Optional<String> sh = onPath("sh", path);
-        if (unshare.isEmpty() || sh.isEmpty()) {
-            Agent.log("no resident sandbox (no unshare or sh on %s): a bwrap per job", path);
+    /** A room for {@code sandbox}'s jobs run by the init at {@code init}, or empty (and why, logged) when there is none. */
+    static Optional<ResidentRoom> of(Sandbox sandbox, String init) {
+        if (init == null || init.isBlank() || !Files.isExecutable(Path.of(init))) {
+            Agent.log(
+                    "no room init (WARMPOOL_ROOM_INIT=%s is not an executable): %s",
+                    init, sandbox.bwrap() ? "a bwrap per job" : "each job in a session of its own");
             return Optional.empty();
         }
-        try {
-            return Optional.of(new ResidentRoom(sandbox, unshare.get(), sh.get()));
-        } catch (IOException e) {
-            Agent.log("no resident sandbox (%s): a bwrap per job", e.getMessage());
-            return Optional.empty();
-        }
+        return Optional.of(new ResidentRoom(sandbox, init));
     }
 
     static Optional<String> onPath(String name, String path) {
@@ -145,8 +133,7 @@ final class ResidentRoom {
             return false;
         }
         List<String> now = shownNow();
-        if (bwrap != null
-                && (!bwrap.isAlive() || !java.util.Objects.equals(workingDir, this.workingDir) || !now.equals(shown))) {
+        if (bwrap != null && (!bwrap.isAlive() || !Objects.equals(workingDir, this.workingDir) || !now.equals(shown))) {
             discard();
         }
         if (bwrap != null) {
@@ -163,8 +150,11 @@ final class ResidentRoom {
         }
     }
 
-    /** The host's /tmp entries as a new room would show them: re-read only when /tmp changed. */
+    /** The host's /tmp entries as a new room would show them: re-read only when /tmp changed (none in a container). */
     private List<String> shownNow() {
+        if (!sandbox.bwrap()) {
+            return List.of();
+        }
         FileTime stamp;
         try {
             stamp = Files.getLastModifiedTime(Path.of("/tmp"));
@@ -182,49 +172,65 @@ final class ResidentRoom {
     }
 
     private void start(String workingDir, List<String> now) throws IOException {
-        Files.createDirectories(sandbox.jobsDir());
-        List<String> command = sandbox.roomCommand(now, workingDir, launchDir);
-        command.addAll(List.of(sh, "-c", LAUNCHER));
+        List<String> command = new ArrayList<>();
+        if (sandbox.bwrap()) {
+            Files.createDirectories(sandbox.jobsDir());
+            command.addAll(sandbox.roomCommand(now, workingDir));
+        }
+        command.add(init);
+        if (sandbox.uid() != null) {
+            command.addAll(List.of(
+                    "--uid", sandbox.uid().toString(), "--gid", sandbox.gid().toString()));
+        }
+        for (String dir : sandbox.bwrap() ? BWRAP_WIPED : CONTAINER_WIPED) {
+            command.addAll(List.of("--wipe", dir));
+        }
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().clear(); // the launcher's jobs get theirs from scratch
+        pb.environment().clear(); // the init's jobs get theirs from scratch
         Future<Process> f = STARTER.submit(() -> {
             Process p = pb.start();
             BufferedInputStream in = new BufferedInputStream(p.getInputStream());
             String first = line(in);
             if (!"ready".equals(first)) {
                 p.destroyForcibly();
-                throw new IOException("bwrap said: " + first + new String(in.readNBytes(2000), StandardCharsets.UTF_8));
+                throw new IOException(
+                        "the room said: " + first + new String(in.readNBytes(2000), StandardCharsets.UTF_8));
             }
             output = in;
             return p;
         });
         try {
             bwrap = f.get(10, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             f.cancel(true);
-            throw new IOException("bwrap did not start the launcher within 10 s");
+            throw new IOException("the room's init did not start within 10 s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         }
         requests = bwrap.getOutputStream();
-        // bwrap -> its init (pid 1 of the room, in its mount namespace) -> the launcher
-        ProcessHandle init = bwrap.toHandle().children().findFirst().orElseThrow(() -> new IOException("no init"));
-        launcher = init.children().findFirst().orElseThrow(() -> new IOException("no launcher"));
-        sweep = new RoomSweep(
-                Path.of("/proc", Long.toString(init.pid()), "root"),
-                now,
-                sandbox.roomMounts(workingDir, launchDir),
-                sandbox.uid() != null && sandbox.uid() != (int) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-        if (!sweep.clean()) {
-            throw new IOException("a new room is not as expected: " + sweep.why());
+        // bwrap -> the init (pid 1 of the room, --as-pid-1); in a container the init is the agent's child
+        launcher = sandbox.bwrap()
+                ? bwrap.toHandle().children().findFirst().orElseThrow(() -> new IOException("no init"))
+                : bwrap.toHandle();
+        sweep = null;
+        if (sandbox.bwrap() && sandbox.uid() == null) {
+            // the jobs share the room's user: they could change what bwrap made, so it is checked after each
+            sweep = new RoomSweep(
+                    Path.of("/proc", Long.toString(launcher.pid()), "root"),
+                    now,
+                    sandbox.roomMounts(workingDir),
+                    false);
+            if (!sweep.clean()) {
+                throw new IOException("a new room is not as expected: " + sweep.why());
+            }
         }
         this.workingDir = workingDir;
         this.shown = now;
         rooms++;
-        Agent.log("resident sandbox up (bwrap pid %d)", bwrap.pid());
+        Agent.log("room up (%s pid %d)", sandbox.bwrap() ? "bwrap" : "wp-room", bwrap.pid());
     }
 
     private static String line(InputStream in) throws IOException {
@@ -243,21 +249,40 @@ final class ResidentRoom {
      */
     synchronized RoomOutput launch(List<String> command, Map<String, String> env, String cwd) throws IOException {
         String nonce = HexFormat.of().formatHex(bytes(16));
-        Path script = launchDir.resolve("job-" + nonce + ".sh");
-        Files.writeString(
-                script,
-                LaunchScript.of(command, env, cwd, unshare, sh, sandbox.uid(), sandbox.gid(), agentIsRoot),
-                StandardCharsets.UTF_8);
-        RoomOutput out = new RoomOutput(output, ("\001" + nonce + " ").getBytes(StandardCharsets.US_ASCII), script);
+        byte[] request = request(nonce, cwd, command, env);
+        RoomOutput out = new RoomOutput(output, ("\001" + nonce + " ").getBytes(StandardCharsets.US_ASCII));
         try {
-            requests.write((nonce + " " + script + "\n").getBytes(StandardCharsets.UTF_8));
+            requests.write(request);
             requests.flush();
         } catch (IOException e) {
-            Files.deleteIfExists(script);
             discard();
             throw e;
         }
         return out;
+    }
+
+    /** One request to the init: {@code <length>\n}, then nonce, dir, argc, argv, envc, env, each NUL-terminated. */
+    static byte[] request(String nonce, String cwd, List<String> command, Map<String, String> env) throws IOException {
+        List<String> fields = new ArrayList<>();
+        fields.add(nonce);
+        fields.add(cwd);
+        fields.add(Integer.toString(command.size()));
+        fields.addAll(command);
+        fields.add(Integer.toString(env.size()));
+        env.forEach((k, v) -> fields.add(k + "=" + v));
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        for (String field : fields) {
+            if (field.indexOf('\0') >= 0) {
+                throw new IOException(
+                        "an argument or environment value holds a NUL character, which no program can be given");
+            }
+            body.writeBytes(field.getBytes(StandardCharsets.UTF_8));
+            body.write(0);
+        }
+        ByteArrayOutputStream framed = new ByteArrayOutputStream(body.size() + 12);
+        framed.writeBytes((body.size() + "\n").getBytes(StandardCharsets.US_ASCII));
+        body.writeTo(framed);
+        return framed.toByteArray();
     }
 
     private static synchronized byte[] bytes(int n) throws IOException {
@@ -271,39 +296,26 @@ final class ResidentRoom {
         return b;
     }
 
-    /** After a job: its /tmp and /dev/shm files go; a room that cannot be proven clean is discarded. */
+    /** After a job (the init has cleared the room): a room that ended, or that cannot be proven clean, is discarded. */
     synchronized void afterJob(RoomOutput out) {
-        try {
-            Files.deleteIfExists(out.script());
-        } catch (IOException e) {
-            Agent.log("could not remove %s: %s", out.script(), e.getMessage());
-        }
         if (out.exitCode() == ROOM_ENDED || bwrap == null || !bwrap.isAlive()) {
             discard();
-        } else if (!sweep.clean()) {
-            Agent.log("the resident sandbox is not clean after a job (%s): the next job gets a new one", sweep.why());
+        } else if (sweep != null && !sweep.clean()) {
+            Agent.log("the room is not clean after a job (%s): the next job gets a new one", sweep.why());
             discard();
         }
     }
 
     /**
-     * Signals the running job: {@code hard}, SIGKILL to its namespace's init (the kernel ends all
-     * in it); else SIGTERM to the job's processes (the init, a sh waiting for the job, ignores it).
+     * Signals the running job: {@code hard}, SIGKILL to all it started (the init then clears the
+     * room); else SIGTERM to its processes, so it may end in its own way.
      */
     void signal(boolean hard) {
         ProcessHandle l = launcher;
         if (l == null) {
             return;
         }
-        // the launcher's child is the unshare of the job; its child the namespace's init
-        l.children()
-                .forEach(unshared -> unshared.children().forEach(init -> {
-                    if (hard) {
-                        init.destroyForcibly();
-                    } else {
-                        init.descendants().forEach(ProcessHandle::destroy);
-                    }
-                }));
+        l.descendants().forEach(hard ? ProcessHandle::destroyForcibly : ProcessHandle::destroy);
     }
 
     /** Ends the room and all in it; the next job starts a new one. */

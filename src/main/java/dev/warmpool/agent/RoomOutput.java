@@ -2,31 +2,23 @@ package dev.warmpool.agent;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Path;
 
 /**
- * A job's output in a {@link ResidentRoom}: the launcher's output up to its end line for the job,
+ * A job's output in a {@link ResidentRoom}: the room init's output up to its end line for the job,
  * {@code \001<nonce> <exit code>} (the nonce never reaches the job: it cannot end its log early);
  * then its exit code, or {@link ResidentRoom#ROOM_ENDED} when the room's output ended first.
  */
 final class RoomOutput extends InputStream {
     private final InputStream in;
     private final byte[] marker;
-    private final Path script;
     private final byte[] held;
     private int matched;
     private int exit = Integer.MIN_VALUE;
 
-    RoomOutput(InputStream in, byte[] marker, Path script) {
+    RoomOutput(InputStream in, byte[] marker) {
         this.in = in;
         this.marker = marker;
-        this.script = script;
         this.held = new byte[marker.length];
-    }
-
-    /** The launcher's script for the job (removed after it). */
-    Path script() {
-        return script;
     }
 
     /** The job's exit code once the stream has ended; {@link ResidentRoom#ROOM_ENDED} when it did not. */

@@ -20,12 +20,17 @@ import java.util.stream.Stream;
  * a private /tmp, and the manager's secrets (state dir, tokens file) are not there. When the
  * manager runs as root, jobs run as an unprivileged user.
  *
- * <p>Set by the runtime through {@code WARMPOOL_SANDBOX} ({@code bwrap} or {@code none}),
- * {@code WARMPOOL_SANDBOX_HIDE} (paths, separated by {@code :}) and {@code WARMPOOL_RUN_AS}
- * ({@code uid:gid}). On Kubernetes and Docker the container is the room, and these are not set.
+ * <p>Set by the runtime through {@code WARMPOOL_SANDBOX} ({@code bwrap}; {@code room}: the
+ * container is the room, jobs run through its init alone; or {@code none}), {@code
+ * WARMPOOL_SANDBOX_HIDE} (paths, separated by {@code :}), {@code WARMPOOL_RUN_AS} ({@code uid:gid})
+ * or {@code WARMPOOL_JOB_UIDS} (a range a root agent takes the jobs' uid of its processor from,
+ * see {@link JobUids}) and {@code WARMPOOL_ROOM_INIT} (wp-room, the init of a {@link ResidentRoom}).
  */
 final class Sandbox {
     static final String BWRAP = "bwrap";
+
+    /** WARMPOOL_SANDBOX's value for a container that is the room itself (no bwrap in it). */
+    static final String ROOM = "room";
 
     private final boolean bwrap;
     private final List<String> hide;
@@ -47,21 +52,31 @@ final class Sandbox {
      * jobs run as another user, so that user can reach its own dir below and list nothing).
      */
     static Sandbox fromEnv(Map<String, String> env, Path root) throws IOException {
-        boolean bwrap = BWRAP.equals(env.get("WARMPOOL_SANDBOX"));
+        String kind = env.getOrDefault("WARMPOOL_SANDBOX", "none");
+        boolean bwrap = BWRAP.equals(kind);
         String hidden = env.getOrDefault("WARMPOOL_SANDBOX_HIDE", "");
         List<String> hide = hidden.isBlank() ? List.of() : List.of(hidden.split(File.pathSeparator));
         Integer uid = null;
         Integer gid = null;
         String runAs = env.getOrDefault("WARMPOOL_RUN_AS", "");
+        String range = env.getOrDefault("WARMPOOL_JOB_UIDS", "");
         if (!runAs.isBlank()) {
             String[] ids = runAs.split(":");
             uid = Integer.valueOf(ids[0]);
             gid = Integer.valueOf(ids.length > 1 ? ids[1] : ids[0]);
+        } else if (!range.isBlank() && (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0) {
+            long claimed =
+                    JobUids.claim(JobUids.Range.parse(range), root.getFileName().toString());
+            uid = (int) claimed;
+            gid = (int) claimed;
+            Agent.log("jobs run as uid %d, this processor's own", claimed);
+        }
+        if (uid != null) {
             Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
         }
         Sandbox s = new Sandbox(bwrap, hide, uid, gid, root);
-        if (bwrap) {
-            s.resident = ResidentRoom.of(s, env.get("PATH")).orElse(null);
+        if (bwrap || ROOM.equals(kind)) {
+            s.resident = ResidentRoom.of(s, env.get("WARMPOOL_ROOM_INIT")).orElse(null);
         }
         return s;
     }
@@ -80,6 +95,11 @@ final class Sandbox {
         if (resident != null) {
             resident.discard();
         }
+    }
+
+    /** Each job gets a bwrap room of its own, or the processor's resident room is a bwrap (else: a container). */
+    boolean bwrap() {
+        return bwrap;
     }
 
     /** Where the jobs' own dirs are: the one dir of the processor that a resident room binds. */
@@ -255,7 +275,8 @@ final class Sandbox {
                 "--tmpfs",
                 "/dev/shm"));
         if (resident) {
-            out.addAll(List.of("--remount-ro", "/dev"));
+            // POSIX queues of the room's own (its init empties it between jobs), then /dev read-only
+            out.addAll(List.of("--mqueue", "/dev/mqueue", "--remount-ro", "/dev"));
         }
         out.addAll(shown);
         for (String h : hide) {
@@ -294,13 +315,16 @@ final class Sandbox {
         }
     }
 
-    /** The command that starts a {@link ResidentRoom}: the room, the jobs' dirs and {@code launchDir} (read-only) bound. */
-    List<String> roomCommand(List<String> shown, String workingDir, Path launchDir) {
+    /**
+     * The bwrap that a {@link ResidentRoom}'s init runs in, as the PID namespace's init: the room,
+     * the jobs' dirs bound.
+     */
+    List<String> roomCommand(List<String> shown, String workingDir) {
         List<String> out = new ArrayList<>();
         room(out, shown, true);
+        out.add("--as-pid-1");
         ways(out, jobsDir());
         out.addAll(List.of("--bind", jobsDir().toString(), jobsDir().toString()));
-        out.addAll(List.of("--ro-bind", launchDir.toString(), launchDir.toString()));
         if (workingDir != null) {
             out.addAll(List.of("--bind", workingDir, HostTmp.mountPoint(workingDir, root)));
         }
@@ -309,8 +333,8 @@ final class Sandbox {
     }
 
     /** Where a {@link ResidentRoom}'s binds are, as its jobs see them (its clean-up leaves them). */
-    List<String> roomMounts(String workingDir, Path launchDir) {
-        List<String> out = new ArrayList<>(List.of(jobsDir().toString(), launchDir.toString()));
+    List<String> roomMounts(String workingDir) {
+        List<String> out = new ArrayList<>(List.of(jobsDir().toString()));
         if (workingDir != null) {
             out.add(HostTmp.mountPoint(workingDir, root));
         }

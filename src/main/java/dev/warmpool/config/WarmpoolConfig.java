@@ -302,12 +302,30 @@ public interface WarmpoolConfig {
         String sandbox();
 
         /**
-         * The Unix user jobs run as: {@code auto} (the default) is {@code nobody} when the manager
-         * runs as root (a job as root could read or change anything on the machine) and the
-         * manager's own user otherwise; {@code self} is always the manager's user; else a user name.
+         * The Unix user jobs run as: {@code auto} (the default) is, when the manager runs as root, a
+         * uid of each processor's own from {@link #jobUids()} (a job as root could read or change
+         * anything on the machine, and a uid two processors shared would let one's job signal or
+         * read the other's), and the manager's own user otherwise; {@code self} is always the
+         * manager's user; else a user name, which all processors then share.
          */
         @WithDefault("auto")
         String runAs();
+
+        /**
+         * The uids a root manager's processors take their jobs' uid from, {@code first-last}: one
+         * each, held while the processor lives (as systemd's DynamicUser does). The default,
+         * 0x70000000 and the next 65535, lies in the range systemd documents as unused, so no
+         * account of the host and no container's mapped range holds them.
+         */
+        @WithDefault("1879048192-1879113727")
+        String jobUids();
+
+        /**
+         * wp-room, the init each processor's room runs its jobs with (built from src/main/c by
+         * {@code ./mvnw package} when a C compiler is there); by default target/wp-room beside the
+         * agent jar. Without one a job gets a bwrap of its own (8-12 ms more a job).
+         */
+        Optional<Path> roomInit();
 
         /**
          * JVM options of each agent: small heap, serial GC, C1 only; the agent is a thin loop. The

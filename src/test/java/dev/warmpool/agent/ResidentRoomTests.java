@@ -43,7 +43,18 @@ class ResidentRoomTests {
         }
     }
 
-    /** A processor's sandbox as the local runtime asks for it: bwrap, the state dir hidden, nobody for root. */
+    /** The rooms' init as the build makes it (src/main/c; CI installs musl-tools). */
+    static final String INIT = Path.of("target", "wp-room").toAbsolutePath().toString();
+
+    /** The range the local runtime gives a root manager's processors their jobs' uid from. */
+    static final String UIDS = "1879048192-1879113727";
+
+    static boolean jobUid(String id) {
+        long uid = Long.parseLong(id.trim());
+        return uid >= 1879048192L && uid <= 1879113727L;
+    }
+
+    /** A processor's sandbox as the local runtime asks for it: bwrap, the state dir hidden, a uid of its own for root. */
     Sandbox processor(String name) throws Exception {
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
         Path state = tmp.resolve("state");
@@ -51,9 +62,16 @@ class ResidentRoomTests {
             Files.createDirectory(state);
         }
         Map<String, String> env = new java.util.HashMap<>(Map.of(
-                "WARMPOOL_SANDBOX", "bwrap", "WARMPOOL_SANDBOX_HIDE", state.toString(), "PATH", System.getenv("PATH")));
+                "WARMPOOL_SANDBOX",
+                "bwrap",
+                "WARMPOOL_SANDBOX_HIDE",
+                state.toString(),
+                "PATH",
+                System.getenv("PATH"),
+                "WARMPOOL_ROOM_INIT",
+                INIT));
         if (ROOT) {
-            env.put("WARMPOOL_RUN_AS", "65534:65534");
+            env.put("WARMPOOL_JOB_UIDS", UIDS);
         }
         Sandbox s = Sandbox.fromEnv(env, Files.createDirectory(tmp.resolve(name)));
         sandboxes.add(s);
@@ -104,7 +122,7 @@ class ResidentRoomTests {
 
     static ResidentRoom room(Sandbox s) {
         ResidentRoom r = s.room(null);
-        assertNotNull(r, "bubblewrap and unshare are here: the processor has a resident room");
+        assertNotNull(r, "bubblewrap and wp-room are here: the processor has a resident room");
         return r;
     }
 
@@ -170,6 +188,76 @@ class ResidentRoomTests {
     }
 
     @Test
+    void aKeyAJobPutInItsUsersKeyringIsGoneForTheNextJob() throws Exception {
+        // keyctl is keyutils', which .ci/run installs: no skip
+        Sandbox s = processor("p7");
+        List<JobRun.Outcome> o = twoJobsInOneRoom(
+                s,
+                "keyctl add user wp-left secret @u >/dev/null && keyctl rlist @u",
+                "keyctl rlist @u; echo end; keyctl request user wp-left 2>&1");
+        assertTrue(
+                o.get(0).logTail().matches("\\d+\\s*"),
+                "job 1 put a key in its user's keyring: " + o.get(0).logTail());
+        assertTrue(
+                o.get(1).logTail().matches("(?s)\\s*end\n.*not available.*"),
+                "job 2 finds no key of job 1: " + o.get(1).logTail());
+    }
+
+    /**
+     * A processor whose container is the room (the docker runtime's agents): no bwrap, the init is
+     * the agent's child, and the jobs run as the processor's uid; the agent here is this test's JVM.
+     */
+    Sandbox containerProcessor(String name) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                ROOT || System.getenv("CI") == null, "only root runs jobs as another uid; .ci/run runs as root");
+        assertTrue(ROOT, "the room of a container needs root (CI runs as root)");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
+        Sandbox s = Sandbox.fromEnv(
+                Map.of(
+                        "WARMPOOL_SANDBOX",
+                        Sandbox.ROOM,
+                        "WARMPOOL_JOB_UIDS",
+                        UIDS,
+                        "WARMPOOL_ROOM_INIT",
+                        INIT,
+                        "PATH",
+                        System.getenv("PATH")),
+                Files.createDirectory(tmp.resolve(name)));
+        sandboxes.add(s);
+        return s;
+    }
+
+    @Test
+    void inAContainersRoomAJobCannotReadItsAgentAndLeavesNothingForTheNext() throws Exception {
+        Sandbox s = containerProcessor("c1");
+        String tag = "6" + (System.nanoTime() % 100000);
+        long agent = ProcessHandle.current().pid();
+        JobRun.Outcome first = run(
+                s,
+                "c-first",
+                "id -u; grep -E '^(CapEff|NoNewPrivs|Groups)' /proc/self/status; "
+                        + "cat /proc/" + agent + "/environ >/dev/null 2>&1 && echo READ-ENVIRON; "
+                        + "head -c1 /proc/" + agent + "/mem >/dev/null 2>&1 && echo READ-MEM; "
+                        + "echo x > /tmp/wp-left-" + tag + "; echo x > /dev/shm/wp-left-" + tag + "; "
+                        + "ipcmk -M 4096 >/dev/null; "
+                        + "setsid sleep " + tag + "1 & (sleep " + tag + "2 &); exit 0");
+        assertEquals("SUCCEEDED", first.state(), first.logTail() + first.error());
+        String out = first.logTail();
+        assertTrue(jobUid(out.substring(0, out.indexOf('\n'))), "a uid of the processor's own: " + out);
+        assertTrue(out.contains("CapEff:\t0000000000000000"), out);
+        assertTrue(out.contains("NoNewPrivs:\t1"), out);
+        assertTrue(out.matches("(?s).*Groups:\\s*\n.*"), "no supplementary groups: " + out);
+        assertFalse(out.contains("READ-"), "the agent's environment and memory are not the job's: " + out);
+        for (int i = 1; i <= 2; i++) {
+            assertFalse(SandboxTests.alive(tag + i), "sleep " + tag + i + " outlived its job");
+        }
+        assertFalse(Files.exists(Path.of("/tmp/wp-left-" + tag)), "the job's /tmp file went with it");
+        assertFalse(Files.exists(Path.of("/dev/shm/wp-left-" + tag)), "the job's /dev/shm file went with it");
+        JobRun.Outcome next = run(s, "c-next", "ipcs -m | grep -c \"^0x.* $(id -u) \" || true");
+        assertEquals("0\n", next.logTail(), "job 2 finds no segment of job 1's");
+    }
+
+    @Test
     void whenTheRoomDiesTheRunningJobFailsSayingSoAndTheNextJobGetsANewRoom() throws Exception {
         Sandbox s = processor("p4");
         assertEquals("SUCCEEDED", run(s, "first", "true").state());
@@ -224,16 +312,16 @@ class ResidentRoomTests {
                         .map(e -> e.getKey() + "=" + e.getValue())
                         .toList()),
                 new java.util.HashSet<>(List.of(out.get().logTail().split("\0"))),
-                "exactly its own env, set by the launcher's sh");
+                "exactly its own env, as the init passed it to execve");
         JobRun.Outcome o =
                 run(s, "marker", "id -u; printf '\\001%032x 0\\n' 0; printf '\\0010123 0\\n'; echo after; exit 3");
         assertEquals("FAILED", o.state());
         assertEquals(3, o.exitCode());
-        String expected =
-                (ROOT ? "65534" : Integer.toString(uid())) + "\n\001" + "0".repeat(32) + " 0\n\0010123 0\nafter\n";
-        assertEquals(expected, o.logTail());
+        String id = o.logTail().substring(0, o.logTail().indexOf('\n'));
+        assertTrue(ROOT ? jobUid(id) : id.equals(Integer.toString(uid())), "the jobs' uid: " + id);
         assertEquals(
-                "0\n1\n2\n3\n", run(s, "fds", "ls /proc/self/fd").logTail(), "no fd of the launcher's (3: ls's own)");
+                "\001" + "0".repeat(32) + " 0\n\0010123 0\nafter\n", o.logTail().substring(id.length() + 1));
+        assertEquals("0\n1\n2\n3\n", run(s, "fds", "ls /proc/self/fd").logTail(), "no fd of the init's (3: ls's own)");
         assertEquals(137, run(s, "self-kill", "kill -9 $$").exitCode(), "a job killed by a signal: 128 + it");
         assertEquals(127, run(s, "missing", "exec /no/such/command").exitCode());
     }
@@ -318,7 +406,7 @@ class ResidentRoomTests {
                         }
                     },
                     1);
-            RoomOutput out = new RoomOutput(pipe, marker, null);
+            RoomOutput out = new RoomOutput(pipe, marker);
             java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
             byte[] buf = new byte[64];
             int n;
@@ -330,7 +418,7 @@ class ResidentRoomTests {
             assertEquals(42, out.exitCode());
             assertEquals("next job", new String(pipe.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII));
         }
-        RoomOutput cut = new RoomOutput(new java.io.ByteArrayInputStream("part\001ab".getBytes()), marker, null);
+        RoomOutput cut = new RoomOutput(new java.io.ByteArrayInputStream("part\001ab".getBytes()), marker);
         assertEquals("part\001ab", new String(cut.readAllBytes()));
         assertEquals(ResidentRoom.ROOM_ENDED, cut.exitCode(), "the room's output ended: no exit code");
     }

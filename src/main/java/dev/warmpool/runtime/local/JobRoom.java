@@ -20,8 +20,7 @@ import java.util.stream.Stream;
  * data dir, the tokens file), and the unprivileged user it runs as when the manager is root.
  * The agent applies it (dev.warmpool.agent.Sandbox) from the variables {@link #environment()} gives.
  */
-record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName) {
-    static final String NOBODY = "nobody";
+record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName, String jobUids, String init) {
 
     static JobRoom of(WarmpoolConfig config) {
         WarmpoolConfig.Local local = config.runtime().local();
@@ -47,18 +46,20 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
         config.auth()
                 .tokensFile()
                 .ifPresent(f -> hidden.add(f.toAbsolutePath().normalize().toString()));
+        boolean root = "root".equals(System.getProperty("user.name"));
         String user = switch (local.runAs()) {
-            case "auto" -> "root".equals(System.getProperty("user.name")) ? NOBODY : null;
-            case "self", "" -> null;
+            case "auto", "self", "" -> null;
             default -> local.runAs();
         };
+        // auto, root: each processor takes a uid of its own from the range (the agent claims it)
+        String jobUids = root && "auto".equals(local.runAs()) ? local.jobUids() : null;
         // a path inside another hidden one is hidden with it (its own mount would show its name)
         List<String> outermost = hidden.stream()
                 .distinct()
                 .filter(h -> hidden.stream()
                         .noneMatch(o -> !o.equals(h) && Path.of(h).startsWith(Path.of(o))))
                 .toList();
-        return new JobRoom(bwrap, outermost, user == null ? null : ids(user), user);
+        return new JobRoom(bwrap, outermost, user == null ? null : ids(user), user, jobUids, roomInit(local));
     }
 
     /** The embedded Redis's data dir, as the run command (WarmpoolMain) chose it. */
@@ -67,7 +68,28 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
         return Path.of(dir == null || dir.isBlank() ? ".warmpool/redis" : dir);
     }
 
-    /** What the agent reads: WARMPOOL_SANDBOX, WARMPOOL_SANDBOX_HIDE, WARMPOOL_RUN_AS. */
+    /** wp-room: the configured one, else target/wp-room beside the agent jar or under the working dir; null: none. */
+    static String roomInit(WarmpoolConfig.Local local) {
+        if (local.roomInit().isPresent()) {
+            if (!Files.isExecutable(local.roomInit().get())) {
+                throw new IllegalStateException(
+                        "warmpool.runtime.local.room-init=" + local.roomInit().get()
+                                + " is not an executable: build it with ./mvnw package (it needs a C compiler), or leave the setting out");
+            }
+            return local.roomInit().get().toAbsolutePath().toString();
+        }
+        String cp = System.getProperty("java.class.path", "");
+        Stream<Path> beside = cp.endsWith("quarkus-run.jar")
+                ? Stream.of(Path.of(cp).toAbsolutePath().getParent().resolveSibling("wp-room"))
+                : Stream.empty();
+        return Stream.concat(beside, Stream.of(Path.of("target", "wp-room")))
+                .filter(Files::isExecutable)
+                .findFirst()
+                .map(p -> p.toAbsolutePath().toString())
+                .orElse(null);
+    }
+
+    /** What the agent reads: WARMPOOL_SANDBOX, WARMPOOL_SANDBOX_HIDE, WARMPOOL_RUN_AS or WARMPOOL_JOB_UIDS, WARMPOOL_ROOM_INIT. */
     Map<String, String> environment() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("WARMPOOL_SANDBOX", bwrap ? "bwrap" : "none");
@@ -75,12 +97,24 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
         if (runAs != null) {
             env.put("WARMPOOL_RUN_AS", runAs);
         }
+        if (jobUids != null) {
+            env.put("WARMPOOL_JOB_UIDS", jobUids);
+        }
+        if (init != null) {
+            env.put("WARMPOOL_ROOM_INIT", init);
+        }
         return env;
     }
 
     /** The line said at every start: what a job can reach. */
     String describe() {
-        String who = userName == null ? "as the manager's user" : "as user " + userName + " (" + runAs + ")";
+        String who = userName != null
+                ? "as user " + userName + " (" + runAs + ")"
+                : jobUids != null ? "as a uid of each processor's own (" + jobUids + ")" : "as the manager's user";
+        if (bwrap && init == null) {
+            who += "; no wp-room (build it with ./mvnw package and a C compiler, e.g. apt-get install musl-tools):"
+                    + " each job gets a bwrap of its own";
+        }
         return bwrap
                 ? "jobs run sandboxed by bubblewrap " + who
                         + ": own PID namespace, read-only file system, private /tmp;" + " not visible to them: "
