@@ -235,8 +235,16 @@ class DockerRuntimeIT extends DockerFixture implements ContainerIsolationScenari
         try {
             assertEquals(0, build.exit(), build.out());
             // no pool to serve: the agent's JVM starts (as the image's user) and says what it lacks
-            Result agent = run("docker", "run", "--rm", tag, "sh", "-c", "id -u; /warmpool/bin/warmpool-agent");
-            assertTrue(agent.out().startsWith("65532\n"), agent.out());
+            Result agent = run(
+                    "docker",
+                    "run",
+                    "--rm",
+                    tag,
+                    "sh",
+                    "-c",
+                    "id -u; command -v wp-room; /warmpool/bin/warmpool-agent");
+            // and the room's init where a built-in agent's runtime says it is (WARMPOOL_ROOM_INIT)
+            assertTrue(agent.out().startsWith("65532\n/usr/local/bin/wp-room\n"), agent.out());
             assertTrue(agent.out().contains("WARMPOOL_REDIS_URL is not set"), agent.out());
         } finally {
             run("docker", "rmi", "-f", tag);

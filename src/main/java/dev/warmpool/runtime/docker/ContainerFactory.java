@@ -68,10 +68,11 @@ public final class ContainerFactory {
 
     public static final String AGENT_DIR = "/opt/warmpool";
     public static final String AGENT_LAUNCHER = AGENT_DIR + "/bin/warmpool-agent";
-    /** The room's init in the agent bundle; a built-in agent's image has it on its PATH. */
+    /** The room's init in the agent bundle; a built-in agent's image has it at {@link #BUILT_IN_ROOM_INIT}. */
     public static final String ROOM_INIT = AGENT_DIR + "/bin/wp-room";
 
-    public static final String BUILT_IN_ROOM_INIT = "wp-room";
+    /** Where Dockerfile.agent puts wp-room: the agent runs it by this path, not a PATH lookup. */
+    public static final String BUILT_IN_ROOM_INIT = "/usr/local/bin/wp-room";
     /**
      * An anonymous volume into which the runtime copies the Redis URL file before the container
      * starts ({@code docker cp} writes into a volume even on a read-only root); the agent reads and

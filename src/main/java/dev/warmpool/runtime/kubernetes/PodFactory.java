@@ -50,10 +50,11 @@ public final class PodFactory {
     public static final String GANG_MEMBER = "warmpool.dev/gang-member";
     /** The port on which a gang member's job serves the others (TensorFlow's default). */
     public static final int GANG_PORT = 2222;
-    /** The room's init: in the agent bundle the init container copies; on PATH in a built-in agent's image. */
+    /** The room's init: in the agent bundle the init container copies; at /usr/local/bin in a built-in agent's image. */
     public static final String ROOM_INIT = AGENT_DIR + "/bin/wp-room";
 
-    public static final String BUILT_IN_ROOM_INIT = "wp-room";
+    /** Where Dockerfile.agent puts wp-room: the agent runs it by this path, not a PATH lookup. */
+    public static final String BUILT_IN_ROOM_INIT = "/usr/local/bin/wp-room";
     /**
      * The uid jobs run as when the template names none: the first of the docker runtime's range,
      * a block no user of the node or of an image holds. One for every pod: each pod's jobs are

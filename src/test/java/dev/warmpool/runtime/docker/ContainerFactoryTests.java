@@ -131,8 +131,8 @@ class ContainerFactoryTests {
         assertTrue(
                 ContainerFactory.container("train", "p1", spec(template("built-in", null)), SETTINGS)
                         .env()
-                        .contains("WARMPOOL_ROOM_INIT=wp-room"),
-                "a built-in agent's image has wp-room on its PATH");
+                        .contains("WARMPOOL_ROOM_INIT=/usr/local/bin/wp-room"),
+                "where Dockerfile.agent puts it for a built-in agent's image");
         // what every user may write is a tmpfs the room can wipe, read-only root or not
         var tmpfs = p.host().getTmpFs();
         assertEquals("rw,nosuid,nodev,mode=1777", tmpfs.get("/tmp"));

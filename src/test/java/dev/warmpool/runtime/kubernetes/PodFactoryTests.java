@@ -186,7 +186,7 @@ class PodFactoryTests {
         assertEquals("1879048192:1879048192", env.get("WARMPOOL_RUN_AS"));
         assertEquals("/opt/warmpool/bin/wp-room", env.get("WARMPOOL_ROOM_INIT"));
         assertEquals(
-                "wp-room",
+                "/usr/local/bin/wp-room",
                 env(PodFactory.pod("gpu-train", "p1", spec(gpuTemplate("built-in")), owner(), SETTINGS)
                                 .getSpec()
                                 .getContainers()
