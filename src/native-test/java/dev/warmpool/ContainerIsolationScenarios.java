@@ -129,8 +129,9 @@ interface ContainerIsolationScenarios {
                 ManagerProcess.JSON.convertValue(bob.at("/result/metrics"), Map.class),
                 "nothing of the first job wrote the second's result: " + bob);
         assertEquals("others: 0", bob.at("/result/logTail").asText().trim(), "none of the first job's processes");
-        assertFalse(bob.toString().contains(secret), "the secret is in no result: " + bob);
-        assertFalse(fixture().manager.get("/jobs/" + first).toString().contains(secret));
+        assertFalse(bob.get("result").toString().contains(secret), "the secret is in no result: " + bob);
+        assertFalse(
+                fixture().manager.get("/jobs/" + first).get("result").toString().contains(secret));
     }
 
     @Test
@@ -140,7 +141,7 @@ interface ContainerIsolationScenarios {
         shPool(
                 type,
                 "echo \"found $(ls -A /tmp /var/tmp /dev/shm /run/lock 2>/dev/null | grep -c '^left')\";"
-                        + " for d in /tmp /var/tmp /dev/shm /run/lock; do echo x > $d/left-$$ 2>/dev/null; done;"
+                        + " for d in /tmp /var/tmp /dev/shm /run/lock; do { echo x > $d/left-$$; } 2>/dev/null; done;"
                         + " mkdir -p /tmp/left-dir/deep /var/tmp/left-dir; chmod 777 /tmp/left-dir");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
