@@ -51,7 +51,9 @@ class Client(Transport):
     # ---- pools
 
     def put_pool(self, type: str, **spec: Any) -> Pool:
-        """Creates or updates the pool of ``type``: ``put_pool("train", command=["python3", "t.py"], min_idle=2)``."""
+        """Creates or updates the pool of ``type``: ``put_pool("train", command=["python3", "t.py"], min_idle=2)``.
+        Every field of ``PUT /pools/{type}`` is a keyword in snake_case, e.g. ``network="outbound"``
+        (a local pool's jobs reach no host port by default: ``"none"``; see docs/api.md)."""
         return Pool(self, self.request("PUT", "/pools/" + _quote(type), api_names(spec), names=caller_names(spec)))
 
     def pools(self) -> List[Pool]:

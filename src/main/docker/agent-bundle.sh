@@ -10,8 +10,9 @@ set -euo pipefail
 java_home="${1:-${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}}"
 jar="${2:-target/warmpool-agent.jar}"
 out="${3:-target/warmpool-agent-bundle}"
-# the modules `jdeps --print-module-deps` lists for the agent jar
-modules=java.base,java.management,java.net.http,java.sql
+# the modules `jdeps --print-module-deps` lists for the agent jar, and the EC provider its TLS to the
+# manager's own Redis negotiates keys with (without it only the slower finite-field groups remain)
+modules=java.base,java.management,java.net.http,java.sql,jdk.crypto.ec
 
 [ -f "$jar" ] || { echo "agent-bundle.sh: no $jar (./mvnw package builds it)" >&2; exit 1; }
 # Without a bundle only the docker runtime's init-container pools cannot start (and say so), so a

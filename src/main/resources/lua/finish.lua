@@ -15,7 +15,8 @@
 --   wp:{type}:pool                       R   state (a draining pool retires the processor), command, env, spec for the
 --                                            next job's reply; trial: state
 --   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token, gang, role, rank; next job, idle or
---                                            retired; hb; its gang's members; trial: one a released trial takes
+--                                            retired; hb, deadline (a next job that comes running); its gang's members;
+--                                            trial: one a released trial takes
 --   wp:{type}:inbox:{id}                 W   the processor's next job or 'retire'; gang members' 'job ...', 'cancel
 --                                            ...', 'retire'; trial: 'job ...', 'cancel ...'
 --   wp:{type}:idle                       RW  the processor or gang joins or leaves it; trial: a released trial takes

@@ -1,6 +1,6 @@
 -- snapshot: one read of a pool for the API and the reconciler.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, then the fields to read of each processor and gang
---   (SnapshotReply.FIELDS: id first; a gang has the last, members, a processor does not)
+--   (SnapshotReply.FIELDS: id first; a gang has members, a processor does not)
 -- Returns {pool hash as a flat list, queue length, now, warmth hash as a flat list (KeySchema.warmth),
 -- the idle time so far of the processors idle now (ms), proc 1, proc 2, ..., then, in a gang
 -- pool, gang 1, ...}, or 'NOPOOL'. Each processor and gang is the values of those fields, in

@@ -1,14 +1,15 @@
 -- start: the agent marks its job running, only if the assignment (job and token) is still its
 -- own, and gets in the same round trip what it needs to run it.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, job id, token
--- Returns {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang},
+-- Returns {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang, tenant},
 -- where gang is '' or, for a gang member, {"role", "index", "members": [{"id", "role", "index",
 -- "addr"}, ...]} as JSON; or {'STALE', reason} when the job is no longer this processor's to run.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
 --   wp:{type}:pool                       R   command, env, spec for the reply; state (a draining pool retires a freed
 --                                            processor)
---   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token, gang, role, rank; hb; freed (next job,
---                                            IDLE, DRAINING); its gang's members: role, rank, addr
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token, gang, role, rank; hb, deadline (now plus
+--                                            the job's timeout); freed (next job, IDLE, DRAINING); its gang's members:
+--                                            role, rank, addr
 --   wp:{type}:inbox:{id}                 W   a freed processor's next job or 'retire' (every member's, for a gang)
 --   wp:{type}:idle                       RW  a freed processor or gang joins it or leaves it
 --   wp:{type}:tq:{tenant}                RW  a freed processor or gang pops the next job (lib/tenants.lua's pick)

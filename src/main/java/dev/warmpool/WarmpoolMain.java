@@ -1,8 +1,10 @@
 package dev.warmpool;
 
 import dev.warmpool.runtime.local.StopCommand;
+import dev.warmpool.store.OwnRedis;
 import dev.warmpool.store.PrivateFiles;
 import dev.warmpool.store.RedisServer;
+import dev.warmpool.store.RedisTls;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import java.nio.file.Files;
@@ -16,7 +18,9 @@ import org.jboss.logging.Logger;
  * config: on port 6380 (never the 6379 of a Redis someone else may run) with AOF in
  * {@code .warmpool/redis}, in its own session, so that it outlives the manager as the warm
  * processors do, and is found again on the next start (only that one: a server on the port that
- * this install did not start is refused). The state dir is made private to this user first.
+ * this install did not start is refused). It speaks TLS only, with a certificate that the manager
+ * and its agents pin, and the manager starts it again when it exits (see {@link OwnRedis}). The
+ * state dir is made private to this user first.
  */
 @QuarkusMain
 public class WarmpoolMain {
@@ -43,13 +47,19 @@ public class WarmpoolMain {
                     "docker".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))
                             ? dockerBridge()
                             : java.util.List.of();
-            RedisServer redis = RedisServer.persistent(port, dir, password, alsoBind);
+            RedisTls tls = RedisTls.ensure(dir);
+            // kept for the manager's life: started again from its dir whenever it exits
+            RedisServer redis =
+                    OwnRedis.start(port, dir, password, alsoBind, tls).server();
             System.setProperty(
                     "quarkus.redis.hosts",
-                    password == null ? redis.url() : "redis://:" + password + "@127.0.0.1:" + port);
+                    password == null ? redis.url() : "rediss://:" + password + "@127.0.0.1:" + port);
+            pinClients(tls.certificate());
             LOG.infof(
-                    "No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s, data in %s%s%s",
+                    "No Redis configured (quarkus.redis.hosts): using warmpool's own redis-server at %s (TLS, certificate"
+                            + " %s), data in %s%s%s",
                     redis.url(),
+                    tls.certificate(),
                     dir.toAbsolutePath(),
                     redis.process().isPresent() ? " (started now)" : " (already running)",
                     password == null
@@ -89,6 +99,23 @@ public class WarmpoolMain {
         }
     }
 
+    /**
+     * The manager's Redis client and its agents trust {@code certificate} alone (a named TLS
+     * configuration of Quarkus's registry; it holds that certificate as its only trust anchor, and
+     * only its key's holder can present it).
+     */
+    private static void pinClients(Path certificate) {
+        String cert = certificate.toAbsolutePath().toString();
+        System.setProperty("quarkus.redis.tls-configuration-name", TLS_NAME);
+        System.setProperty("quarkus.tls." + TLS_NAME + ".trust-store.pem.certs", cert);
+        // Vert.x wants one named; the certificate names 127.0.0.1, where the manager reaches its Redis
+        System.setProperty("quarkus.tls." + TLS_NAME + ".hostname-verification-algorithm", "HTTPS");
+        System.setProperty("warmpool.redis.pinned-certificate", cert);
+    }
+
+    /** The TLS configuration of the manager's client to its own Redis. */
+    static final String TLS_NAME = "warmpool-redis";
+
     /** The Redis the manager was given (quarkus.redis.hosts, QUARKUS_REDIS_HOSTS), if any. */
     private static Optional<String> configuredRedis() {
         return Optional.ofNullable(System.getProperty("quarkus.redis.hosts", System.getenv("QUARKUS_REDIS_HOSTS")));
@@ -106,8 +133,10 @@ public class WarmpoolMain {
         return Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
     }
 
+    /** As its agents' command lines name it: TLS since the run command made a certificate for it. */
     private static String embeddedUrl() {
-        return "redis://127.0.0.1:" + embeddedPort();
+        boolean tls = Files.isRegularFile(embeddedDir().resolve(RedisTls.CERT_FILE));
+        return (tls ? "rediss" : "redis") + "://127.0.0.1:" + embeddedPort();
     }
 
     /** docker0's IPv4 address (the default bridge's gateway), if this machine has one. */

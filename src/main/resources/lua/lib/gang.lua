@@ -35,7 +35,7 @@ local function assign_gang(jid, gid, now)
   local workers = 0
   for _, m in ipairs(ms) do
     if redis.call('HGET', key('proc', m), 'role') ~= 'ps' then workers = workers + 1 end
-    redis.call('HSET', key('proc', m), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now)
+    redis.call('HSET', key('proc', m), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now, 'deadline', 0)
     redis.call('RPUSH', key('inbox', m), 'job ' .. jid .. ' ' .. token)
   end
   redis.call('HSET', key('gang', gid), 'state', 'BUSY', 'job', jid, 'token', token, 'since', now,

@@ -88,6 +88,29 @@ class IsolationIT {
     }
 
     @Test
+    void aJobReachesNoPortOfTheHostsLoopbackNorSeesItsSockets() throws Exception {
+        ManagerProcess m = start("bwrap");
+        StringBuilder script = new StringBuilder();
+        for (int port : List.of(m.port, redisPort)) {
+            script.append("if timeout 5 bash -c 'echo > /dev/tcp/127.0.0.1/" + port + "' 2>/dev/null;"
+                    + " then echo port-" + port + ":ok; else echo port-" + port + ":refused; fi; ");
+        }
+        script.append("cat /proc/net/tcp /proc/net/tcp6 2>/dev/null");
+        m.send(
+                "PUT",
+                "/pools/net",
+                "{\"command\": [\"bash\", \"-c\", " + ManagerProcess.JSON.valueToTree(script.toString())
+                        + "], \"minIdle\": 1, \"maxSize\": 1}");
+        JsonNode job = runJob(m, "net");
+        String out = job.at("/result/logTail").asText();
+        for (int port : List.of(m.port, redisPort)) {
+            // the manager's port and Redis's: neither reached nor listed (a job could not take them either)
+            assertTrue(out.contains("port-" + port + ":refused"), out);
+            assertFalse(out.contains(String.format(":%04X 00000000:0000 0A", port)), "a host socket:\n" + out);
+        }
+    }
+
+    @Test
     void aJobSeesNoSecretNoOtherProcessAndNothingOfTheStateDir() throws Exception {
         ManagerProcess m = start("bwrap");
         Path state = home.resolve(".warmpool").toRealPath();
@@ -112,6 +135,7 @@ class IsolationIT {
                 "QUARKUS_",
                 "WARMPOOL_REDIS",
                 "redis://",
+                "rediss://",
                 "127.0.0.1:" + redisPort)) {
             assertFalse(out.contains(secret), "the job saw " + secret + ":\n" + out);
         }
@@ -129,10 +153,43 @@ class IsolationIT {
                             + out);
         }
         // the agent itself holds none of the manager's environment either
-        for (long pid : LocalAgents.agentPids("redis://127.0.0.1:" + redisPort)) {
+        for (long pid : LocalAgents.agentPids(install.redisUrl())) {
             String environ =
                     Files.readString(Path.of("/proc", Long.toString(pid), "environ"), StandardCharsets.ISO_8859_1);
             assertFalse(environ.contains(MARKER) || environ.contains("QUARKUS"), "agent " + pid + ": " + environ);
+        }
+    }
+
+    @Test
+    void aPoolsResetCommandRunsInTheRoomAsTheJobsUserNeverAsTheAgent() throws Exception {
+        ManagerProcess m = start("bwrap");
+        Path shared = Files.createTempDirectory("wp-reset");
+        try {
+            // the pool's working dir is the one dir the reset can write that the test can read
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+            m.send(
+                    "PUT",
+                    "/pools/resets",
+                    "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"workingDir\": "
+                            + ManagerProcess.JSON.valueToTree(shared.toString())
+                            + ", \"resetCommand\": [\"sh\", \"-c\", "
+                            + "\"echo $(id -u) $(cat /proc/[0-9]*/comm | grep -c '^java$') > reset\"]}");
+            assertEquals("SUCCEEDED", runJob(m, "resets").get("state").asText());
+            Path reset = shared.resolve("reset");
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(reset) && Files.size(reset) > 0);
+            String[] uidAndJvms = Files.readString(reset).trim().split(" ");
+            assertEquals("0", uidAndJvms[1], "in the room: no agent, no manager in its PID namespace");
+            if (root()) {
+                long uid = Long.parseLong(uidAndJvms[0]);
+                assertTrue(uid >= 1879048192L && uid <= 1879113727L, "as the jobs' user, not root: " + uid);
+            }
+        } finally {
+            try (Stream<Path> files = Files.list(shared)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(shared);
         }
     }
 

@@ -53,8 +53,9 @@ final class LocalInstall implements AutoCloseable {
         return ManagerProcess.attach(p, httpPort, Files.readString(token).trim());
     }
 
+    /** As its agents' command lines name it: the run command's own Redis speaks TLS only. */
     String redisUrl() {
-        return "redis://127.0.0.1:" + redisPort;
+        return "rediss://127.0.0.1:" + redisPort;
     }
 
     String log() throws IOException {

@@ -55,7 +55,10 @@ public abstract class GangScenarios {
                 "maxSize",
                 1,
                 "gang",
-                gang));
+                gang,
+                // locally the members meet on the host's loopback
+                "network",
+                "host"));
     }
 
     static List<String> lines(Path out, String job, String member) throws Exception {

@@ -261,6 +261,8 @@ public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
                         1,
                         "gang",
                         Map.of("worker", Map.of("count", 1, "env", Map.of("GANG_KEY", "gang-secret"))),
+                        "network",
+                        "host",
                         "template",
                         Map.of("image", "img", "env", Map.of("TPL_KEY", "template-secret"))));
         String id = as(Tokens.ALICE)

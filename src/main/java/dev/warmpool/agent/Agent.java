@@ -55,7 +55,7 @@ public final class Agent {
 
     Agent(AgentConfig config) throws IOException {
         this.config = config;
-        this.redis = new RedisLink(config.redisUrl(), config.pool(), config.processorId());
+        this.redis = new RedisLink(config.redisUrl(), config.redisCertificate(), config.pool(), config.processorId());
         this.sandbox = Sandbox.fromEnv(System.getenv(), AgentDirs.newRoot(config.processorId()));
         this.sink = EventSink.fromEnv(config.pool(), config.processorId());
         this.baseEnv = sandbox.forJobUser(ChildEnv.base(System.getenv()));
@@ -331,7 +331,7 @@ public final class Agent {
             return DONE;
         }
         if (reset) {
-            String failed = lifetime.reset(baseEnv, starter.poolPart());
+            String failed = lifetime.reset(baseEnv, starter.poolPart(), sandbox);
             if (failed != null) {
                 // not reused: a job handed to it meanwhile goes back to the queue, and a fresh processor replaces it
                 deregister("the reset command " + failed + "; the processor is not reused");

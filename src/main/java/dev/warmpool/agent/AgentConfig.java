@@ -5,6 +5,7 @@ import java.util.Map;
 /** The agent's settings, from the environment its runtime gives it. */
 record AgentConfig(
         String redisUrl,
+        String redisCertificate,
         String pool,
         String processorId,
         long heartbeatMillis,
@@ -16,6 +17,7 @@ record AgentConfig(
     static AgentConfig fromEnv(Map<String, String> env) {
         return new AgentConfig(
                 redisUrl(env),
+                redisCertificate(env),
                 required(env, "WARMPOOL_POOL"),
                 required(env, "WARMPOOL_PROCESSOR_ID"),
                 Long.parseLong(env.getOrDefault("WARMPOOL_HEARTBEAT_INTERVAL_MS", "2000")),
@@ -46,6 +48,23 @@ record AgentConfig(
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException(
                     "WARMPOOL_REDIS_URL_FILE=" + file + " cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The PEM certificate its Redis must present, from the file {@code WARMPOOL_REDIS_CERT_FILE}
+     * names (the manager's own Redis); null when unset (a Redis the user configured).
+     */
+    static String redisCertificate(Map<String, String> env) {
+        String file = env.get(dev.warmpool.protocol.PinnedCertificate.ENV);
+        if (file == null || file.isBlank()) {
+            return null;
+        }
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of(file));
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException(
+                    dev.warmpool.protocol.PinnedCertificate.ENV + "=" + file + " cannot be read: " + e.getMessage(), e);
         }
     }
 

@@ -229,6 +229,8 @@ final class JobRun implements Runnable {
             pb.environment().clear(); // from scratch: the agent's own environment is not the job's
             pb.environment().putAll(env);
             process = pb.start();
+            RoomLimits.processor().apply(process.pid()); // what it forked before this is moved with it
+            sandbox.started(process);
             Tail out = new Tail(LOG_TAIL_BYTES, liveLog.get());
             tail = out;
             Future<?> reader = THREADS.submit(

@@ -58,6 +58,19 @@ final class JobStarter {
         return poolPart;
     }
 
+    /** What the pool (not the job) names that a room binds back over a hidden home: its command's and env's values. */
+    static List<String> named(PoolPart pool, JsonObject role) {
+        List<String> out = new ArrayList<>(pool.command());
+        out.addAll(pool.env().values());
+        if (role != null && role.has("command") && role.get("command").isJsonArray()) {
+            out.addAll(AgentJson.strings(role.get("command")));
+        }
+        if (role != null && role.has("env") && role.get("env").isJsonObject()) {
+            out.addAll(AgentJson.stringMap(role.get("env")).values());
+        }
+        return out;
+    }
+
     /** The job ready to run, or null when it could not be (its outcome is posted already). */
     Started prepare(String jobId, String token, Run r) {
         List<String> args = AgentJson.strings(r.argsJson());
@@ -77,6 +90,7 @@ final class JobStarter {
                 ? null
                 : spec.getAsJsonObject("gang")
                         .getAsJsonObject(member.get("role").getAsString());
+        sandbox.follow(AgentJson.text(spec, "network"), named(pool, role), workingDir);
         List<String> command = new ArrayList<>(
                 role != null && role.has("command") && role.get("command").isJsonArray()
                         ? AgentJson.strings(role.get("command"))
@@ -91,15 +105,15 @@ final class JobStarter {
         }
         Map<String, String> env = ChildEnv.forJob(
                 baseEnv, pool.env(), role, jobEnv, member, jobId, r.configJson(), dir.resolve(JobRun.RESULT));
-        if (sandbox.otherUser()) {
-            env.put("HOME", dir.toString()); // the manager's home is not the job's user's
+        if (sandbox.otherUser() || sandbox.hidesHome()) {
+            env.put("HOME", dir.toString()); // the manager's home is not the job's user's, or hidden
             sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
         }
         Map<String, String> poolEnv = pool.env();
         Worker w = null;
         String request = null;
         if (WorkerSlot.persistent(spec)) {
-            w = workers.get(poolCommand, poolEnv, workingDir);
+            w = workers.forTenant(r.tenant(), poolCommand, poolEnv, workingDir);
             request = WorkerSlot.request(jobId, r, args, jobEnv);
         }
         int logLines = config.logLines();

@@ -1,9 +1,16 @@
 package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * How long one processor serves, as its pool says in the spec of the last job it ran:
@@ -55,35 +62,70 @@ final class Lifetime {
 
     /**
      * Runs the pool's resetCommand between jobs (free GPU memory, clean scratch), in the pool's
-     * environment and working directory, its output to this agent's log. Returns null when it
-     * succeeded, else what went wrong.
+     * environment and working directory, as a job runs: in the processor's room, as the jobs' user
+     * (an admin chose the command, but it runs where the last job ran and could have left a trap:
+     * never as the agent). Returns null when it succeeded, else what went wrong; its output's tail
+     * goes to this agent's log when it fails.
      */
-    String reset(Map<String, String> baseEnv, PoolPart pool) {
-        ProcessBuilder pb = new ProcessBuilder(resetCommand)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.INHERIT);
-        pb.environment().clear();
-        pb.environment().putAll(baseEnv);
-        if (pool != null) {
-            pb.environment().putAll(pool.env());
-            String dir = AgentJson.text(pool.spec(), "workingDir");
-            if (dir != null) {
-                pb.directory(new java.io.File(dir));
-            }
-        }
+    String reset(Map<String, String> baseEnv, PoolPart pool, Sandbox sandbox) {
+        Path dir;
         try {
-            Process p = pb.start();
-            if (!p.waitFor(RESET_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
+            dir = sandbox.newJobDir("reset");
+        } catch (IOException e) {
+            return "could not start (no dir for it: " + e.getMessage() + ")";
+        }
+        Map<String, String> env = new HashMap<>(baseEnv);
+        String workingDir = null;
+        if (pool != null) {
+            env.putAll(pool.env());
+            workingDir = AgentJson.text(pool.spec(), "workingDir");
+        }
+        if (sandbox.otherUser()) {
+            env.put("HOME", dir.toString());
+        }
+        AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
+        JobRun run = new JobRun(
+                "reset",
+                "",
+                resetCommand,
+                env,
+                workingDir,
+                RESET_TIMEOUT_SECONDS * 1000,
+                dir,
+                sandbox,
+                out::set,
+                null,
+                null,
+                (r, json) -> {},
+                () -> null);
+        Future<?> running = JobRun.THREADS.submit(run);
+        try {
+            try {
+                running.get(RESET_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                run.kill(JobRun.Forced.TIMED_OUT);
+                for (int i = 0; i < 10 && !running.isDone(); i++) {
+                    try {
+                        running.get(1, TimeUnit.SECONDS);
+                    } catch (TimeoutException again) {
+                        run.killHarder();
+                    }
+                }
                 return "did not end within " + RESET_TIMEOUT_SECONDS + " s";
             }
-            return p.exitValue() == 0 ? null : "failed (exit code " + p.exitValue() + ")";
-        } catch (java.io.IOException e) {
-            return "could not start (" + e.getMessage() + ")";
+        } catch (ExecutionException e) {
+            return "could not run (" + e.getCause() + ")";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "was interrupted";
+        } finally {
+            run.cleanUp();
         }
+        JobRun.Outcome o = out.get();
+        if (o == null || !"SUCCEEDED".equals(o.state())) {
+            Agent.log("the reset command's output: %s", o == null ? "" : o.logTail());
+            return o == null ? "did not end" : "failed (exit code " + o.exitCode() + ")";
+        }
+        return null;
     }
 }

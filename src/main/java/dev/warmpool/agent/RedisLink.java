@@ -1,6 +1,7 @@
 package dev.warmpool.agent;
 
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.protocol.Script;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -9,12 +10,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.JedisURIHelper;
 import redis.clients.jedis.util.KeyValue;
 
 /** The agent's Redis: the shared scripts (EVALSHA, EVAL on NOSCRIPT) and its blocking inbox read. */
@@ -24,12 +28,38 @@ final class RedisLink implements AutoCloseable {
     private final String inbox;
 
     RedisLink(String url, String type, String processorId) {
+        this(url, null, type, processorId);
+    }
+
+    /**
+     * {@code certificate}: the PEM of the one certificate its Redis must present (the run
+     * command's own Redis, {@code rediss://}); null for a Redis configured by the user, as its URL says.
+     */
+    RedisLink(String url, String certificate, String type, String processorId) {
         // several addresses (redis://a:1,redis://b:2) name the nodes of a Redis Cluster
         this.redis = url.contains(",")
                 ? new JedisCluster(nodes(url), poolConfig())
-                : new JedisPooled(poolConfig(), URI.create(url));
+                : certificate == null
+                        ? new JedisPooled(poolConfig(), URI.create(url))
+                        : pinned(URI.create(url), PinnedCertificate.fromPem(certificate));
         this.type = type;
         this.inbox = KeySchema.inbox(type, processorId);
+    }
+
+    /**
+     * TLS that completes only with the pinned certificate's holder; Jedis sends AUTH after the
+     * handshake, so a server that took the port meanwhile never sees the pool user's password.
+     */
+    static JedisPooled pinned(URI uri, PinnedCertificate certificate) {
+        JedisClientConfig config = DefaultJedisClientConfig.builder()
+                .user(JedisURIHelper.getUser(uri))
+                .password(JedisURIHelper.getPassword(uri))
+                .database(JedisURIHelper.getDBIndex(uri))
+                .protocol(JedisURIHelper.getRedisProtocol(uri))
+                .ssl(true)
+                .sslSocketFactory(certificate.socketFactory())
+                .build();
+        return new JedisPooled(JedisURIHelper.getHostAndPort(uri), config, poolConfig());
     }
 
     /** A stopping agent's script that Redis, unreachable, never ran. */

@@ -82,6 +82,7 @@ final class ResidentRoom {
     private FileTime tmpStamp;
     private volatile boolean broken;
     private long rooms;
+    private RoomNetwork network;
 
     private ResidentRoom(Sandbox sandbox, String init) {
         this.sandbox = sandbox;
@@ -210,11 +211,13 @@ final class ResidentRoom {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         }
+        RoomLimits.processor().apply(bwrap.pid()); // the pool's cpu, memory and pids bounds, before any job
         requests = bwrap.getOutputStream();
         // bwrap -> the init (pid 1 of the room, --as-pid-1); in a container the init is the agent's child
         launcher = sandbox.bwrap()
                 ? bwrap.toHandle().children().findFirst().orElseThrow(() -> new IOException("no init"))
                 : bwrap.toHandle();
+        network = sandbox.bwrap() ? sandbox.attach(launcher.pid()) : null; // outbound: slirp4netns, ended with the init
         sweep = null;
         if (sandbox.bwrap() && sandbox.uid() == null) {
             // the jobs share the room's user: they could change what bwrap made, so it is checked after each

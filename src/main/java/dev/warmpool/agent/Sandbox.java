@@ -38,6 +38,11 @@ final class Sandbox {
     private final Integer gid;
     private final Path root;
     private ResidentRoom resident;
+    private RoomCover cover = RoomCover.forAgent();
+    private volatile String network = RoomNetwork.NONE;
+    private volatile List<String> named = List.of();
+    private volatile String workingDir;
+    private volatile String residentKey;
 
     Sandbox(boolean bwrap, List<String> hide, Integer uid, Integer gid, Path root) {
         this.bwrap = bwrap;
@@ -87,7 +92,93 @@ final class Sandbox {
      */
     ResidentRoom room(String workingDir) {
         ResidentRoom r = resident;
+        if (r != null && r.pid() > 0 && !roomKey().equals(residentKey)) {
+            r.discard(); // its network and binds were fixed when it started
+        }
         return r != null && r.ready(workingDir) ? r : null;
+    }
+
+    /**
+     * What the pool asks of its rooms, read from its spec before each job: the {@code network}
+     * ({@link RoomNetwork}) and the paths its command and env name (bound back, read-only, over a
+     * hidden home: {@link RoomCover}); a room that started with others is replaced.
+     */
+    void follow(String network, List<String> named, String workingDir) {
+        this.network = RoomNetwork.of(network);
+        this.named = List.copyOf(named);
+        this.workingDir = workingDir;
+    }
+
+    String network() {
+        return network;
+    }
+
+    /** Covers the host as {@code c} says (a test's: a non-root agent's home). */
+    void cover(RoomCover c) {
+        cover = c;
+    }
+
+    /** The room hides the agent's home (a non-root agent's, with bwrap): a job's HOME is its own dir. */
+    boolean hidesHome() {
+        return bwrap && cover.home() != null;
+    }
+
+    private String roomKey() {
+        return network + "\0" + workingDir + "\0" + String.join("\0", named);
+    }
+
+    /** The room's network for a room whose first process is {@code pid} (the resident room's hook). */
+    RoomNetwork attach(long pid) throws IOException {
+        residentKey = roomKey();
+        return new RoomNetwork(network, root.resolve("resolv.conf")).attach(pid);
+    }
+
+    /**
+     * A job's or worker's own bwrap {@code p} just started: an outbound room gets its slirp4netns
+     * (the command waits in the room for its route, see {@link #wrap}); others need nothing.
+     */
+    void started(Process p) {
+        if (!bwrap || !RoomNetwork.OUTBOUND.equals(network)) {
+            return;
+        }
+        try {
+            ProcessHandle child = null;
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            while (child == null && p.isAlive() && System.nanoTime() < deadline) {
+                child = p.toHandle().children().findFirst().orElse(null);
+                if (child == null) {
+                    Thread.sleep(2); // bwrap forks its init at once; bounded above
+                }
+            }
+            if (child == null) {
+                throw new IOException("the room's first process did not appear");
+            }
+            new RoomNetwork(network, root.resolve("resolv.conf")).attach(child.pid());
+        } catch (IOException e) {
+            Agent.log("no outbound network for the job's room (it runs without one): %s", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What the room adds to bwrap's part for the pool's network, the hidden home and /run. */
+    private List<String> isolation(boolean resident) {
+        List<String> out = new ArrayList<>(new RoomNetwork(network, root.resolve("resolv.conf")).bwrapArgs());
+        out.addAll(cover.bwrapArgs(named, hide, workingDir, root, resident));
+        return out;
+    }
+
+    /** For an outbound job in its own bwrap: a sh that waits (5 s at most) for the room's route, then runs the job. */
+    private List<String> awaitNetwork() {
+        if (!RoomNetwork.OUTBOUND.equals(network)) {
+            return List.of();
+        }
+        return List.of(
+                "/bin/sh",
+                "-c",
+                "i=0; while [ $i -lt 500 ] && ! grep -q '^tap0[[:space:]]*00000000' /proc/net/route; do"
+                        + " sleep 0.01; i=$((i+1)); done; exec \"$@\"",
+                "sh");
     }
 
     /** Ends the resident room, if any (the agent is going). */
@@ -114,7 +205,9 @@ final class Sandbox {
             Files.createDirectory(
                     jobs, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
         }
-        return newDir("jobs/job-" + jobId);
+        Path dir = newDir("jobs/job-" + jobId);
+        RoomCover.emptyBut(jobs, dir); // a file a job left there does not reach this one
+        return dir;
     }
 
     /** The jobs' user, when another than the agent's (a root manager's jobs run as nobody); else null. */
@@ -225,6 +318,7 @@ final class Sandbox {
                 out.addAll(List.of("--bind", workingDir, HostTmp.mountPoint(workingDir, root)));
             }
             out.addAll(List.of("--chdir", cwd));
+            out.addAll(awaitNetwork());
         } else if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             out.add("/usr/bin/setsid");
         }
@@ -297,6 +391,7 @@ final class Sandbox {
                 }
             }
         }
+        out.addAll(isolation(resident));
     }
 
     /** The dirs on the way to {@code dir} that bwrap makes in the room's /tmp: 0711, so the job's user passes. */

@@ -42,11 +42,18 @@ final class Worker {
     private volatile BlockingQueue<String> lines;
     private volatile Thread errReader;
     private volatile Tail log = new Tail(JobRun.LOG_TAIL_BYTES);
+    private volatile Consumer<Process> started = p -> {};
 
     Worker(List<String> command, Map<String, String> env, File workingDir) {
         this.command = List.copyOf(command);
         this.env = Map.copyOf(env);
         this.workingDir = workingDir;
+    }
+
+    /** {@code hook} is told of each process started (its room's outbound network, see {@link Sandbox#started}). */
+    Worker onStart(Consumer<Process> hook) {
+        started = hook;
+        return this;
     }
 
     /** True when both run the same command in the same environment: a changed pool gets a new worker. */
@@ -76,6 +83,8 @@ final class Worker {
         pb.environment().putAll(env);
         pb.environment().put("WARMPOOL_WORKER", "persistent");
         Process p = launch(pb);
+        RoomLimits.processor().apply(p.pid()); // the pool's bounds hold for its persistent worker too
+        started.accept(p);
         BlockingQueue<String> q = new LinkedBlockingQueue<>();
         Thread out = new Thread(() -> readLines(p.getInputStream(), q), "worker-stdout");
         out.setDaemon(true);

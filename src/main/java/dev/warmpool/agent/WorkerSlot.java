@@ -12,7 +12,10 @@ import java.util.Map;
 /**
  * A persistent pool's one long-lived worker process (see {@link Worker}): started as soon as
  * the processor registers, so the first job finds it warm; replaced when the pool's command or
- * env changes; killed when the agent ends. The agent's loop alone calls it.
+ * env changes, and when a job of another tenant than the one it served comes: an interpreter
+ * keeps what one job left (modules, globals, caches, files in its dir), which may be passed on
+ * within one tenant (its own sweep's trials), never to another. Killed when the agent ends. The
+ * agent's loop alone calls it.
  */
 final class WorkerSlot {
     static final String WORKER_DIR = "worker";
@@ -21,6 +24,8 @@ final class WorkerSlot {
     private final String pool;
     private final Sandbox sandbox;
     private Worker worker;
+    /** The tenant whose jobs the worker has served since it started (null: none yet). */
+    private String servedTenant;
 
     WorkerSlot(Map<String, String> baseEnv, String processorId, String pool, Sandbox sandbox) {
         this.sandbox = sandbox;
@@ -40,10 +45,11 @@ final class WorkerSlot {
             return;
         }
         List<String> command = AgentJson.strings(spec.get("command"));
-        Worker w = get(
-                command,
-                spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of(),
-                AgentJson.text(spec, "workingDir"));
+        Map<String, String> env = spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of();
+        List<String> named = new java.util.ArrayList<>(command);
+        named.addAll(env.values());
+        sandbox.follow(AgentJson.text(spec, "network"), named, AgentJson.text(spec, "workingDir"));
+        Worker w = get(command, env, AgentJson.text(spec, "workingDir"));
         Thread t = new Thread(
                 () -> {
                     try {
@@ -59,6 +65,22 @@ final class WorkerSlot {
         t.start();
     }
 
+    /**
+     * The worker for a job of {@code tenant}: the one there is, or a new one (in a new dir) when
+     * the pool changed or it served another tenant.
+     */
+    Worker forTenant(String tenant, List<String> command, Map<String, String> env, String workingDir) {
+        String t = tenant == null ? "" : tenant;
+        if (worker != null && servedTenant != null && !servedTenant.equals(t)) {
+            Agent.log("a job of another tenant: the persistent worker starts afresh");
+            kill();
+            worker = null;
+        }
+        Worker w = get(command, env, workingDir);
+        servedTenant = t;
+        return w;
+    }
+
     /** The worker for the pool's command and env: the one there is, or a new one when the pool changed. */
     Worker get(List<String> command, Map<String, String> env, String workingDir) {
         Map<String, String> all = new HashMap<>(baseEnv);
@@ -69,7 +91,8 @@ final class WorkerSlot {
         if (sandbox.otherUser()) {
             all.put("HOME", dir.toString());
         }
-        Worker wanted = new Worker(sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir));
+        Worker wanted = new Worker(sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir))
+                .onStart(sandbox::started);
         if (worker == null || !worker.sameAs(wanted)) {
             kill();
             try {

@@ -29,6 +29,7 @@ public final class ConfigCheck {
         positive(problems, "warmpool.reconcile.interval", c.reconcile().interval());
         positive(problems, "warmpool.heartbeat.interval", c.heartbeat().interval());
         positive(problems, "warmpool.jobs.retention", c.jobs().retention());
+        positive(problems, "warmpool.reconcile.timeout-grace", c.reconcile().timeoutGrace());
         if (c.heartbeat().timeout().compareTo(c.heartbeat().interval().multipliedBy(2)) < 0) {
             problems.add("warmpool.heartbeat.timeout (" + c.heartbeat().timeout() + ") must be at least twice "
                     + "warmpool.heartbeat.interval (" + c.heartbeat().interval()

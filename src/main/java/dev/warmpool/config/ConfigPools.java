@@ -50,6 +50,7 @@ public final class ConfigPools {
                         p.warmth().orElse(null),
                         p.resetCommand().orElse(null),
                         p.maxAgeSeconds().orElse(null))
+                .withNetwork(p.network().orElse(null))
                 .withDefaults();
     }
 }

@@ -54,6 +54,14 @@ public interface WarmpoolConfig {
         /** How often an agent user gets a new password (the previous one stays valid until the next). */
         @WithDefault("24h")
         Duration agentPasswordRotation();
+
+        /**
+         * The PEM file of the one certificate the Redis must present, which agents pin (local agents
+         * read the file, containers get a copy): set by the run command to its own Redis's, made at
+         * its first start in {@code embedded-dir}. Unset for a Redis you configure: its URL says how
+         * to reach it.
+         */
+        Optional<String> pinnedCertificate();
     }
 
     interface Policy {
@@ -136,6 +144,9 @@ public interface WarmpoolConfig {
         /** A processor is given back after it has been up this long (at its next job's end). */
         Optional<Integer> maxAgeSeconds();
 
+        /** What the pool's jobs reach: none, outbound or host (see docs/security.md); the runtime's default when unset. */
+        Optional<String> network();
+
         /** Variables a job's env may set (names or PREFIX_*); none when unset. */
         Optional<List<String>> jobEnv();
 
@@ -162,6 +173,14 @@ public interface WarmpoolConfig {
         /** A retired processor that has not gone away this long after is killed. */
         @WithDefault("30s")
         Duration drainTimeout();
+
+        /**
+         * How long past a job's timeout the manager waits for the agent to end it before it ends the
+         * job TIMED_OUT itself and replaces the processor (a stuck or dead agent): 30 s, well past the
+         * 5 s an agent gives a job between SIGTERM and SIGKILL, so a healthy agent always ends it first.
+         */
+        @WithDefault("30s")
+        Duration timeoutGrace();
 
         /**
          * How long ahead of a learned pool's predicted arrival a processor is started: its start
@@ -241,6 +260,16 @@ public interface WarmpoolConfig {
          * When unset, the GPUs {@code nvidia-smi -L} lists, none when it is absent.
          */
         Optional<List<String>> devices();
+
+        /**
+         * The most processes (threads count too) one processor's jobs may have at once, on the local
+         * runtime (its room's cgroup {@code pids.max}, or {@code RLIMIT_NPROC} where there is no
+         * cgroup) and on docker ({@code PidsLimit}); a pool's {@code template.resources.limits.pids}
+         * overrides it. 4096 lets a build or a data loader fork freely and stops a fork bomb long
+         * before the host's {@code pid_max}; 0: no bound.
+         */
+        @WithDefault("4096")
+        long pidsLimit();
 
         Local local();
 

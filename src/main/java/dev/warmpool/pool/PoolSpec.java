@@ -22,6 +22,9 @@ import java.util.Map;
  * <p>Who may use it: {@code jobEnv} lists the variables a job's {@code env} may set (exact names
  * or {@code PREFIX_*}; none when absent), {@code submitters} the token names or groups that may
  * submit to it besides admins (everyone with the submitter role when absent).
+ *
+ * <p>{@code network} is what its jobs reach: {@code none}, {@code outbound} or {@code host} (see
+ * docs/security.md); left out, the runtime's default is filled in when the pool is put.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSpec(
@@ -131,7 +134,94 @@ public record PoolSpec(
 
         @Min(value = 0, message = "must be 0 (only running jobs count) or more seconds")
         @Max(value = 31_536_000, message = "must be at most a year")
-        Integer usageHalfLifeSeconds) {
+        Integer usageHalfLifeSeconds,
+
+        @jakarta.validation.constraints.Pattern(regexp = "none|outbound|host", message = NETWORK_CHOICES)
+        String network) {
+
+    /** How {@code network} is refused: the three choices, each in a few words. */
+    public static final String NETWORK_CHOICES =
+            "must be \"none\" (no network: the job reaches no host port, the default on the local runtime), "
+                    + "\"outbound\" (the outside world, not the host's loopback) or \"host\" (the host's network, loopback included)";
+
+    public static final String NETWORK_NONE = "none";
+    public static final String NETWORK_OUTBOUND = "outbound";
+    public static final String NETWORK_HOST = "host";
+
+    /** A spec that leaves {@code network} to the runtime's default. */
+    public PoolSpec(
+            List<String> command,
+            Integer minIdle,
+            Integer maxSize,
+            Integer idleTimeoutSeconds,
+            Map<String, String> env,
+            String workingDir,
+            Integer maxQueued,
+            PodTemplate template,
+            String worker,
+            Integer maxJobsPerProcessor,
+            Map<String, GangRole> gang,
+            List<String> jobEnv,
+            List<String> submitters,
+            String warmth,
+            List<String> resetCommand,
+            Integer maxAgeSeconds,
+            Boolean fairShare,
+            Map<String, Double> shares,
+            Map<String, Integer> maxRunning,
+            Map<String, List<String>> groups,
+            Integer usageHalfLifeSeconds) {
+        this(
+                command,
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                env,
+                workingDir,
+                maxQueued,
+                template,
+                worker,
+                maxJobsPerProcessor,
+                gang,
+                jobEnv,
+                submitters,
+                warmth,
+                resetCommand,
+                maxAgeSeconds,
+                fairShare,
+                shares,
+                maxRunning,
+                groups,
+                usageHalfLifeSeconds,
+                null);
+    }
+
+    /** The spec with {@code network} set (the runtime's default filled in). */
+    public PoolSpec withNetwork(String network) {
+        return new PoolSpec(
+                command,
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                env,
+                workingDir,
+                maxQueued,
+                template,
+                worker,
+                maxJobsPerProcessor,
+                gang,
+                jobEnv,
+                submitters,
+                warmth,
+                resetCommand,
+                maxAgeSeconds,
+                fairShare,
+                shares,
+                maxRunning,
+                groups,
+                usageHalfLifeSeconds,
+                network);
+    }
 
     /** A spec without fair-share settings (the defaults apply). */
     public PoolSpec(
@@ -259,7 +349,8 @@ public record PoolSpec(
                 shares,
                 maxRunning,
                 groups,
-                usageHalfLifeSeconds);
+                usageHalfLifeSeconds,
+                network);
     }
 
     /** The role name of a parameter server. */
@@ -325,7 +416,8 @@ public record PoolSpec(
                 shares == null || shares.isEmpty() ? null : new java.util.TreeMap<>(shares),
                 maxRunning == null || maxRunning.isEmpty() ? null : new java.util.TreeMap<>(maxRunning),
                 groups == null || groups.isEmpty() ? null : new java.util.TreeMap<>(groups),
-                usageHalfLifeSeconds == null ? FairShare.DEFAULT_HALF_LIFE_SECONDS : usageHalfLifeSeconds);
+                usageHalfLifeSeconds == null ? FairShare.DEFAULT_HALF_LIFE_SECONDS : usageHalfLifeSeconds,
+                network == null || network.isBlank() ? null : network);
     }
 
     /** Whether {@code caller} (a name and its roles or groups) may submit here; admins always may. */

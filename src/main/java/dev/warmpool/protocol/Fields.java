@@ -97,6 +97,12 @@ public final class Fields {
                 GANG = "gang",
                 ROLE = "role",
                 RANK = "rank";
+        /**
+         * While BUSY: when its job must have ended (ms), the start plus the job's timeout; 0 before
+         * the job starts there, or for a job without a timeout (overdue.lua).
+         */
+        public static final String DEADLINE = "deadline";
+
         public static final List<String> ALL = List.of(
                 ID,
                 STATE,
@@ -111,7 +117,8 @@ public final class Fields {
                 ADDRESS,
                 GANG,
                 ROLE,
-                RANK);
+                RANK,
+                DEADLINE);
 
         private ProcessorHash() {}
     }

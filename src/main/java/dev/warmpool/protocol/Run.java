@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * What an agent needs to run a job, as start.lua and finish.lua (for the next job) hand it over
  * in one reply: the job's args, config and env (JSON), its timeout, the pool's command, env and
- * spec (JSON), and for a gang member its role and the members' addresses (JSON, else "").
+ * spec (JSON), for a gang member its role and the members' addresses (JSON, else ""), and the
+ * job's tenant (a persistent worker serves one tenant at a time).
  */
 public record Run(
         String argsJson,
@@ -15,7 +16,8 @@ public record Run(
         String commandJson,
         String poolEnvJson,
         String specJson,
-        String gangJson) {
+        String gangJson,
+        String tenant) {
 
     /** The run that starts at {@code r.get(from)}, which says {@code RUN} (lib/jobs.lua's run_reply). */
     static Run decode(List<Object> r, int from) {
@@ -30,6 +32,7 @@ public record Run(
                 Replies.string(r.get(from + 5)),
                 Replies.string(r.get(from + 6)),
                 Replies.string(r.get(from + 7)),
-                r.size() > from + 8 ? Replies.string(r.get(from + 8)) : "");
+                r.size() > from + 8 ? Replies.string(r.get(from + 8)) : "",
+                r.size() > from + 9 ? Replies.string(r.get(from + 9)) : "");
     }
 }

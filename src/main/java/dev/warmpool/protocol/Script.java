@@ -30,6 +30,7 @@ public enum Script {
     SPAWN_GANG,
     RETIRE,
     LOST,
+    OVERDUE,
     SNAPSHOT,
     STATS,
     LIST_JOBS,

@@ -17,10 +17,11 @@ public sealed interface SnapshotReply permits SnapshotReply.Pool, SnapshotReply.
             Fields.ProcessorHash.SINCE,
             Fields.ProcessorHash.HEARTBEAT,
             Fields.ProcessorHash.STARTED_AT,
-            Fields.GangHash.MEMBERS);
+            Fields.GangHash.MEMBERS,
+            Fields.ProcessorHash.DEADLINE);
 
-    /** One processor or gang: times are epoch milliseconds (0 when unset). */
-    record Row(String id, String state, String job, long since, long heartbeat, long startedAt) {}
+    /** One processor or gang: times are epoch milliseconds (0 when unset; a gang has no deadline). */
+    record Row(String id, String state, String job, long since, long heartbeat, long startedAt, long deadline) {}
 
     /**
      * The pool's hash, its queue length, the Redis clock, its warmth hash (KeySchema.warmth), the
@@ -57,7 +58,8 @@ public sealed interface SnapshotReply permits SnapshotReply.Pool, SnapshotReply.
                     Replies.string(v.get(2)),
                     millis(v.get(3)),
                     millis(v.get(4)),
-                    millis(v.get(5)));
+                    millis(v.get(5)),
+                    millis(v.get(7)));
             (v.get(6) != null ? gangs : processors).add(row);
         }
         return new Pool(

@@ -85,6 +85,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
 
     private final dev.warmpool.store.AgentUsers agentUsers;
     private final Starts starts;
+    private final Overdues overdues;
 
     public Reconciler(
             PoolStore store,
@@ -107,6 +108,14 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
                         .toMillis(),
                 dev.warmpool.config.WarmthParams.of(config));
         this.starts = new Starts(store, runtime, new DeviceGate(runtime), retentionSeconds());
+        this.overdues = new Overdues(
+                store,
+                runtime,
+                new Deadlines.Timing(
+                        config.reconcile().timeoutGrace().toMillis(),
+                        config.reconcile().startTimeout().toMillis()),
+                retentionSeconds(),
+                this::nudge);
         runtime.onChange(this::nudge);
         runtime.onGone(new Exits(store, retentionSeconds(), worker, this::nudge)::gone);
     }
@@ -270,6 +279,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
                 agentUsers.ensure(type).await().atMost(CALL);
             }
             lost += applyLost(type, plan);
+            lost += overdues.apply(s);
             retired += applyRetire(type, plan);
             started += starts.start(s, plan.start(), known);
             if (s.draining()

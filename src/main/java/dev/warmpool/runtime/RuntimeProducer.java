@@ -91,7 +91,9 @@ public class RuntimeProducer {
                         .sink()
                         .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                         .orElse(null),
-                config.policy().allowHostAccess());
+                config.policy().allowHostAccess(),
+                config.runtime().pidsLimit(),
+                config.redis().pinnedCertificate().map(RuntimeProducer::read).orElse(null));
         Devices devices = Devices.of(config.runtime().devices());
         org.jboss.logging.Logger.getLogger(RuntimeProducer.class)
                 .infof(
@@ -102,6 +104,15 @@ public class RuntimeProducer {
                         bundle.toAbsolutePath(),
                         devices.all().isEmpty() ? "" : "; devices for processors: " + devices.all());
         return new DockerRuntime(client, settings, agentUrl, devices, JobUids.parse(d.jobUids()));
+    }
+
+    /** The pinned certificate's PEM, which containers get a copy of (they cannot read the manager's state dir). */
+    private static String read(String file) {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of(file));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot read warmpool.redis.pinned-certificate=" + file, e);
+        }
     }
 
     /** target/warmpool-agent-bundle beside the running quarkus-app, else under the working directory. */

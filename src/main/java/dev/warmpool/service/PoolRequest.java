@@ -30,7 +30,8 @@ public record PoolRequest(
         Map<String, Double> shares,
         Map<String, Integer> maxRunning,
         Map<String, List<String>> groups,
-        Integer usageHalfLifeSeconds) {
+        Integer usageHalfLifeSeconds,
+        String network) {
 
     public PoolSpec toSpec() {
         return new PoolSpec(
@@ -54,7 +55,8 @@ public record PoolRequest(
                         shares,
                         maxRunning,
                         groups,
-                        usageHalfLifeSeconds)
+                        usageHalfLifeSeconds,
+                        network)
                 .withDefaults();
     }
 }

@@ -187,6 +187,7 @@ public class PoolService {
                                 + "per member and job and reuses its gangs; leave 'worker' and 'maxJobsPerProcessor' out.");
             }
         }
+        spec = network(spec);
         checkJobEnv(spec);
         dev.warmpool.pool.FairShare.problem(spec).ifPresent(p -> {
             throw Refusal.invalid(p.field(), p.detail());
@@ -198,6 +199,53 @@ public class PoolService {
                     "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' (" + spec.maxSize() + ").");
         }
         return spec;
+    }
+
+    /** Read once: whether this manager (and so its local agents) runs as root. */
+    private static final boolean MANAGER_IS_ROOT = isRoot();
+
+    private static boolean isRoot() {
+        try {
+            return (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid") == 0;
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The pool's network as this runtime gives it, its default filled in: on the local runtime
+     * {@code none} (a job reaches no port of the host; see docs/security.md), and a gang must say
+     * {@code host}, as its members meet on the host's loopback; on docker and Kubernetes each
+     * processor is a container or pod on its own network, which is {@code outbound}.
+     */
+    private PoolSpec network(PoolSpec spec) {
+        String runtimeType = config.runtime().type();
+        String n = spec.network();
+        if ("local".equals(runtimeType)) {
+            if (spec.isGang() && !PoolSpec.NETWORK_HOST.equals(n)) {
+                throw Refusal.invalid(
+                        "network",
+                        "A gang's members meet on the host's loopback on the local runtime, which a job in a network"
+                                + " of its own cannot reach: set 'network' to \"host\" to give this gang's jobs the host's"
+                                + " network (its loopback services, the manager's port included).");
+            }
+            if (PoolSpec.NETWORK_OUTBOUND.equals(n) && !MANAGER_IS_ROOT) {
+                throw Refusal.invalid(
+                        "network",
+                        "\"outbound\" needs a manager that runs as root on the local runtime: a non-root manager's"
+                                + " rooms are in bubblewrap's own user namespace, whose network slirp4netns cannot join."
+                                + " Use \"none\", or \"host\" for the host's network.");
+            }
+            return n == null ? spec.withNetwork(PoolSpec.NETWORK_NONE) : spec;
+        }
+        if (n != null && !PoolSpec.NETWORK_OUTBOUND.equals(n)) {
+            throw Refusal.invalid(
+                    "network",
+                    "On the " + runtimeType + " runtime each processor is a container with a network of its own"
+                            + " (the processor's agent needs it to reach Redis), so 'network' can only be \"outbound\""
+                            + " (or left out); \"none\" and \"host\" are for the local runtime.");
+        }
+        return n == null ? spec.withNetwork(PoolSpec.NETWORK_OUTBOUND) : spec;
     }
 
     private static void checkJobEnv(PoolSpec spec) {
@@ -230,6 +278,9 @@ public class PoolService {
                 throw Refusal.invalid("template", "This warmpool runs processors as pods: " + problem + ".");
             });
         }
+        dev.warmpool.runtime.ResourceLimits.problem(t, config.runtime().type()).ifPresent(p -> {
+            throw Refusal.invalid(p.field(), p.detail());
+        });
         DeviceCheck.check(spec, runtime.devices());
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {

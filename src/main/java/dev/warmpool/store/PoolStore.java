@@ -17,6 +17,7 @@ import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.ListJobsReply;
 import dev.warmpool.protocol.LostReply;
 import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.OverdueReply;
 import dev.warmpool.protocol.PoolDeleteReply;
 import dev.warmpool.protocol.PoolGcReply;
 import dev.warmpool.protocol.PoolPutReply;
@@ -307,6 +308,22 @@ public class PoolStore {
             String type, String processorId, long heartbeatDeadline, String reason, long retentionSeconds) {
         return scripts.run(Script.LOST, type, LostReply.args(processorId, heartbeatDeadline, reason, retentionSeconds))
                 .map(LostReply::decode);
+    }
+
+    /** Ends (or requeues) the job of a processor past its deadline and removes the processor (overdue.lua). */
+    public Uni<OverdueReply> overdue(
+            String type,
+            String processorId,
+            String jobId,
+            long since,
+            long deadline,
+            String reason,
+            long retentionSeconds) {
+        return scripts.run(
+                        Script.OVERDUE,
+                        type,
+                        OverdueReply.args(processorId, jobId, since, deadline, reason, retentionSeconds))
+                .map(OverdueReply::decode);
     }
 
     /** Redis's clock and when the server started, both in its epoch milliseconds. */

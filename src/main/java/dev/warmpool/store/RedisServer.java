@@ -24,18 +24,26 @@ import java.util.stream.Stream;
 public final class RedisServer {
     private final Process process;
     private final int port;
+    /** The key and certificate it proves itself with; null: plain TCP (the tests' throw-away servers). */
+    private final RedisTls tls;
 
-    private RedisServer(Process process, int port) {
+    private RedisServer(Process process, int port, RedisTls tls) {
         this.process = process;
         this.port = port;
+        this.tls = tls;
     }
 
     public int port() {
         return port;
     }
 
+    /** {@code rediss://} when it speaks TLS only (the run command's own), else {@code redis://}. */
     public String url() {
-        return "redis://127.0.0.1:" + port;
+        return (tls == null ? "redis" : "rediss") + "://127.0.0.1:" + port;
+    }
+
+    public Optional<RedisTls> tls() {
+        return Optional.ofNullable(tls);
     }
 
     public Optional<Process> process() {
@@ -67,7 +75,7 @@ public final class RedisServer {
                 "--daemonize",
                 "no"));
         cmd.addAll(List.of(options));
-        return launch(cmd, port, null);
+        return launch(cmd, port, null, null);
     }
 
     /**
@@ -97,18 +105,35 @@ public final class RedisServer {
      * same addresses with CONFIG SET bind, so one started for the local runtime serves containers too.
      */
     public static RedisServer persistent(int port, Path dir, String password, List<String> alsoBind) {
+        return persistent(port, dir, password, alsoBind, null);
+    }
+
+    /**
+     * As {@link #persistent(int, Path, String, List)}, speaking TLS only when {@code tls} is not
+     * null: no plain port ({@code --port 0}), its TLS port {@code port}, with the key and
+     * certificate of {@code tls}. Whatever answers on the port without that certificate is refused
+     * before any password is sent to it.
+     */
+    public static RedisServer persistent(int port, Path dir, String password, List<String> alsoBind, RedisTls tls) {
         PrivateFiles.secureDir(dir);
         Path pidFile = dir.toAbsolutePath().resolve(PID_FILE);
-        if (ping(port)) {
+        Answer answer = answer(port, tls);
+        if (answer == Answer.STRANGER) {
+            if (answer(port, null) == Answer.REDIS && ours(port, pidFile).isEmpty()) {
+                throw new IllegalStateException("port " + port + " answers with the redis-server this install started"
+                        + " without TLS (an older warmpool's): stop that install first (the older version's 'stop'"
+                        + " command, which ends its agents too), then start this one, which starts it again with TLS");
+            }
+            throw notOurs(port, "it did not present the certificate in " + tls.certificate());
+        }
+        if (answer == Answer.REDIS) {
             ours(port, pidFile).ifPresent(why -> {
-                throw new IllegalStateException("port " + port + " already answers, but not with the redis-server this"
-                        + " install started (" + why + "): warmpool will not use a Redis it did not start. Stop that"
-                        + " server, or give this install another port (warmpool.redis.embedded-port)");
+                throw notOurs(port, why);
             });
             if (!alsoBind.isEmpty()) {
-                bind(port, password, alsoBind);
+                bind(port, password, alsoBind, tls);
             }
-            return new RedisServer(null, port);
+            return new RedisServer(null, port, tls);
         }
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
@@ -129,7 +154,24 @@ public final class RedisServer {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        cmd.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1"));
+        if (tls == null) {
+            cmd.addAll(List.of("--port", Integer.toString(port)));
+        } else {
+            // no plain port at all: a client that reaches it has checked its certificate first
+            cmd.addAll(List.of(
+                    "--port",
+                    "0",
+                    "--tls-port",
+                    Integer.toString(port),
+                    "--tls-cert-file",
+                    tls.certificate().toString(),
+                    "--tls-key-file",
+                    tls.key().toString(),
+                    "--tls-auth-clients",
+                    "no"));
+        }
+        cmd.add("--bind");
+        cmd.add("127.0.0.1");
         cmd.addAll(alsoBind);
         cmd.addAll(List.of(
                 "--dir",
@@ -144,7 +186,13 @@ public final class RedisServer {
                 pidFile.toString(),
                 "--daemonize",
                 "no"));
-        return launch(cmd, port, dir.resolve("redis.out"));
+        return launch(cmd, port, dir.resolve("redis.out"), tls);
+    }
+
+    private static IllegalStateException notOurs(int port, String why) {
+        return new IllegalStateException("port " + port + " already answers, but not with the redis-server this"
+                + " install started (" + why + "): warmpool will not use a Redis it did not start. Stop that"
+                + " server, or give this install another port (warmpool.redis.embedded-port)");
     }
 
     /** The pid file of an install's own redis-server, in its private data dir. */
@@ -211,7 +259,7 @@ public final class RedisServer {
         }
     }
 
-    private static RedisServer launch(List<String> cmd, int port, Path out) {
+    private static RedisServer launch(List<String> cmd, int port, Path out, RedisTls tls) {
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
             if (out != null) {
@@ -221,15 +269,16 @@ public final class RedisServer {
             }
             Process p = pb.start();
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (!ping(port)) {
+            while (answer(port, tls) != Answer.REDIS) {
                 if (!p.isAlive() || System.nanoTime() > deadline) {
                     p.destroyForcibly();
-                    throw new IllegalStateException("redis-server did not start on port " + port + ": " + cmd);
+                    throw new IllegalStateException("redis-server did not start on port " + port + ": " + cmd
+                            + (out == null ? "" : " (its output, in " + out.toAbsolutePath() + ", says why)"));
                 }
                 Thread.onSpinWait();
                 p.waitFor(Duration.ofMillis(20).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             }
-            return new RedisServer(p, port);
+            return new RedisServer(p, port, tls);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start redis-server: " + cmd, e);
         } catch (InterruptedException e) {
@@ -258,13 +307,17 @@ public final class RedisServer {
 
     /** CONFIG SET bind 127.0.0.1 and {@code alsoBind} on the server at 127.0.0.1:{@code port}. */
     static void bind(int port, String password, List<String> alsoBind) {
+        bind(port, password, alsoBind, null);
+    }
+
+    /** As {@link #bind(int, String, List)}, through a handshake with {@code tls}'s certificate when given. */
+    static void bind(int port, String password, List<String> alsoBind, RedisTls tls) {
         List<List<String>> commands = new ArrayList<>();
         if (password != null) {
             commands.add(List.of("AUTH", password));
         }
         commands.add(List.of("CONFIG", "SET", "bind", "127.0.0.1 " + String.join(" ", alsoBind)));
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(5000);
+        try (Socket s = open(port, tls, 5000)) {
             var in = new java.io.BufferedReader(
                     new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
             for (List<String> c : commands) {
@@ -288,15 +341,71 @@ public final class RedisServer {
 
     /** True when a Redis answers PING on 127.0.0.1:port (asking for a password counts as an answer). */
     public static boolean ping(int port) {
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(1000);
-            s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            byte[] buf = new byte[7];
-            int n = s.getInputStream().read(buf);
-            String reply = n < 5 ? "" : new String(buf, 0, n, StandardCharsets.US_ASCII);
-            return reply.startsWith("+PONG") || reply.startsWith("-NOAUT");
+        return answer(port, null) == Answer.REDIS;
+    }
+
+    /** Who answers on a port: nobody, a Redis (that proved it holds the key of {@code tls}), or something else. */
+    enum Answer {
+        NOBODY,
+        REDIS,
+        STRANGER
+    }
+
+    /**
+     * Who answers on 127.0.0.1:{@code port}. With {@code tls}, a server that cannot finish the
+     * handshake with its certificate is a stranger, and is told nothing: the PING that follows goes
+     * inside the handshaken connection. Without, whatever does not answer PING counts as nobody
+     * (as before: redis-server then fails to bind and says so).
+     */
+    static Answer answer(int port, RedisTls tls) {
+        Socket s;
+        try {
+            s = new Socket();
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
         } catch (IOException e) {
-            return false;
+            return Answer.NOBODY;
+        }
+        try (Socket conn = tls == null ? s : handshake(s, port, tls)) {
+            conn.setSoTimeout(1000);
+            conn.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] buf = new byte[7];
+            int n = conn.getInputStream().read(buf);
+            String reply = n < 5 ? "" : new String(buf, 0, n, StandardCharsets.US_ASCII);
+            return reply.startsWith("+PONG") || reply.startsWith("-NOAUT")
+                    ? Answer.REDIS
+                    : tls == null ? Answer.NOBODY : Answer.STRANGER;
+        } catch (IOException e) {
+            closeQuietly(s);
+            return tls == null ? Answer.NOBODY : Answer.STRANGER;
+        }
+    }
+
+    /** A connection to 127.0.0.1:{@code port}, through a finished handshake with {@code tls}'s certificate if given. */
+    static Socket open(int port, RedisTls tls, int timeoutMillis) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), timeoutMillis);
+            s.setSoTimeout(timeoutMillis);
+            return tls == null ? s : handshake(s, port, tls);
+        } catch (IOException e) {
+            closeQuietly(s);
+            throw e;
+        }
+    }
+
+    private static Socket handshake(Socket plain, int port, RedisTls tls) throws IOException {
+        plain.setSoTimeout(2000);
+        javax.net.ssl.SSLSocket ssl =
+                (javax.net.ssl.SSLSocket) tls.pinned().socketFactory().createSocket(plain, "127.0.0.1", port, true);
+        ssl.startHandshake();
+        return ssl;
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // closing what failed: nothing more to do
         }
     }
 

@@ -69,6 +69,12 @@ public class BadInputTests {
                 Arguments.of(
                         "{\"command\": [\"true\"], \"worker\": \"persistent\", \"gang\": {\"worker\": {\"count\": 2}}}",
                         "worker"),
+                Arguments.of("{\"command\": [\"true\"], \"network\": \"internet\"}", "network"),
+                // a local gang's members meet on the host's loopback: it must ask for the host's network
+                Arguments.of("{\"command\": [\"true\"], \"gang\": {\"worker\": {\"count\": 2}}}", "network"),
+                Arguments.of(
+                        "{\"command\": [\"true\"], \"network\": \"none\", \"gang\": {\"worker\": {\"count\": 2}}}",
+                        "network"),
                 // a gang needs no pool command when every role has its own, but one role without is one too many
                 Arguments.of(
                         "{\"gang\": {\"ps\": {\"count\": 1, \"command\": [\"true\"]}, \"worker\": {\"count\": 2}}}",
@@ -102,13 +108,32 @@ public class BadInputTests {
     @Test
     void aGangWhoseEveryRoleHasItsOwnCommandNeedsNoPoolCommand() {
         given().contentType("application/json")
-                .body("{\"minIdle\": 0, \"gang\": {\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"9\"]},"
-                        + " \"worker\": {\"count\": 2, \"command\": [\"true\"]}}}")
+                .body(
+                        "{\"minIdle\": 0, \"network\": \"host\", \"gang\": {\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"9\"]},"
+                                + " \"worker\": {\"count\": 2, \"command\": [\"true\"]}}}")
                 .put("/pools/bad-input-own-commands")
                 .then()
                 .statusCode(201)
-                .body("spec.command", equalTo(List.of()));
+                .body("spec.command", equalTo(List.of()))
+                .body("spec.network", equalTo("host"));
         given().delete("/pools/bad-input-own-commands").then().statusCode(202);
+    }
+
+    @Test
+    void aPoolsNetworkIsNoneUnlessItSaysSo() {
+        given().contentType("application/json")
+                .body("{\"command\": [\"true\"], \"minIdle\": 0}")
+                .put("/pools/bad-input-network")
+                .then()
+                .statusCode(201)
+                .body("spec.network", equalTo("none"));
+        given().contentType("application/json")
+                .body("{\"command\": [\"true\"], \"minIdle\": 0, \"network\": \"outbound\"}")
+                .put("/pools/bad-input-network")
+                .then()
+                .statusCode(200)
+                .body("spec.network", equalTo("outbound"));
+        given().delete("/pools/bad-input-network").then().statusCode(202);
     }
 
     /** GET / (a browser's or curl's first look) says what this is and where to go, without a token. */
@@ -132,6 +157,8 @@ public class BadInputTests {
                                         List.of("true"),
                                         "minIdle",
                                         0,
+                                        "network",
+                                        "host",
                                         "gang",
                                         Map.of("worker", Map.of("count", 2))))
                                 .put("/pools/" + POOL)

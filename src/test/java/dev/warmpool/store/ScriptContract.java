@@ -29,7 +29,7 @@ import redis.clients.jedis.Jedis;
  * One contract test per script: each is called on a real redis-server through the argument
  * builder that production calls it with, and its reply read through the production decoder, so
  * an argument out of place or a reply the decoder misreads fails here. The tests are split by
- * script family ({@link PoolScriptContractTests}, {@link JobScriptContractTests},
+ * script family ({@link PoolScriptContractTests}, {@link JobScriptContractTests}, {@link OverdueScriptContractTests},
  * {@link SweepScriptContractTests}), each on a redis-server of its own; this base holds their
  * shared steps, and its last checks hold that every script in {@link Script} is called by one of them.
  */
@@ -143,7 +143,8 @@ abstract class ScriptContract {
         if (CALLED.contains(Script.SWEEP_PUT)
                 && CALLED.contains(Script.POOL_GC)
                 && CALLED.contains(Script.SPAWN_GANG)
-                && CALLED.contains(Script.LIST_JOBS)) {
+                && CALLED.contains(Script.LIST_JOBS)
+                && CALLED.contains(Script.OVERDUE)) {
             assertEquals(EnumSet.allOf(Script.class), CALLED, "scripts no contract test called");
         }
     }

@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Labels;
+import dev.warmpool.runtime.ResourceLimits;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import java.math.BigDecimal;
@@ -82,10 +83,13 @@ public final class ContainerFactory {
 
     public static final String SECRET_DIR = SECRET_VOLUME + "/secret";
     public static final String REDIS_URL_FILE = SECRET_DIR + "/redis-url";
+    /** The certificate its Redis must present, copied beside the URL when the manager pins one. */
+    public static final String REDIS_CERT_FILE = SECRET_DIR + "/redis-cert";
 
     /**
      * What every container shares: {@code redisUrl} as containers reach it (no credentials),
-     * {@code agentBundle} the host dir mounted at /opt/warmpool, {@code instance} this warmpool's label.
+     * {@code agentBundle} the host dir mounted at /opt/warmpool, {@code instance} this warmpool's label,
+     * {@code redisCertificate} the PEM of the certificate its Redis must present (null: none pinned).
      */
     public record Settings(
             String redisUrl,
@@ -96,7 +100,37 @@ public final class ContainerFactory {
             long retentionSeconds,
             int logLines,
             String sink,
-            boolean allowHostAccess) {}
+            boolean allowHostAccess,
+            long pidsLimit,
+            String redisCertificate) {
+        /** The settings with the default {@code warmpool.runtime.pids-limit} and no pinned Redis certificate. */
+        public Settings(
+                String redisUrl,
+                Path agentBundle,
+                String network,
+                String instance,
+                long heartbeatMillis,
+                long retentionSeconds,
+                int logLines,
+                String sink,
+                boolean allowHostAccess) {
+            this(
+                    redisUrl,
+                    agentBundle,
+                    network,
+                    instance,
+                    heartbeatMillis,
+                    retentionSeconds,
+                    logLines,
+                    sink,
+                    allowHostAccess,
+                    DEFAULT_PIDS_LIMIT,
+                    null);
+        }
+    }
+
+    /** {@code warmpool.runtime.pids-limit}'s default. */
+    public static final long DEFAULT_PIDS_LIMIT = 4096;
 
     /**
      * What a create call needs: {@code user} the container's ({@code 0:0}, the agent's, whatever
@@ -194,7 +228,8 @@ public final class ContainerFactory {
                 .withNanoCPUs(limit(t, "cpu")
                         .map(c -> c.multiply(BigDecimal.valueOf(1_000_000_000L)).longValue())
                         .orElse(null))
-                .withMemory(limit(t, "memory").map(BigDecimal::longValue).orElse(null));
+                .withMemory(limit(t, "memory").map(BigDecimal::longValue).orElse(null))
+                .withPidsLimit(ResourceLimits.pidsBound(t, s.pidsLimit()).orElse(null));
         if (init) {
             host.withBinds(new Bind(s.agentBundle().toAbsolutePath().toString(), new Volume(AGENT_DIR), AccessMode.ro));
         }
@@ -319,6 +354,9 @@ public final class ContainerFactory {
         env.put("WARMPOOL_POOL", type);
         env.put("WARMPOOL_PROCESSOR_ID", processorId);
         env.put("WARMPOOL_REDIS_URL_FILE", REDIS_URL_FILE);
+        if (s.redisCertificate() != null) {
+            env.put(dev.warmpool.protocol.PinnedCertificate.ENV, REDIS_CERT_FILE);
+        }
         env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));

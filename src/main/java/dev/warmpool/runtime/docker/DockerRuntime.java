@@ -206,10 +206,11 @@ public class DockerRuntime implements ProcessorRuntime {
             // the owner the archive says (root's): the engine would look "0:0" up in the image's passwd
             long uid = p.uid().orElse(0L);
             String url = ContainerFactory.forContainers(agentUrl.apply(type), settings.redisUrl());
-            byte[] secret = new Tar()
-                    .dir("secret", uid, 0700)
-                    .file("secret/redis-url", uid, 0600, url)
-                    .bytes();
+            Tar tar = new Tar().dir("secret", uid, 0700).file("secret/redis-url", uid, 0600, url);
+            if (settings.redisCertificate() != null) {
+                tar.file("secret/redis-cert", uid, 0600, settings.redisCertificate());
+            }
+            byte[] secret = tar.bytes();
             docker.copyArchiveToContainerCmd(id)
                     .withRemotePath(ContainerFactory.SECRET_VOLUME)
                     .withTarInputStream(new ByteArrayInputStream(secret))

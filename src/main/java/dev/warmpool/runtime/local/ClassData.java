@@ -31,14 +31,18 @@ final class ClassData {
     private final List<String> launch;
 
     private final String redisUrl;
+    /** The PEM file of the certificate its Redis must present, if pinned: the recording agent connects as agents do. */
+    private final java.util.Optional<String> certificate;
     /** The options that load the archive, once there is one. */
     private volatile List<String> options = List.of();
 
-    ClassData(Path stateDir, String java, List<String> launch, String redisUrl) {
+    ClassData(
+            Path stateDir, String java, List<String> launch, String redisUrl, java.util.Optional<String> certificate) {
         this.stateDir = stateDir;
         this.java = java;
         this.launch = List.copyOf(launch);
         this.redisUrl = redisUrl;
+        this.certificate = certificate;
     }
 
     /** Whether this JVM (the agents' too: they run the manager's java) takes an AOT cache. */
@@ -124,6 +128,8 @@ final class ClassData {
                             "_class-data",
                             "WARMPOOL_PROCESSOR_ID",
                             "class-data"));
+            // its TLS classes land in the archive too, so agents of a pinned Redis start as fast
+            certificate.ifPresent(c -> pb.environment().put(dev.warmpool.protocol.PinnedCertificate.ENV, c));
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

@@ -1,7 +1,10 @@
 package dev.warmpool.runtime.local;
 
+import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.runtime.ResourceLimits;
 import dev.warmpool.store.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,6 +36,14 @@ public class LocalRuntime implements ProcessorRuntime {
 
     private static final long KILL_AFTER_SECONDS = 20;
 
+    /** Removes the cgroups of agents that exited: off the JDK's process reaper, which waits for every child. */
+    private static final java.util.concurrent.Executor CGROUP_CLEANER =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "cgroup-cleaner");
+                t.setDaemon(true);
+                return t;
+            });
+
     private final String redisUrl;
     private final WarmpoolConfig config;
     private final List<String> launch;
@@ -59,11 +70,29 @@ public class LocalRuntime implements ProcessorRuntime {
         this.redisUrl = redisUrl;
         this.config = config;
         this.launch = launchCommand(config.runtime().local());
-        this.classData = new ClassData(config.runtime().local().stateDir(), javaBinary(), launch, redisUrl);
+        this.classData = new ClassData(
+                config.runtime().local().stateDir(),
+                javaBinary(),
+                launch,
+                redisUrl,
+                config.redis().pinnedCertificate());
         PrivateFiles.secureDir(config.runtime().local().stateDir());
         this.room = JobRoom.of(config);
         this.devices = dev.warmpool.runtime.Devices.of(config.runtime().devices());
         LOG.info(room.describe());
+        if (config.runtime().pidsLimit() < 0) {
+            throw new IllegalStateException(
+                    "warmpool.runtime.pids-limit=" + config.runtime().pidsLimit()
+                            + " is negative: give the most processes one processor may have, or 0 for no bound");
+        }
+        LOG.infof(
+                "pool limits (cpu, memory, pids; default pids %d) are held by %s",
+                config.runtime().pidsLimit(), RoomLimits.host());
+        List<String> swept = RoomLimits.sweep(
+                agents(redisUrl).map(h -> arg(h, PROCESSOR).orElse("")).collect(java.util.stream.Collectors.toSet()));
+        if (!swept.isEmpty()) {
+            LOG.infof("removed the cgroups of %d processor(s) that are gone: %s", swept.size(), swept);
+        }
         if (!devices.all().isEmpty()) {
             LOG.infof("devices for processors (CUDA_VISIBLE_DEVICES): %s", devices.all());
         }
@@ -108,6 +137,12 @@ public class LocalRuntime implements ProcessorRuntime {
             env.put(
                     "WARMPOOL_REDIS_URL_FILE",
                     secretFile(processorId, agentUrl.apply(type)).toString());
+            env.putAll(ResourceLimits.bounds(
+                            spec == null ? null : spec.template(),
+                            config.runtime().pidsLimit())
+                    .environment());
+            // the certificate its Redis must show before the agent sends its password (not secret: a path)
+            config.redis().pinnedCertificate().ifPresent(c -> env.put(PinnedCertificate.ENV, c));
             env.put("WARMPOOL_POOL", type);
             env.put("WARMPOOL_PROCESSOR_ID", processorId);
             if (!own.isEmpty()) {
@@ -132,11 +167,23 @@ public class LocalRuntime implements ProcessorRuntime {
             Process p = pb.start();
             // an agent that exits (retired, spent, crashed, killed) is handled and replaced at once, not
             // after the orphan grace: this manager held the child, so its exit is certain
-            p.onExit().thenRun(() -> gone.accept(type, processorId));
+            p.onExit()
+                    .thenRun(() -> gone.accept(type, processorId))
+                    .thenRunAsync(() -> removeCgroups(processorId), CGROUP_CLEANER);
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {
             devices.release(processorId);
             throw new UncheckedIOException("could not start an agent for pool " + type, e);
+        }
+    }
+
+    /** The agent is gone: its room's cgroups go too (what is left in them is killed). */
+    private static void removeCgroups(String processorId) {
+        List<Path> left = RoomLimits.remove(processorId);
+        if (!left.isEmpty()) {
+            LOG.warnf(
+                    "could not remove the cgroups %s of processor %s (busy): the next start sweeps them",
+                    left, processorId);
         }
     }
 

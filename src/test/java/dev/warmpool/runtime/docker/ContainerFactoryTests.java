@@ -179,6 +179,39 @@ class ContainerFactoryTests {
     }
 
     @Test
+    void aContainersProcessesAreBoundedByThePoolsPidsOrTheDefault() {
+        assertEquals(
+                ContainerFactory.DEFAULT_PIDS_LIMIT,
+                ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS)
+                        .host()
+                        .getPidsLimit());
+        PodTemplate t = template(null, null);
+        t.resources().getLimits().put("pids", new Quantity("256"));
+        assertEquals(
+                256L,
+                ContainerFactory.container("train", "p1", spec(t), SETTINGS)
+                        .host()
+                        .getPidsLimit());
+        var unbounded = new ContainerFactory.Settings(
+                "redis://172.17.0.1:6380",
+                Path.of("/srv/bundle"),
+                "bridge",
+                "127.0.0.1:6380",
+                2000,
+                604800,
+                10_000,
+                null,
+                false,
+                0,
+                null);
+        assertEquals(
+                null,
+                ContainerFactory.container("train", "p1", spec(template(null, null)), unbounded)
+                        .host()
+                        .getPidsLimit());
+    }
+
+    @Test
     void theRedisUrlIsNeverInTheEnvironmentOnlyWhereItsFileIs() {
         ContainerFactory.Plan p =
                 ContainerFactory.container("train", "p1", spec(template(null, Map.of("A", "1"))), SETTINGS);
@@ -188,6 +221,34 @@ class ContainerFactoryTests {
                 p.env().toString());
         assertTrue(p.env().contains("A=1") && p.env().contains("WARMPOOL_PASS_ENV=A"));
         assertTrue(p.env().contains("WARMPOOL_RUN_AS=1000:1000"), "the pool's runAsUser is its jobs' user");
+    }
+
+    @Test
+    void aPinnedCertificateIsNamedBesideTheUrlFileAndOnlyThen() {
+        String noCert = String.join(
+                " ",
+                ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS)
+                        .env());
+        assertFalse(noCert.contains("WARMPOOL_REDIS_CERT_FILE"), noCert);
+        ContainerFactory.Settings pinned = new ContainerFactory.Settings(
+                "rediss://172.17.0.1:6380",
+                Path.of("/srv/bundle"),
+                "bridge",
+                "127.0.0.1:6380",
+                2000,
+                604800,
+                10_000,
+                null,
+                false,
+                ContainerFactory.DEFAULT_PIDS_LIMIT,
+                "-----BEGIN CERTIFICATE-----\n...");
+        ContainerFactory.Plan p = ContainerFactory.container("train", "p1", spec(template(null, null)), pinned);
+        assertTrue(
+                p.env().contains("WARMPOOL_REDIS_CERT_FILE=/run/warmpool/secret/redis-cert"),
+                p.env().toString());
+        assertEquals(
+                "rediss://wp-agent-train:pw@172.17.0.1:6380",
+                ContainerFactory.forContainers("rediss://wp-agent-train:pw@127.0.0.1:6380", pinned.redisUrl()));
     }
 
     @Test

@@ -148,6 +148,21 @@ class KubernetesReconcileTests {
     }
 
     @Test
+    void aPodsNetworkIsOutboundAndNoneOrHostIsRefused() {
+        io.restassured.RestAssured.given()
+                .contentType("application/json")
+                .body(Map.of("command", List.of("true"), "minIdle", 0, "network", "none"))
+                .put("/pools/k8s-net")
+                .then()
+                .statusCode(400)
+                .body("field", org.hamcrest.Matchers.equalTo("network"))
+                .body("detail", org.hamcrest.Matchers.containsString("\"outbound\""));
+        putPool("k8s-net", Map.of("command", List.of("true"), "minIdle", 0));
+        assertEquals("outbound", pool("k8s-net").getString("spec.network"));
+        io.restassured.RestAssured.given().delete("/pools/k8s-net");
+    }
+
+    @Test
     void startsAGangAsOnePodPerMemberWithStableNamesThroughAHeadlessService() {
         Map<String, Object> gang = new java.util.HashMap<>(spec(1, 2, 300));
         gang.put(

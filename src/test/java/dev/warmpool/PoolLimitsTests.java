@@ -1,0 +1,6 @@
+package dev.warmpool;
+
+import io.quarkus.test.junit.QuarkusTest;
+
+@QuarkusTest
+class PoolLimitsTests extends PoolLimitsScenarios {}
