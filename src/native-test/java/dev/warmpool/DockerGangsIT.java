@@ -104,8 +104,13 @@ class DockerGangsIT extends DockerFixture {
 
     @Test
     void aClaimIsADockerNamedVolumeThatOutlivesItsProcessors() throws Exception {
+        // jobs write it across containers: as one user the pool names (each container's own uid differs), who
+        // owns the volume as an admin prepared it
+        Result made = run("docker", "run", "--rm", "-v", volume + ":/data", IMAGE, "chown", "1000:1000", "/data");
+        assertEquals(0, made.exit(), made.out());
         String template = ", \"volumes\": [{\"name\": \"data\", \"persistentVolumeClaim\": {\"claimName\": \"" + volume
-                + "\"}}], \"volumeMounts\": [{\"name\": \"data\", \"mountPath\": \"/data\"}]";
+                + "\"}}], \"volumeMounts\": [{\"name\": \"data\", \"mountPath\": \"/data\"}],"
+                + " \"securityContext\": {\"runAsUser\": 1000}";
         pool("vol", "[\"sh\", \"-c\", \"hostname >> /data/seen; wc -l < /data/seen\"]", 1, 1, template);
         JsonNode first = runJob("vol", 60);
         assertEquals("SUCCEEDED", first.get("state").asText(), first.toString());

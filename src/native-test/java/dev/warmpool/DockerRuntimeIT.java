@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * the agent comes from its bundle mounted at /opt/warmpool, and Redis (with a password: agents
  * connect as their pool's ACL user) listens on loopback and on the docker bridge's gateway.
  * Outside CI, a machine without a dockerd skips these tests; in CI (.ci/run starts one) they run.
+ * The isolation attacks every container runtime must hold against are {@link ContainerIsolationScenarios}.
  */
-class DockerRuntimeIT extends DockerFixture {
+class DockerRuntimeIT extends DockerFixture implements ContainerIsolationScenarios {
     @Override
     String name() {
         return "docker-runtime-it";
@@ -121,7 +122,7 @@ class DockerRuntimeIT extends DockerFixture {
     void limitsAndTheRestrictedProfileShowInDockerInspectAndTheRedisPasswordDoesNot() throws Exception {
         pool(
                 "inspected",
-                "[\"sh\", \"-c\", \"id -u; ls -A /run/warmpool/secret; grep CapBnd /proc/self/status\"]",
+                "[\"sh\", \"-c\", \"cat /run/warmpool/secret/redis-url 2>/dev/null; id -u; grep CapEff /proc/self/status\"]",
                 1,
                 1,
                 ", \"resources\": {\"limits\": {\"cpu\": \"500m\", \"memory\": \"256Mi\"}}, "
@@ -129,9 +130,9 @@ class DockerRuntimeIT extends DockerFixture {
         JsonNode ended = runJob("inspected", 60);
         assertEquals("SUCCEEDED", ended.get("state").asText(), ended.toString());
         assertEquals(
-                "1000\nCapBnd:\t0000000000000000",
+                "1000\nCapEff:\t0000000000000000",
                 ended.at("/result/logTail").asText().trim(),
-                "runs as 1000 without any capability; the URL file is deleted");
+                "its jobs run as the pool's runAsUser without any capability; the URL file is gone");
         String id = containers(poolLabel("inspected")).get(0);
         JsonNode c =
                 ManagerProcess.JSON.readTree(run("docker", "inspect", id).out()).get(0);
@@ -140,6 +141,16 @@ class DockerRuntimeIT extends DockerFixture {
         assertEquals(256L * 1024 * 1024, host.get("Memory").asLong());
         if (name().startsWith("docker")) {
             assertEquals("[\"ALL\"]", host.get("CapDrop").toString()); // Podman lists the ones it dropped
+            Set<String> added = new HashSet<>();
+            host.get("CapAdd").forEach(cap -> added.add(cap.asText().replaceFirst("^CAP_", "")));
+            assertEquals(
+                    Set.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"),
+                    added,
+                    "the agent's, no more");
+        }
+        assertEquals("0:0", c.get("Config").get("User").asText(), "the agent is root in its container");
+        for (String tmp : List.of("/tmp", "/var/tmp")) {
+            assertTrue(host.get("Tmpfs").has(tmp), "a tmpfs the room wipes: " + host.get("Tmpfs"));
         }
         assertTrue(host.get("SecurityOpt").toString().contains("no-new-privileges"), host.toString());
         assertFalse(host.get("Privileged").asBoolean());
@@ -224,8 +235,16 @@ class DockerRuntimeIT extends DockerFixture {
         try {
             assertEquals(0, build.exit(), build.out());
             // no pool to serve: the agent's JVM starts (as the image's user) and says what it lacks
-            Result agent = run("docker", "run", "--rm", tag, "sh", "-c", "id -u; /warmpool/bin/warmpool-agent");
-            assertTrue(agent.out().startsWith("65532\n"), agent.out());
+            Result agent = run(
+                    "docker",
+                    "run",
+                    "--rm",
+                    tag,
+                    "sh",
+                    "-c",
+                    "id -u; command -v wp-room; /warmpool/bin/warmpool-agent");
+            // and the room's init where a built-in agent's runtime says it is (WARMPOOL_ROOM_INIT)
+            assertTrue(agent.out().startsWith("65532\n/usr/local/bin/wp-room\n"), agent.out());
             assertTrue(agent.out().contains("WARMPOOL_REDIS_URL is not set"), agent.out());
         } finally {
             run("docker", "rmi", "-f", tag);

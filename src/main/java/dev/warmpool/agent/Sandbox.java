@@ -33,6 +33,8 @@ final class Sandbox {
     static final String ROOM = "room";
 
     private final boolean bwrap;
+    /** The container is the room (WARMPOOL_SANDBOX=room): no bwrap, and fewer capabilities for the agent. */
+    private boolean container;
     private final List<String> hide;
     private final Integer uid;
     private final Integer gid;
@@ -80,6 +82,7 @@ final class Sandbox {
             Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
         }
         Sandbox s = new Sandbox(bwrap, hide, uid, gid, root);
+        s.container = ROOM.equals(kind);
         if (bwrap || ROOM.equals(kind)) {
             s.resident = ResidentRoom.of(s, env.get("WARMPOOL_ROOM_INIT")).orElse(null);
         }
@@ -329,7 +332,9 @@ final class Sandbox {
                     "--regid=" + gid,
                     "--clear-groups",
                     "--inh-caps=-all",
-                    "--bounding-set=-all",
+                    // a container's agent has no CAP_SETPCAP to drop the bounding set with; no-new-privs
+                    // and a uid of no capabilities leave nothing in it to take up
+                    container ? "--inh-caps=-all" : "--bounding-set=-all",
                     "--no-new-privs",
                     "--"));
         }

@@ -32,4 +32,13 @@ public interface DockerSettings {
      * network's gateway: that Redis must listen there too (the run command's own Redis does).
      */
     Optional<String> redisUrl();
+
+    /**
+     * The uids jobs run as, {@code FIRST-LAST}: each container's jobs get one no other live
+     * container of this install holds (a pool's {@code securityContext.runAsUser} aside). The
+     * default, 0x70000000 and the 65535 after it, is a block systemd leaves unused, so no user of
+     * the host or of an image holds one; two installs on one engine should take ranges apart.
+     */
+    @WithDefault(dev.warmpool.runtime.docker.JobUids.DEFAULT_RANGE)
+    String jobUids();
 }

@@ -5,6 +5,7 @@ import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.runtime.docker.ContainerFactory;
 import dev.warmpool.runtime.docker.DockerRuntime;
+import dev.warmpool.runtime.docker.JobUids;
 import dev.warmpool.runtime.kubernetes.KubernetesCalls;
 import dev.warmpool.runtime.kubernetes.KubernetesRuntime;
 import dev.warmpool.runtime.kubernetes.PodFactory;
@@ -103,7 +104,7 @@ public class RuntimeProducer {
                         containerRedis,
                         bundle.toAbsolutePath(),
                         devices.all().isEmpty() ? "" : "; devices for processors: " + devices.all());
-        return new DockerRuntime(client, settings, agentUrl, devices);
+        return new DockerRuntime(client, settings, agentUrl, devices, JobUids.parse(d.jobUids()));
     }
 
     /** The pinned certificate's PEM, which containers get a copy of (they cannot read the manager's state dir). */

@@ -273,6 +273,11 @@ public class PoolService {
         if (t == null) {
             return;
         }
+        if ("kubernetes".equals(config.runtime().type())) {
+            dev.warmpool.runtime.kubernetes.PodFactory.unsupported(t).ifPresent(problem -> {
+                throw Refusal.invalid("template", "This warmpool runs processors as pods: " + problem + ".");
+            });
+        }
         dev.warmpool.runtime.ResourceLimits.problem(t, config.runtime().type()).ifPresent(p -> {
             throw Refusal.invalid(p.field(), p.detail());
         });

@@ -25,20 +25,55 @@ import java.util.TreeSet;
 /**
  * The container of a processor, as a pure function of the pool, the processor id and the
  * settings: the same {@code template} a Kubernetes pool has, read as a pod's one container would
- * be. Labels say whose container it is, and which warmpool's (one Docker may serve several);
- * the security settings are the restricted profile's (no capabilities, no privilege escalation,
- * never privileged, never the host's network or PIDs).
+ * be. Labels say whose container it is, and which warmpool's (one Docker may serve several).
+ * The container is the room: its agent runs as root with only the capabilities it needs to
+ * start each job as the jobs' user through {@code wp-room} and to clear up after it
+ * ({@link #AGENT_CAPABILITIES}), no privilege escalation, never privileged, never the host's
+ * network or PIDs; its jobs run as a uid of their own with no capabilities at all.
  */
 public final class ContainerFactory {
     /** Which warmpool (its Redis, without credentials) a container belongs to. */
     public static final String INSTANCE = "warmpool.dev/instance";
     /** The devices (GPUs) a container was given: a manager that restarts reads them back. */
     public static final String DEVICES = "warmpool.dev/devices";
+    /** The uid a container's jobs run as: a manager that restarts reads it back, and gives it to no other. */
+    public static final String JOB_UID = "warmpool.dev/job-uid";
+    /**
+     * What the agent (root in its container) keeps: switching to the jobs' user (SETUID, SETGID),
+     * killing what a job left (KILL), removing what it left in /tmp and handing a job its files
+     * (CHOWN, DAC_OVERRIDE, FOWNER). Not SYS_PTRACE, SYS_ADMIN, NET_*, SETPCAP or SETFCAP.
+     */
+    public static final List<Capability> AGENT_CAPABILITIES = List.of(
+            Capability.CHOWN,
+            Capability.DAC_OVERRIDE,
+            Capability.FOWNER,
+            Capability.SETUID,
+            Capability.SETGID,
+            Capability.KILL);
+    /**
+     * The dirs every user may write, a tmpfs each: writable on a read-only root too, and holding
+     * nothing but what this container's processes put there, so the room wipes what a job left
+     * without touching the image's files.
+     */
+    public static final List<String> SHARED_TMP = List.of("/tmp", "/var/tmp");
+    /** Mount options of {@link #SHARED_TMP} and of emptyDir volumes: writable by the jobs' user, as on Kubernetes. */
+    static final String TMPFS_OPTIONS = "rw,nosuid,nodev,mode=1777";
+    /**
+     * Debian's /run/lock (and /var/lock, a link to it) is world-writable and the room does not
+     * wipe it: an empty read-only tmpfs, so no job leaves a file there for the next (Docker copies
+     * the image dir's mode 1777 onto a tmpfs, whatever its {@code mode}).
+     */
+    static final String RUN_LOCK = "/run/lock";
     /** The port on which a gang member's job serves the others (TensorFlow's default, as on Kubernetes). */
     public static final int GANG_PORT = 2222;
 
     public static final String AGENT_DIR = "/opt/warmpool";
     public static final String AGENT_LAUNCHER = AGENT_DIR + "/bin/warmpool-agent";
+    /** The room's init in the agent bundle; a built-in agent's image has it at {@link #BUILT_IN_ROOM_INIT}. */
+    public static final String ROOM_INIT = AGENT_DIR + "/bin/wp-room";
+
+    /** Where Dockerfile.agent puts wp-room: the agent runs it by this path, not a PATH lookup. */
+    public static final String BUILT_IN_ROOM_INIT = "/usr/local/bin/wp-room";
     /**
      * An anonymous volume into which the runtime copies the Redis URL file before the container
      * starts ({@code docker cp} writes into a volume even on a read-only root); the agent reads and
@@ -99,7 +134,11 @@ public final class ContainerFactory {
     /** {@code warmpool.runtime.pids-limit}'s default. */
     public static final long DEFAULT_PIDS_LIMIT = 4096;
 
-    /** What a create call needs; {@code user} is empty for the image's own user. */
+    /**
+     * What a create call needs: {@code user} the container's ({@code 0:0}, the agent's, whatever
+     * the image's USER), {@code uid} the owner of the agent's secret file (0), {@code jobUser} the
+     * user its jobs run as.
+     */
     public record Plan(
             String name,
             String image,
@@ -109,7 +148,15 @@ public final class ContainerFactory {
             HostConfig host,
             Optional<String> user,
             Optional<Long> uid,
-            Optional<String> gangNetwork) {}
+            Optional<String> gangNetwork,
+            JobUser jobUser) {}
+
+    /** The user a container's jobs run as, as {@code WARMPOOL_RUN_AS} says it. */
+    public record JobUser(long uid, long gid) {
+        public String runAs() {
+            return uid + ":" + gid;
+        }
+    }
 
     private ContainerFactory() {}
 
@@ -119,6 +166,31 @@ public final class ContainerFactory {
 
     public static Plan container(String type, String processorId, PoolSpec spec, Settings s) {
         return container(type, processorId, spec, s, List.of());
+    }
+
+    /** A container whose jobs run as the pool's user, else as the first uid of the default range. */
+    public static Plan container(String type, String processorId, PoolSpec spec, Settings s, List<String> devices) {
+        return container(type, processorId, spec, s, devices, jobUser(spec.template(), JobUids.DEFAULT.first()));
+    }
+
+    /** The uid the pool names for its jobs ({@code template.securityContext.runAsUser}), if it names one. */
+    public static Optional<Long> poolUid(PodTemplate t) {
+        return t == null || t.securityContext() == null
+                ? Optional.empty()
+                : Optional.ofNullable(t.securityContext().getRunAsUser());
+    }
+
+    /**
+     * The jobs' user: the pool's {@code runAsUser} (the admin's choice: the image's files may need
+     * it), else {@code allocated}; its {@code runAsGroup}, else the group of the uid's own number
+     * (never root's group).
+     */
+    public static JobUser jobUser(PodTemplate t, long allocated) {
+        long uid = poolUid(t).orElse(allocated);
+        Long group = t == null || t.securityContext() == null
+                ? null
+                : t.securityContext().getRunAsGroup();
+        return new JobUser(uid, group == null ? uid : group);
     }
 
     /** The network of one gang: its members, and only they, reach each other there by their processor ids. */
@@ -132,8 +204,12 @@ public final class ContainerFactory {
         return dash < 0 ? memberId : memberId.substring(0, dash);
     }
 
-    /** {@code devices}: the GPUs this processor holds, asked of Docker as an NVIDIA device request. */
-    public static Plan container(String type, String processorId, PoolSpec spec, Settings s, List<String> devices) {
+    /**
+     * {@code devices}: the GPUs this processor holds, asked of Docker as an NVIDIA device request;
+     * {@code jobs}: the user its jobs run as (see {@link #jobUser}).
+     */
+    public static Plan container(
+            String type, String processorId, PoolSpec spec, Settings s, List<String> devices, JobUser jobs) {
         PodTemplate t = spec.template();
         if (t == null || t.image() == null) {
             throw new IllegalArgumentException("pool " + type + " has no template image: PUT it with "
@@ -146,6 +222,7 @@ public final class ContainerFactory {
                 .withNetworkMode(s.network())
                 .withPrivileged(false)
                 .withCapDrop(Capability.ALL)
+                .withCapAdd(AGENT_CAPABILITIES.toArray(Capability[]::new))
                 .withSecurityOpts(List.of("no-new-privileges"))
                 // a small init as PID 1 reaps what jobs leave behind and passes signals on to the agent
                 .withInit(true)
@@ -158,19 +235,18 @@ public final class ContainerFactory {
         if (init) {
             host.withBinds(new Bind(s.agentBundle().toAbsolutePath().toString(), new Volume(AGENT_DIR), AccessMode.ro));
         }
-        Map<String, String> tmpfs = new LinkedHashMap<>();
-        if (readOnly) {
-            tmpfs.put("/tmp", "rw,nosuid,nodev"); // jobs' own dirs, and the JVM's
-        }
-        emptyDirs(t).forEach(path -> tmpfs.put(path, "rw,nosuid,nodev"));
-        if (!tmpfs.isEmpty()) {
-            host.withTmpFs(tmpfs);
-        }
         List<Bind> binds = new ArrayList<>(host.getBinds() == null ? List.of() : List.of(host.getBinds()));
         binds.addAll(Volumes.binds(t, s.allowHostAccess()));
         if (!binds.isEmpty()) {
             host.withBinds(binds);
         }
+        // jobs' own dirs and the agent's (the JVM's too) on a read-only root; wiped between jobs on any
+        Map<String, String> tmpfs = new LinkedHashMap<>();
+        SHARED_TMP.forEach(path -> tmpfs.put(path, TMPFS_OPTIONS));
+        tmpfs.put(RUN_LOCK, "ro,nosuid,nodev,noexec");
+        emptyDirs(t).forEach(path -> tmpfs.put(path, TMPFS_OPTIONS));
+        binds.forEach(b -> tmpfs.remove(b.getVolume().getPath())); // a volume the pool mounts there wins
+        host.withTmpFs(tmpfs);
         if (!devices.isEmpty()) {
             host.withDeviceRequests(List.of(
                     new DeviceRequest().withDeviceIds(List.copyOf(devices)).withCapabilities(List.of(List.of("gpu")))));
@@ -186,18 +262,18 @@ public final class ContainerFactory {
         if (spec.isGang()) {
             labels.put(Labels.GANG, gangOf(processorId));
         }
-        Optional<Long> uid = sc == null ? Optional.empty() : Optional.ofNullable(sc.getRunAsUser());
-        Optional<String> user = uid.map(u -> u + (sc.getRunAsGroup() == null ? "" : ":" + sc.getRunAsGroup()));
+        labels.put(JOB_UID, Long.toString(jobs.uid()));
         return new Plan(
                 containerName(type, processorId),
                 t.image(),
                 List.of(init ? AGENT_LAUNCHER : "warmpool-agent"),
-                env(type, processorId, spec, s),
+                env(type, processorId, spec, s, jobs, init ? ROOM_INIT : BUILT_IN_ROOM_INIT),
                 labels,
                 host,
-                user,
-                uid,
-                spec.isGang() ? Optional.of(gangNetwork(type, processorId)) : Optional.empty());
+                Optional.of("0:0"),
+                Optional.of(0L),
+                spec.isGang() ? Optional.of(gangNetwork(type, processorId)) : Optional.empty(),
+                jobs);
     }
 
     /**
@@ -252,6 +328,11 @@ public final class ContainerFactory {
         if (volumes.isPresent()) {
             return volumes;
         }
+        if (poolUid(t).filter(uid -> uid == 0).isPresent()) {
+            return Optional.of("securityContext.runAsUser names the jobs' user, and jobs never run as root (0): "
+                    + "name the image's user (e.g. 1000), or leave it out and each container's jobs get a uid of "
+                    + "their own");
+        }
         for (String name : List.of("cpu", "memory")) {
             try {
                 limit(t, name).filter(q -> q.signum() <= 0).ifPresent(q -> {
@@ -265,7 +346,8 @@ public final class ContainerFactory {
         return Optional.empty();
     }
 
-    private static List<String> env(String type, String processorId, PoolSpec spec, Settings s) {
+    private static List<String> env(
+            String type, String processorId, PoolSpec spec, Settings s, JobUser jobs, String roomInit) {
         PodTemplate t = spec.template();
         Map<String, String> env = new LinkedHashMap<>();
         if (t.env() != null) {
@@ -281,6 +363,10 @@ public final class ContainerFactory {
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
         env.put("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(s.maxResultBytes()));
+        // the container is the room: wp-room starts each job as the jobs' user and clears up after it
+        env.put("WARMPOOL_SANDBOX", "room");
+        env.put("WARMPOOL_RUN_AS", jobs.runAs());
+        env.put("WARMPOOL_ROOM_INIT", roomInit);
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }

@@ -52,6 +52,10 @@ public class DockerRuntime implements ProcessorRuntime {
     private final Devices devices;
 
     private final GangNetworks networks;
+    /** The uids jobs may run as, and which live container's jobs hold which (processor id -> uid). */
+    private final JobUids jobUids;
+
+    private final Map<String, Long> uidHeld = new java.util.HashMap<>();
 
     public DockerRuntime(DockerClient docker, ContainerFactory.Settings settings, UnaryOperator<String> agentUrl) {
         this(docker, settings, agentUrl, new Devices(List.of()));
@@ -59,11 +63,21 @@ public class DockerRuntime implements ProcessorRuntime {
 
     public DockerRuntime(
             DockerClient docker, ContainerFactory.Settings settings, UnaryOperator<String> agentUrl, Devices devices) {
+        this(docker, settings, agentUrl, devices, JobUids.DEFAULT);
+    }
+
+    public DockerRuntime(
+            DockerClient docker,
+            ContainerFactory.Settings settings,
+            UnaryOperator<String> agentUrl,
+            Devices devices,
+            JobUids jobUids) {
         this.docker = docker;
         this.settings = settings;
         this.agentUrl = agentUrl;
         this.devices = devices;
         this.networks = new GangNetworks(docker, settings.instance());
+        this.jobUids = jobUids;
     }
 
     @Override
@@ -124,15 +138,43 @@ public class DockerRuntime implements ProcessorRuntime {
     public void start(String type, String processorId, PoolSpec spec) {
         List<String> own = devices.assign(processorId, Devices.perProcessor(spec));
         try {
-            start(type, processorId, spec, own);
+            ContainerFactory.JobUser jobs = ContainerFactory.jobUser(
+                    spec.template(),
+                    ContainerFactory.poolUid(spec.template()).isPresent() ? 0 : assignUid(processorId));
+            start(type, processorId, spec, own, jobs);
         } catch (RuntimeException e) {
             devices.release(processorId);
+            releaseUid(processorId);
             throw e;
         }
     }
 
-    private void start(String type, String processorId, PoolSpec spec, List<String> own) {
-        ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings, own);
+    /** A uid of the range for the jobs of {@code processorId}: the lowest no live container of this install holds. */
+    private synchronized long assignUid(String processorId) {
+        Long had = uidHeld.get(processorId);
+        if (had != null) {
+            return had;
+        }
+        long uid = jobUids.free(uidHeld.values())
+                .orElseThrow(() -> new IllegalStateException("every uid of warmpool.runtime.docker.job-uids (" + jobUids
+                        + ") is held by a live container: give a wider range"));
+        uidHeld.put(processorId, uid);
+        return uid;
+    }
+
+    private synchronized void releaseUid(String processorId) {
+        uidHeld.remove(processorId);
+    }
+
+    /** What the containers that are still there hold (their label): replaces what was held, as for devices. */
+    private synchronized void uidsHeld(Map<String, Long> held) {
+        uidHeld.clear();
+        uidHeld.putAll(held);
+    }
+
+    private void start(
+            String type, String processorId, PoolSpec spec, List<String> own, ContainerFactory.JobUser jobs) {
+        ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings, own, jobs);
         if (p.entrypoint().get(0).equals(ContainerFactory.AGENT_LAUNCHER)
                 && !(java.nio.file.Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))
                         && java.nio.file.Files.isExecutable(
@@ -148,7 +190,7 @@ public class DockerRuntime implements ProcessorRuntime {
                 .withLabels(p.labels())
                 .withHostConfig(p.host())
                 .withVolumes(new Volume(ContainerFactory.SECRET_VOLUME));
-        p.user().ifPresent(create::withUser);
+        p.user().ifPresent(create::withUser); // root: the agent, which starts each job as the jobs' user
         p.gangNetwork().ifPresent(n -> networks.ensure(type, n, ContainerFactory.gangOf(processorId)));
         String id;
         try {
@@ -161,7 +203,8 @@ public class DockerRuntime implements ProcessorRuntime {
         }
         try {
             p.gangNetwork().ifPresent(n -> networks.join(id, n, processorId));
-            long uid = p.uid().orElseGet(() -> imageUid(p.image()));
+            // the owner the archive says (root's): the engine would look "0:0" up in the image's passwd
+            long uid = p.uid().orElse(0L);
             String url = ContainerFactory.forContainers(agentUrl.apply(type), settings.redisUrl());
             Tar tar = new Tar().dir("secret", uid, 0700).file("secret/redis-url", uid, 0600, url);
             if (settings.redisCertificate() != null) {
@@ -170,7 +213,6 @@ public class DockerRuntime implements ProcessorRuntime {
             byte[] secret = tar.bytes();
             docker.copyArchiveToContainerCmd(id)
                     .withRemotePath(ContainerFactory.SECRET_VOLUME)
-                    .withCopyUIDGID(true)
                     .withTarInputStream(new ByteArrayInputStream(secret))
                     .exec();
             docker.startContainerCmd(id).exec();
@@ -181,22 +223,6 @@ public class DockerRuntime implements ProcessorRuntime {
             remove(id);
             throw e;
         }
-    }
-
-    /** The user an image runs as, numeric: the agent must own its secret's dir to delete the file. */
-    private long imageUid(String image) {
-        String user = Optional.ofNullable(docker.inspectImageCmd(image).exec().getConfig())
-                .map(c -> c.getUser())
-                .orElse("");
-        String name = user.contains(":") ? user.substring(0, user.indexOf(':')) : user;
-        if (name.isEmpty() || name.equals("root")) {
-            return 0;
-        }
-        if (name.matches("\\d+")) {
-            return Long.parseLong(name);
-        }
-        throw new IllegalStateException("image " + image + " runs as user '" + name + "', a name: set the pool's "
-                + "template.securityContext.runAsUser to its numeric id");
     }
 
     @Override
@@ -227,6 +253,7 @@ public class DockerRuntime implements ProcessorRuntime {
         List<Running> out = new java.util.ArrayList<>();
         // what the containers that are still there hold: their devices, their gangs (whose networks stay)
         Map<String, List<String>> held = new java.util.HashMap<>();
+        Map<String, Long> uids = new java.util.HashMap<>();
         java.util.Set<String> gangs = new java.util.HashSet<>();
         for (Container c : containers(Map.of())) {
             Map<String, String> labels = c.getLabels();
@@ -234,6 +261,7 @@ public class DockerRuntime implements ProcessorRuntime {
                     || ("created".equals(c.getState()) && System.currentTimeMillis() / 1000 - c.getCreated() <= 60);
             if (stays) {
                 held.put(labels.get(Labels.PROCESSOR), Devices.split(labels.get(ContainerFactory.DEVICES)));
+                jobUid(labels).ifPresent(u -> uids.put(labels.get(Labels.PROCESSOR), u));
                 Optional.ofNullable(labels.get(Labels.GANG)).ifPresent(gangs::add);
             }
             if ("running".equals(c.getState())) {
@@ -257,12 +285,22 @@ public class DockerRuntime implements ProcessorRuntime {
             }
         }
         devices.held(held);
+        uidsHeld(uids);
         try {
             networks.collect(gangs);
         } catch (RuntimeException e) {
             LOG.debugf("gang networks not collected: %s", e.getMessage());
         }
         return out;
+    }
+
+    /** The uid a container's jobs run as, from its label (none on a container of an older manager). */
+    static Optional<Long> jobUid(Map<String, String> labels) {
+        try {
+            return Optional.ofNullable(labels.get(ContainerFactory.JOB_UID)).map(Long::valueOf);
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The pod of a processor, as a pure function of the pool, the processor id and the settings:
@@ -49,6 +50,20 @@ public final class PodFactory {
     public static final String GANG_MEMBER = "warmpool.dev/gang-member";
     /** The port on which a gang member's job serves the others (TensorFlow's default). */
     public static final int GANG_PORT = 2222;
+    /** The room's init: in the agent bundle the init container copies; at /usr/local/bin in a built-in agent's image. */
+    public static final String ROOM_INIT = AGENT_DIR + "/bin/wp-room";
+
+    /** Where Dockerfile.agent puts wp-room: the agent runs it by this path, not a PATH lookup. */
+    public static final String BUILT_IN_ROOM_INIT = "/usr/local/bin/wp-room";
+    /**
+     * The uid jobs run as when the template names none: the first of the docker runtime's range,
+     * a block no user of the node or of an image holds. One for every pod: each pod's jobs are
+     * apart from the others' by their PID and IPC namespaces, as with one uid per container on docker.
+     */
+    public static final long JOB_UID = 1_879_048_192L;
+    /** What the agent (root in its container) keeps: switching to the jobs' user and clearing up after a job. */
+    public static final List<String> AGENT_CAPABILITIES =
+            List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL");
 
     /**
      * What every pod shares: where Redis is, how often to heartbeat, where events go. With
@@ -206,7 +221,7 @@ public final class PodFactory {
                 .withEnv(env(type, processorId, spec, t, s))
                 .withResources(t.resources())
                 .withVolumeMounts(mounts)
-                .withSecurityContext(t.securityContext() != null ? t.securityContext() : strict());
+                .withSecurityContext(agent(t.securityContext()));
         PodBuilder pod = new PodBuilder()
                 .withNewMetadata()
                 .withName(podName(type, processorId))
@@ -293,7 +308,57 @@ public final class PodFactory {
         return slash < 0 ? "url" : s.redisSecret().substring(slash + 1);
     }
 
-    /** The restricted Pod Security profile's container settings; a template may relax them. */
+    /**
+     * The processor container's settings: its agent runs as root with only {@link
+     * #AGENT_CAPABILITIES} (every one of them within the baseline Pod Security profile), no
+     * privilege escalation, the runtime's seccomp profile, and starts each job as the jobs' user
+     * through {@code wp-room}. Of the template's {@code securityContext} it keeps what is not the
+     * user's or the capabilities' ({@code readOnlyRootFilesystem}, {@code privileged} where the
+     * policy allows it, SELinux, AppArmor, seccomp); its {@code runAsUser}/{@code runAsGroup}
+     * are the jobs' (see {@link #jobUser}).
+     */
+    static SecurityContext agent(SecurityContext template) {
+        SecurityContextBuilder b =
+                template == null ? new SecurityContextBuilder() : new SecurityContextBuilder(template);
+        boolean privileged = template != null && Boolean.TRUE.equals(template.getPrivileged());
+        b.withRunAsUser(0L)
+                .withRunAsGroup(0L)
+                .withRunAsNonRoot(false)
+                // Kubernetes refuses a privileged container that asks for no escalation
+                .withAllowPrivilegeEscalation(privileged ? null : false)
+                .withNewCapabilities()
+                .addToDrop("ALL")
+                .addToAdd(AGENT_CAPABILITIES.toArray(String[]::new))
+                .endCapabilities();
+        if (template == null || template.getSeccompProfile() == null) {
+            b.withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile();
+        }
+        return b.build();
+    }
+
+    /**
+     * The jobs' user as {@code WARMPOOL_RUN_AS} says it: the template's {@code runAsUser} (the
+     * image's files may need it), else {@link #JOB_UID}; its {@code runAsGroup}, else the uid's number.
+     */
+    static String jobUser(PodTemplate t) {
+        SecurityContext sc = t.securityContext();
+        long uid = sc == null || sc.getRunAsUser() == null ? JOB_UID : sc.getRunAsUser();
+        long gid = sc == null || sc.getRunAsGroup() == null ? uid : sc.getRunAsGroup();
+        return uid + ":" + gid;
+    }
+
+    /** The problem with running {@code t} as a pod, if any: what a PUT is refused for. */
+    public static Optional<String> unsupported(PodTemplate t) {
+        SecurityContext sc = t.securityContext();
+        if (sc != null && Long.valueOf(0).equals(sc.getRunAsUser())) {
+            return Optional.of("securityContext.runAsUser names the jobs' user, and jobs never run as root "
+                    + "(0): name the image's user (e.g. 1000), or leave it out for a uid no image holds ("
+                    + JOB_UID + ")");
+        }
+        return Optional.empty();
+    }
+
+    /** The restricted Pod Security profile's container settings: the init containers', which run no job. */
     static SecurityContext strict() {
         return new SecurityContextBuilder()
                 .withAllowPrivilegeEscalation(false)
@@ -321,6 +386,12 @@ public final class PodFactory {
         env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
         env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
         env.put("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(s.maxResultBytes()));
+        // the container is the room: wp-room starts each job as the jobs' user and clears up after it
+        env.put("WARMPOOL_SANDBOX", "room");
+        env.put("WARMPOOL_RUN_AS", jobUser(t));
+        env.put(
+                "WARMPOOL_ROOM_INIT",
+                PodTemplate.INIT_CONTAINER.equals(t.agentMode()) ? ROOM_INIT : BUILT_IN_ROOM_INIT);
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }

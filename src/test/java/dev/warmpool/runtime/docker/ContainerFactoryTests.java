@@ -70,7 +70,9 @@ class ContainerFactoryTests {
                         "warmpool.dev/pool",
                         "train",
                         "warmpool.dev/processor",
-                        "p1"),
+                        "p1",
+                        "warmpool.dev/job-uid",
+                        "1000"),
                 p.labels());
         assertEquals("wp-train-p1", p.name());
     }
@@ -89,11 +91,91 @@ class ContainerFactoryTests {
         assertEquals(500_000_000L, h.getNanoCPUs());
         assertEquals(256L * 1024 * 1024, h.getMemory());
         assertEquals(List.of(Capability.ALL), List.of(h.getCapDrop()));
+        assertEquals(
+                List.of(
+                        Capability.CHOWN,
+                        Capability.DAC_OVERRIDE,
+                        Capability.FOWNER,
+                        Capability.SETUID,
+                        Capability.SETGID,
+                        Capability.KILL),
+                List.of(h.getCapAdd()),
+                "the agent keeps what switching users and clearing up take, nothing else");
         assertEquals(List.of("no-new-privileges"), h.getSecurityOpts());
         assertFalse(h.getPrivileged());
         assertTrue(h.getReadonlyRootfs());
         assertEquals("bridge", h.getNetworkMode());
         assertTrue(h.getTmpFs().containsKey("/tmp"), "a read-only root still gets a writable /tmp for jobs");
+    }
+
+    @Test
+    void theAgentRunsAsRootWhateverTheImagesUserAndItsJobsAsTheirOwnThroughTheRoomsInit() {
+        PodTemplate noUser = new PodTemplate("img", null, null, null, null, null, null, null, null, null, null);
+        ContainerFactory.Plan p = ContainerFactory.container(
+                "train",
+                "p1",
+                spec(noUser),
+                SETTINGS,
+                List.of(),
+                new ContainerFactory.JobUser(1879048199L, 1879048199L));
+        assertEquals("0:0", p.user().orElseThrow(), "root: the agent starts each job as the jobs' user");
+        assertEquals(0L, p.uid().orElseThrow(), "the agent's secret file is root's");
+        assertTrue(p.env().contains("WARMPOOL_SANDBOX=room"), p.env().toString());
+        assertTrue(
+                p.env().contains("WARMPOOL_RUN_AS=1879048199:1879048199"),
+                p.env().toString());
+        assertTrue(
+                p.env().contains("WARMPOOL_ROOM_INIT=/opt/warmpool/bin/wp-room"),
+                p.env().toString());
+        assertEquals("1879048199", p.labels().get(ContainerFactory.JOB_UID), "read back by a manager that restarts");
+        assertTrue(
+                ContainerFactory.container("train", "p1", spec(template("built-in", null)), SETTINGS)
+                        .env()
+                        .contains("WARMPOOL_ROOM_INIT=/usr/local/bin/wp-room"),
+                "where Dockerfile.agent puts it for a built-in agent's image");
+        // what every user may write is a tmpfs the room can wipe, read-only root or not
+        var tmpfs = p.host().getTmpFs();
+        assertEquals("rw,nosuid,nodev,mode=1777", tmpfs.get("/tmp"));
+        assertEquals("rw,nosuid,nodev,mode=1777", tmpfs.get("/var/tmp"));
+        assertTrue(tmpfs.get("/run/lock").startsWith("ro,"), "Debian's world-writable /run/lock: empty, read-only");
+    }
+
+    @Test
+    void aPoolsRunAsUserIsItsJobsUserAndTheirGroupIsNeverRoots() {
+        assertEquals(new ContainerFactory.JobUser(1000, 1000), ContainerFactory.jobUser(template(null, null), 7));
+        PodTemplate group = new PodTemplate(
+                "img",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                new SecurityContextBuilder()
+                        .withRunAsUser(1000L)
+                        .withRunAsGroup(100L)
+                        .build(),
+                null);
+        assertEquals(new ContainerFactory.JobUser(1000, 100), ContainerFactory.jobUser(group, 7));
+        PodTemplate none = new PodTemplate("img", null, null, null, null, null, null, null, null, null, null);
+        assertEquals(new ContainerFactory.JobUser(7, 7), ContainerFactory.jobUser(none, 7));
+        PodTemplate root = new PodTemplate(
+                "img",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                new SecurityContextBuilder().withRunAsUser(0L).build(),
+                null);
+        assertTrue(
+                ContainerFactory.unsupported(root).orElseThrow().contains("never run as root"),
+                "a pool cannot make its jobs root beside their agent");
     }
 
     @Test
@@ -139,7 +221,7 @@ class ContainerFactoryTests {
                 p.env().stream().noneMatch(e -> e.startsWith("WARMPOOL_REDIS_URL=") || e.contains("redis://")),
                 p.env().toString());
         assertTrue(p.env().contains("A=1") && p.env().contains("WARMPOOL_PASS_ENV=A"));
-        assertEquals("1000", p.user().orElseThrow());
+        assertTrue(p.env().contains("WARMPOOL_RUN_AS=1000:1000"), "the pool's runAsUser is its jobs' user");
     }
 
     @Test

@@ -236,6 +236,49 @@ class KubernetesReconcileTests {
     }
 
     @Test
+    void aPodsAgentRunsAsRootWithFewCapabilitiesAndItsJobsAsTheTemplatesUser() {
+        Map<String, Object> spec = new java.util.HashMap<>(spec(1, 1, 300));
+        spec.put(
+                "template",
+                Map.of(
+                        "image",
+                        "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime",
+                        "securityContext",
+                        Map.of("runAsUser", 1000, "runAsNonRoot", true, "readOnlyRootFilesystem", true)));
+        putPool("k-room", spec);
+        pass();
+        // as the API server holds it
+        io.fabric8.kubernetes.api.model.Container c =
+                pods("k-room").get(0).getSpec().getContainers().get(0);
+        var sc = c.getSecurityContext();
+        assertEquals(0L, sc.getRunAsUser(), "the agent is root in its container");
+        assertFalse(sc.getRunAsNonRoot());
+        assertFalse(sc.getAllowPrivilegeEscalation());
+        assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
+        assertEquals(
+                List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"),
+                sc.getCapabilities().getAdd());
+        assertTrue(sc.getReadOnlyRootFilesystem(), "the template's read-only root stays");
+        Map<String, String> env = c.getEnv().stream()
+                .collect(java.util.stream.Collectors.toMap(
+                        io.fabric8.kubernetes.api.model.EnvVar::getName,
+                        io.fabric8.kubernetes.api.model.EnvVar::getValue));
+        assertEquals("room", env.get("WARMPOOL_SANDBOX"));
+        assertEquals("1000:1000", env.get("WARMPOOL_RUN_AS"), "its jobs run as the template's user");
+        assertEquals(PodFactory.ROOM_INIT, env.get("WARMPOOL_ROOM_INIT"));
+
+        Map<String, Object> root = new java.util.HashMap<>(spec);
+        root.put("template", Map.of("image", "img", "securityContext", Map.of("runAsUser", 0)));
+        io.restassured.response.Response refused = io.restassured.RestAssured.given()
+                .contentType(io.restassured.http.ContentType.JSON)
+                .body(root)
+                .put("/pools/k-root");
+        assertEquals(400, refused.statusCode(), refused.asString());
+        assertTrue(refused.asString().contains("never run as root"), refused.asString());
+        assertTrue(pods("k-root").isEmpty());
+    }
+
+    @Test
     void marksTheProcessorOfADeletedPodLostAndRequeuesItsJob() {
         putPool("k-b", spec(1, 2, 300));
         pass();

@@ -168,12 +168,94 @@ class PodFactoryTests {
     }
 
     @Test
-    void givesProcessorsTheRestrictedSecuritySettingsUnlessTheTemplateRelaxesThem() {
+    void theAgentIsRootWithOnlyWhatSwitchingUsersTakesAndItsJobsRunAsAUserNoImageHolds() {
+        Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), SETTINGS);
+        Container main = pod.getSpec().getContainers().get(0);
+        var sc = main.getSecurityContext();
+        assertEquals(0L, sc.getRunAsUser());
+        assertEquals(0L, sc.getRunAsGroup());
+        assertFalse(sc.getRunAsNonRoot());
+        assertFalse(sc.getAllowPrivilegeEscalation());
+        assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
+        assertEquals(
+                List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"),
+                sc.getCapabilities().getAdd());
+        assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
+        Map<String, String> env = env(main);
+        assertEquals("room", env.get("WARMPOOL_SANDBOX"));
+        assertEquals("1879048192:1879048192", env.get("WARMPOOL_RUN_AS"));
+        assertEquals("/opt/warmpool/bin/wp-room", env.get("WARMPOOL_ROOM_INIT"));
+        assertEquals(
+                "/usr/local/bin/wp-room",
+                env(PodFactory.pod("gpu-train", "p1", spec(gpuTemplate("built-in")), owner(), SETTINGS)
+                                .getSpec()
+                                .getContainers()
+                                .get(0))
+                        .get("WARMPOOL_ROOM_INIT"),
+                "on a built-in agent's PATH");
+        // the init steps run no job: they keep the restricted profile
+        for (Container init : pod.getSpec().getInitContainers()) {
+            assertTrue(init.getSecurityContext().getRunAsNonRoot(), init.getName());
+        }
+    }
+
+    @Test
+    void theTemplatesUserIsItsJobsAndWhatElseItSaysStays() {
+        PodTemplate t = new PodTemplate(
+                "img",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                new io.fabric8.kubernetes.api.model.SecurityContextBuilder()
+                        .withRunAsUser(1000L)
+                        .withRunAsGroup(100L)
+                        .withRunAsNonRoot(true)
+                        .withReadOnlyRootFilesystem(true)
+                        .withNewCapabilities()
+                        .addToAdd("SYS_ADMIN")
+                        .endCapabilities()
+                        .build(),
+                null);
+        Container main = PodFactory.pod("t", "p1", spec(t), owner(), SETTINGS)
+                .getSpec()
+                .getContainers()
+                .get(0);
+        var sc = main.getSecurityContext();
+        assertEquals(0L, sc.getRunAsUser());
+        assertFalse(sc.getRunAsNonRoot());
+        assertTrue(sc.getReadOnlyRootFilesystem());
+        assertEquals(
+                List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"),
+                sc.getCapabilities().getAdd(),
+                "the template's capabilities are not the agent's (its jobs get none)");
+        assertEquals("1000:100", env(main).get("WARMPOOL_RUN_AS"));
+        PodTemplate root = new PodTemplate(
+                "img",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                new io.fabric8.kubernetes.api.model.SecurityContextBuilder()
+                        .withRunAsUser(0L)
+                        .build(),
+                null);
+        assertTrue(PodFactory.unsupported(root).orElseThrow().contains("never run as root"));
+        assertTrue(PodFactory.unsupported(t).isEmpty());
+    }
+
+    @Test
+    void givesProcessorsTheRuntimesSeccompProfileAndNoApiToken() {
         Pod pod = PodFactory.pod("gpu-train", "p1", spec(gpuTemplate(null)), owner(), SETTINGS);
         var sc = pod.getSpec().getContainers().get(0).getSecurityContext();
-        assertFalse(sc.getAllowPrivilegeEscalation());
-        assertTrue(sc.getRunAsNonRoot());
-        assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
         assertEquals("RuntimeDefault", sc.getSeccompProfile().getType());
         assertEquals(
                 "RuntimeDefault",
