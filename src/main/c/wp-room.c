@@ -16,7 +16,8 @@
  * jobs share this program's uid, entries that were not there at the start), SysV IPC objects and
  * its keyrings go, before the end is reported: the next job starts in the room as the first did.
  *
- * Usage: wp-room --uid U --gid G [--wipe DIR]... [--rlimit NAME=N]...
+ * Usage: wp-room --uid U --gid G [--wipe DIR]... [--rlimit NAME=N]... [--sweep-first]
+ * (--sweep-first, in a container: an earlier room's init died, and what its jobs left must go first.)
  * Requests on stdin, one per job: "<length>\n" then <length> bytes of NUL-terminated fields:
  *   nonce, working dir, argc, argv..., envc, env ("K=V")...
  * The job's stdout and stderr are this program's stdout (the agent reads the job's output there,
@@ -63,6 +64,7 @@ static uid_t job_uid;
 static gid_t job_gid;
 static int shared_uid; /* the jobs run as this program's own uid: only a PID namespace keeps them apart */
 static int is_init;
+static int sweep_first;
 static const char *wipe[MAX_WIPE];
 static int wipes;
 /* with shared_uid: the entries each wiped dir held at the start, by device and inode */
@@ -409,6 +411,8 @@ int main(int argc, char **argv) {
             have_uid = 1;
         } else if (!strcmp(argv[i], "--gid") && i + 1 < argc) {
             job_gid = (gid_t) strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--sweep-first")) {
+            sweep_first = 1;
         } else if (!strcmp(argv[i], "--wipe") && i + 1 < argc && wipes < MAX_WIPE) {
             wipe[wipes++] = argv[++i];
         } else if (!strcmp(argv[i], "--rlimit") && i + 1 < argc && nlimits < MAX_LIMITS) {
@@ -420,7 +424,7 @@ int main(int argc, char **argv) {
             limits[nlimits].value = (rlim_t) strtoull(eq + 1, NULL, 10);
             nlimits++;
         } else {
-            die("usage: wp-room --uid U --gid G [--wipe DIR]... [--rlimit NAME=N]...");
+            die("usage: wp-room --uid U --gid G [--wipe DIR]... [--rlimit NAME=N]... [--sweep-first]");
         }
     }
     if (!have_uid) {
@@ -438,8 +442,9 @@ int main(int argc, char **argv) {
     /* gone with what started it (the agent's thread, or the bwrap outside the room): then the kernel
        ends all in a room whose init this is, and the jobs' own death signal ends them elsewhere */
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    /* what an earlier room of this uid left (its init died): gone before the first job */
-    if (!shared_uid && !is_init) sweep_uid();
+    /* what an earlier room of this uid left (its init died): gone before the first job; not at a
+       container's first room, where the jobs' uid may hold the pool's persistent worker */
+    if (!shared_uid && !is_init && sweep_first) sweep_uid();
     clean_room(1);
     fputs("ready\n", stdout);
     fflush(stdout);

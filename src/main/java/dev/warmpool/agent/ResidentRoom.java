@@ -186,6 +186,11 @@ final class ResidentRoom {
         for (String dir : sandbox.bwrap() ? BWRAP_WIPED : CONTAINER_WIPED) {
             command.addAll(List.of("--wipe", dir));
         }
+        if (!sandbox.bwrap() && rooms > 0) {
+            // in a container an earlier room of this processor ended: its jobs' leftovers go first
+            // (not at the first room: a persistent worker of the jobs' uid may be running beside it)
+            command.add("--sweep-first");
+        }
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().clear(); // the init's jobs get theirs from scratch
         Future<Process> f = STARTER.submit(() -> {
