@@ -326,17 +326,13 @@ final class Sandbox {
             out.add("/usr/bin/setsid");
         }
         if (uid != null) {
-            out.addAll(List.of(
-                    "setpriv",
-                    "--reuid=" + uid,
-                    "--regid=" + gid,
-                    "--clear-groups",
-                    "--inh-caps=-all",
-                    // a container's agent has no CAP_SETPCAP to drop the bounding set with; no-new-privs
-                    // and a uid of no capabilities leave nothing in it to take up
-                    container ? "--inh-caps=-all" : "--bounding-set=-all",
-                    "--no-new-privs",
-                    "--"));
+            out.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--inh-caps=-all"));
+            if (!container) {
+                // a container's agent has no CAP_SETPCAP to drop the bounding set with; no-new-privs
+                // and a uid of no capabilities leave nothing in it to take up there
+                out.add("--bounding-set=-all");
+            }
+            out.addAll(List.of("--no-new-privs", "--"));
         }
         out.addAll(command);
         return out;
