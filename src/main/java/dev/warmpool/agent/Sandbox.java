@@ -35,6 +35,7 @@ final class Sandbox {
     private final boolean bwrap;
     /** The container is the room (WARMPOOL_SANDBOX=room): no bwrap, and fewer capabilities for the agent. */
     private boolean container;
+
     private final List<String> hide;
     private final Integer uid;
     private final Integer gid;

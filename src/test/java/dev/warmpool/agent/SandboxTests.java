@@ -56,6 +56,20 @@ class SandboxTests {
     }
 
     @Test
+    void inAContainerEachOptionOfTheUserSwitchIsGivenOnceAndNoneNeedsCapSetpcap() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("container"));
+        Sandbox s = Sandbox.fromEnv(
+                Map.of("WARMPOOL_SANDBOX", Sandbox.ROOM, "WARMPOOL_RUN_AS", "1879048192:1879048192"), dir);
+        List<String> c = s.wrap(List.of("true"), dir, null);
+        assertEquals(c.stream().distinct().count(), c.size(), "setpriv refuses an option given twice: " + c);
+        assertFalse(c.contains("--bounding-set=-all"), "a container's agent cannot drop its bounding set: " + c);
+        assertTrue(c.containsAll(List.of("--reuid=1879048192", "--clear-groups", "--no-new-privs")), c.toString());
+        Sandbox host = Sandbox.fromEnv(
+                Map.of("WARMPOOL_RUN_AS", "1879048192:1879048192"), Files.createDirectory(tmp.resolve("host")));
+        assertTrue(host.wrap(List.of("true"), dir, null).contains("--bounding-set=-all"), "on the host it is dropped");
+    }
+
+    @Test
     void aSandboxedJobSeesItsOwnProcessesAndNotTheHiddenDir() throws Exception {
         Path state = Files.createDirectory(tmp.resolve("state"));
         Files.writeString(state.resolve("token"), "secret");
