@@ -36,7 +36,8 @@ class DashboardPagesIT extends DashboardFixture {
     @Test
     @Order(4)
     void aJobsPageShowsItsLogLineWhileItRunsAndItsReportsAsAChart() throws Exception {
-        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
+        // a job's log is its submitter's, its tenant's group's and admins' (warmpool.auth.job-details)
+        browser.get(manager.base() + "/ui?token=" + Tokens.ADMIN);
         String script =
                 "echo first-line; for s in 1 2 3; do echo \"WARMPOOL_REPORT {\\\"step\\\": $s, \\\"loss\\\": 0.$((9 - s))}\"; done;"
                         + " sleep 20; echo last-line";
@@ -112,7 +113,8 @@ class DashboardPagesIT extends DashboardFixture {
     @Test
     @Order(9)
     void aJobsPageHiddenAndShownAgainGoesOnAfterTheLastLineItHad() throws Exception {
-        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
+        // a job's log is its submitter's, its tenant's group's and admins' (warmpool.auth.job-details)
+        browser.get(manager.base() + "/ui?token=" + Tokens.ADMIN);
         String job = manager.send(
                         "POST",
                         "/jobs",

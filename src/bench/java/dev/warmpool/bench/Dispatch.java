@@ -79,7 +79,7 @@ final class Dispatch {
                 m,
                 "PUT",
                 "/pools/b-gang",
-                "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"gang\": "
+                "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, \"network\": \"host\", \"gang\": "
                         + "{\"ps\": {\"count\": 1, \"command\": [\"sleep\", \"60\"]}, \"worker\": {\"count\": 2}}}");
         await(() -> count(m, "b-gang", "idle") == 3);
         // before each job, the ps member is free again
