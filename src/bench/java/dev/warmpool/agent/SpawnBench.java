@@ -83,7 +83,7 @@ public final class SpawnBench {
         double after = median(p50s.get("resident room"));
         System.out.printf(
                 "one job's `true` (%s), median of %d rounds' p50: bwrap per job %.2f ms, resident room %.2f ms, ratio %.2f%n",
-                root ? "as nobody" : "as the agent's user", rounds, before, after, after / before);
+                root ? "as the processor's uid" : "as the agent's user", rounds, before, after, after / before);
         System.out.printf(
                 "the agent's (this JVM's) CPU a job, median of the rounds: bwrap per job %.2f ms, resident room %.2f ms%n",
                 median(cpu.get("bwrap per job")), median(cpu.get("resident room")));
