@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,7 @@ static gid_t job_gid;
 static int shared_uid; /* the jobs run as this program's own uid: only a PID namespace keeps them apart */
 static int is_init;
 static int sweep_first;
+static int keyrings_per_userns;
 static const char *wipe[MAX_WIPE];
 static int wipes;
 /* with shared_uid: the entries each wiped dir held at the start, by device and inode */
@@ -262,8 +264,12 @@ static void clean_room(int record) {
         prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     } else {
         wipe_ipc();
-        keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING, 0);
-        keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING, 0);
+        /* the jobs share this program's uid in bubblewrap's user namespace, whose user keyrings are
+           its own from Linux 5.3 on; before, they were the manager's user's own: left alone then */
+        if (keyrings_per_userns) {
+            keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING, 0);
+            keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING, 0);
+        }
     }
     wipe_files(record);
 }
@@ -432,6 +438,10 @@ int main(int argc, char **argv) {
         job_gid = getgid();
     }
     shared_uid = job_uid == getuid();
+    struct utsname u;
+    int major = 0, minor = 0;
+    if (uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2)
+        keyrings_per_userns = major > 5 || (major == 5 && minor >= 3);
     is_init = getpid() == 1;
     if (shared_uid && !is_init) die("a room without its own PID namespace needs a jobs' uid of its own");
     if (!shared_uid && getuid() != 0) die("only root can run jobs as uid %u", (unsigned) job_uid);
