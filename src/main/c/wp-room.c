@@ -58,6 +58,8 @@
 #define KEYCTL_GET_KEYRING_ID 0
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 #define KEYCTL_CLEAR 7
+#define KEYCTL_GET_PERSISTENT 22
+#define KEY_SPEC_SESSION_KEYRING -3
 #define KEY_SPEC_USER_KEYRING -4
 #define KEY_SPEC_USER_SESSION_KEYRING -5
 
@@ -167,33 +169,64 @@ static int kept(const struct stat *s) {
     return 0;
 }
 
-/* Removes what is at `name` in the dir `dirfd`, all below it first; never follows a link nor leaves the mount. */
+#define MOVED 2
+#define DEEPEST 64
+
+static int top_fd = -1; /* the wiped dir being emptied: a subtree too deep is moved up into it */
+static unsigned long lifted;
+
+/* Opens the dir at `name` in `dirfd` (never through a link); one the job made unreadable is made ours first. */
+static int open_dir(int dirfd, const char *name) {
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 || errno != EACCES) return fd;
+    /* without following a link: chmod the dir through an O_PATH handle of it, not through its name */
+    int path = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (path < 0) return -1;
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", path);
+    int rc = chmod(proc, 0700);
+    close(path);
+    return rc == 0 ? openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+}
+
+/*
+ * Removes what is at `name` in the dir `dirfd`, all below it first; never follows a link nor leaves
+ * the mount. A dir deeper than DEEPEST is moved up into the wiped dir (MOVED) and removed by a later
+ * pass, so that no tree a job makes, however deep, exhausts this program's stack or fds.
+ */
 static int remove_at(int dirfd, const char *name, dev_t dev, int depth) {
     struct stat s;
     if (fstatat(dirfd, name, &s, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? 0 : -1;
-    if (S_ISDIR(s.st_mode)) {
-        if (s.st_dev != dev || depth > 256) return -1; /* a mount in a wiped dir: not ours to empty */
-        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 && errno == EACCES && fchmodat(dirfd, name, 0700, 0) == 0)
-            fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) return -1;
-        fchmod(fd, 0700); /* a dir the job made unwritable */
-        DIR *d = fdopendir(fd);
-        if (!d) {
-            close(fd);
-            return -1;
+    if (!S_ISDIR(s.st_mode)) return unlinkat(dirfd, name, 0) == 0 || errno == ENOENT ? 0 : -1;
+    if (s.st_dev != dev) return -1; /* a mount in a wiped dir: not ours to empty */
+    if (depth > DEEPEST) {
+        for (int tries = 0; tries < 100; tries++) {
+            char up[64];
+            snprintf(up, sizeof up, ".wp-room-lifted-%d-%lu", (int) getpid(), lifted++);
+            if (renameat(dirfd, name, top_fd, up) == 0) return MOVED;
+            if (errno != EEXIST && errno != ENOTEMPTY) return -1;
         }
-        int rc = 0;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            if (remove_at(fd, e->d_name, dev, depth + 1)) rc = -1;
-        }
-        closedir(d);
-        if (rc) return rc;
-        return unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -1;
+        return -1;
     }
-    return unlinkat(dirfd, name, 0) == 0 || errno == ENOENT ? 0 : -1;
+    int fd = open_dir(dirfd, name);
+    if (fd < 0) return -1;
+    fchmod(fd, 0700); /* a dir the job made unwritable */
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        int r = remove_at(fd, e->d_name, dev, depth + 1);
+        if (r < 0) rc = -1;
+        if (r == MOVED) rewinddir(d); /* the dir changed under the reader: read it again */
+    }
+    closedir(d);
+    if (rc) return rc;
+    return unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -1;
 }
 
 /* Empties the wiped dirs of what the jobs made there; record: remember what is there now instead. */
@@ -205,25 +238,34 @@ static void wipe_files(int record) {
         fstat(fd, &top);
         DIR *d = fdopendir(fd);
         if (!d) die("%s: %s", wipe[i], strerror(errno));
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            struct stat s;
-            if (fstatat(fd, e->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0) continue;
-            if (record) {
-                if (shared_uid && keeps < MAX_KEEP) {
+        top_fd = fd;
+        int again = 1;
+        for (int pass = 0; again; pass++) {
+            if (pass > 100000) die("%s: what the jobs left there does not go", wipe[i]);
+            again = 0;
+            unsigned long lifted_before = lifted;
+            rewinddir(d);
+            struct dirent *e;
+            while ((e = readdir(d)) != NULL) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+                struct stat s;
+                if (fstatat(fd, e->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0) continue;
+                if (record && shared_uid) {
+                    if (keeps >= MAX_KEEP) die("%s holds more than %d entries at the start", wipe[i], MAX_KEEP);
                     keep[keeps].dev = s.st_dev;
                     keep[keeps].ino = s.st_ino;
                     keeps++;
-                } else if (shared_uid) {
-                    die("%s holds more than %d entries at the start", wipe[i], MAX_KEEP);
+                    continue;
                 }
-                if (shared_uid) continue;
+                int jobs = shared_uid ? !kept(&s) : s.st_uid == job_uid;
+                if (!jobs) continue;
+                int r = remove_at(fd, e->d_name, top.st_dev, 0);
+                if (r < 0) die("could not remove %s/%s: %s", wipe[i], e->d_name, strerror(errno));
+                if (r == MOVED) again = 1;
             }
-            int jobs = shared_uid ? !kept(&s) : s.st_uid == job_uid;
-            if (jobs && remove_at(fd, e->d_name, top.st_dev, 0))
-                die("could not remove %s/%s: %s", wipe[i], e->d_name, strerror(errno));
+            if (lifted != lifted_before) again = 1; /* deep subtrees came up to the top: another pass takes them */
         }
+        top_fd = -1;
         closedir(d);
     }
 }
@@ -326,6 +368,9 @@ static void child(char *cwd, char **argv, char **envp) {
         _exit(125);
     }
     keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0); /* a new anonymous session keyring of the jobs' user */
+    /* and the uid's persistent keyring (KEYCTL_GET_PERSISTENT), emptied before this job runs */
+    long persistent = keyctl(KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_SESSION_KEYRING);
+    if (persistent >= 0) keyctl(KEYCTL_CLEAR, persistent, 0);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     sigset_t none;
@@ -347,6 +392,7 @@ static void child(char *cwd, char **argv, char **envp) {
 static int run(char *req, size_t len) {
     char *at = req, *end = req + len;
     char *nonce = field(&at, end);
+    if (strlen(nonce) > 64) die("a nonce of more than 64 characters");
     char *cwd = field(&at, end);
     long argc = strtol(field(&at, end), NULL, 10);
     if (argc < 1 || argc > 100000) die("a request without a command");

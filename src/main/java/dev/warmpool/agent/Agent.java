@@ -308,6 +308,9 @@ public final class Agent {
             return unknown && registerAgain() ? DONE : GO_ON;
         }
         String served = lifetime.jobEnded(); // why the processor serves no more, or null
+        if (served == null && sandbox.roomLost()) {
+            served = "its room could not be proven clean (its init ended); a fresh container replaces it";
+        }
         boolean last = stopping || retiring || served != null;
         boolean reset = !last && lifetime.resets();
         // not stopping, the reply may hand over the next queued job, already marked running; with a

@@ -187,6 +187,17 @@ final class JobRun implements Runnable {
 
     private Outcome inProcess() {
         ResidentRoom r = sandbox.room(workingDir);
+        if (r == null && sandbox.roomRequired()) {
+            // fail closed: in a container only the room's init clears what a job leaves
+            return new Outcome(
+                    this,
+                    "FAILED",
+                    125,
+                    "{}",
+                    "",
+                    "the processor's room could not be set up clean; the job did not run, and a fresh processor"
+                            + " replaces this one");
+        }
         return r != null ? inRoom(r) : inOwnProcess();
     }
 

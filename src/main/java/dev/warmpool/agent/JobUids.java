@@ -9,8 +9,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The jobs' uid of one processor, taken from a range as systemd's DynamicUser takes a service's:
@@ -24,7 +24,7 @@ final class JobUids {
     static final Path CLAIMS = Path.of("/run/warmpool-job-uids");
 
     /** The locks this JVM holds: released with the process. */
-    private static final List<FileLock> HELD = new ArrayList<>();
+    private static final Map<Long, FileLock> HELD = new HashMap<>();
 
     private JobUids() {}
 
@@ -57,6 +57,9 @@ final class JobUids {
         long start = Math.floorMod((long) seed.hashCode(), range.size());
         for (long i = 0; i < range.size(); i++) {
             long uid = range.first() + (start + i) % range.size();
+            if (HELD.containsKey(uid)) {
+                continue; // this JVM's already: a second fd on the file, closed, would drop its lock
+            }
             FileChannel ch = FileChannel.open(
                     CLAIMS.resolve(Long.toString(uid)),
                     StandardOpenOption.CREATE,
@@ -66,10 +69,10 @@ final class JobUids {
             try {
                 lock = ch.tryLock();
             } catch (OverlappingFileLockException e) {
-                lock = null; // this JVM holds it already
+                lock = null; // this JVM holds it already (checked above: not reached)
             }
             if (lock != null) {
-                HELD.add(lock);
+                HELD.put(uid, lock);
                 return uid;
             }
             ch.close();

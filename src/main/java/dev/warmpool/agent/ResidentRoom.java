@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 /**
  * A processor's room: one {@code wp-room} (src/main/c/wp-room.c), the room's init, started once per
@@ -81,6 +84,9 @@ final class ResidentRoom {
     private String workingDir;
     private FileTime tmpStamp;
     private volatile boolean broken;
+    /** A room whose init ended under a job, or after it (it could not clear the room): in a container, not trusted again. */
+    private volatile boolean ended;
+
     private long rooms;
     private RoomNetwork network;
 
@@ -113,6 +119,15 @@ final class ResidentRoom {
     /** False once a room could not be set up here: then every job gets a bwrap of its own. */
     boolean usable() {
         return !broken;
+    }
+
+    /**
+     * In a container, a room that could not be set up or whose init ended cannot be proven clean by
+     * a new init in the same container (what the jobs' uid left there may be what stopped it): the
+     * processor is replaced, a new container being a clean room. Never true for a bwrap room.
+     */
+    boolean lost() {
+        return !sandbox.bwrap() && (broken || ended);
     }
 
     /** How many rooms this processor has started (a test sees a replaced room so). */
@@ -193,8 +208,10 @@ final class ResidentRoom {
         }
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().clear(); // the init's jobs get theirs from scratch
+        AtomicReference<Process> starting = new AtomicReference<>();
         Future<Process> f = STARTER.submit(() -> {
             Process p = pb.start();
+            starting.set(p);
             BufferedInputStream in = new BufferedInputStream(p.getInputStream());
             String first = line(in);
             if (!"ready".equals(first)) {
@@ -211,6 +228,10 @@ final class ResidentRoom {
             throw new IOException(e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
             f.cancel(true);
+            Process p = starting.get();
+            if (p != null) {
+                p.destroyForcibly(); // not left running behind a room given up on
+            }
             throw new IOException("the room's init did not start within 10 s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -218,6 +239,12 @@ final class ResidentRoom {
         }
         RoomLimits.processor().apply(bwrap.pid()); // the pool's cpu, memory and pids bounds, before any job
         requests = bwrap.getOutputStream();
+        if (!sandbox.bwrap() && sandbox.uid() != null) {
+            // in a container the jobs outlive an init that died (no PID namespace ends them), and
+            // one of them holding the output would keep the agent reading: they go with it
+            int jobs = sandbox.uid();
+            bwrap.onExit().thenRunAsync(() -> endAllOf(jobs));
+        }
         // bwrap -> the init (pid 1 of the room, --as-pid-1); in a container the init is the agent's child
         launcher = sandbox.bwrap()
                 ? bwrap.toHandle().children().findFirst().orElseThrow(() -> new IOException("no init"))
@@ -239,6 +266,36 @@ final class ResidentRoom {
         this.shown = now;
         rooms++;
         Agent.log("room up (%s pid %d)", sandbox.bwrap() ? "bwrap" : "wp-room", bwrap.pid());
+    }
+
+    /** Kills every process of {@code uid} this agent can see (a container's jobs whose room's init died). */
+    static void endAllOf(int uid) {
+        for (int round = 0; round < 20; round++) {
+            List<ProcessHandle> left;
+            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                left = procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                        .filter(p -> owner(p) == uid)
+                        .map(p ->
+                                ProcessHandle.of(Long.parseLong(p.getFileName().toString())))
+                        .flatMap(Optional::stream)
+                        .toList();
+            } catch (IOException | RuntimeException e) {
+                Agent.log("could not end the jobs of a room whose init ended: %s", e.getMessage());
+                return;
+            }
+            if (left.isEmpty()) {
+                return;
+            }
+            left.forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    private static int owner(Path proc) {
+        try {
+            return (Integer) Files.getAttribute(proc, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | RuntimeException e) {
+            return -1; // gone meanwhile
+        }
     }
 
     private static String line(InputStream in) throws IOException {
@@ -307,6 +364,7 @@ final class ResidentRoom {
     /** After a job (the init has cleared the room): a room that ended, or that cannot be proven clean, is discarded. */
     synchronized void afterJob(RoomOutput out) {
         if (out.exitCode() == ROOM_ENDED || bwrap == null || !bwrap.isAlive()) {
+            ended = true;
             discard();
         } else if (sweep != null && !sweep.clean()) {
             Agent.log("the room is not clean after a job (%s): the next job gets a new one", sweep.why());

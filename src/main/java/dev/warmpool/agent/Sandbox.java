@@ -185,6 +185,19 @@ final class Sandbox {
                 "sh");
     }
 
+    /**
+     * The container is the room and it can no longer be proven clean (see {@link ResidentRoom#lost}):
+     * no job may run here again; the agent hands the processor back and a fresh container replaces it.
+     */
+    boolean roomLost() {
+        return container && resident != null && resident.lost();
+    }
+
+    /** Jobs here must run in the room: a container with wp-room, where the fallback would clear nothing. */
+    boolean roomRequired() {
+        return container && resident != null;
+    }
+
     /** Ends the resident room, if any (the agent is going). */
     void close() {
         if (resident != null) {

@@ -258,6 +258,34 @@ class ResidentRoomTests {
     }
 
     @Test
+    void aTreeDeeperThanAnyRecursionIsGoneForTheNextJob() throws Exception {
+        Sandbox s = processor("p8");
+        List<JobRun.Outcome> o = twoJobsInOneRoom(
+                s,
+                "cd /tmp && for i in $(seq 1 600); do mkdir d && cd d || exit 1; done; touch bottom; chmod 000 ..; echo made",
+                "ls -A /tmp | grep -c '^d$\\|lifted' || true");
+        assertEquals("made\n", o.get(0).logTail(), o.get(0).error());
+        assertEquals("0\n", o.get(1).logTail(), "the 600-deep tree went before job 2");
+    }
+
+    @Test
+    void aContainersRoomWhoseInitEndedIsNotTrustedAgainAndTheProcessorIsHandedBack() throws Exception {
+        Sandbox s = containerProcessor("c2");
+        assertEquals("SUCCEEDED", run(s, "c-first", "true").state());
+        assertFalse(s.roomLost());
+        ResidentRoom room = room(s);
+        AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
+        JobRun r = job(s, "c-long", "touch started; sleep 30", out);
+        CompletableFuture<Void> running = CompletableFuture.runAsync(r);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(r.dir.resolve("started")));
+        ProcessHandle.of(room.pid()).orElseThrow().destroyForcibly();
+        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        r.cleanUp();
+        assertEquals("FAILED", out.get().state());
+        assertTrue(s.roomLost(), "what stopped the init may still be in the container: the processor goes");
+    }
+
+    @Test
     void whenTheRoomDiesTheRunningJobFailsSayingSoAndTheNextJobGetsANewRoom() throws Exception {
         Sandbox s = processor("p4");
         assertEquals("SUCCEEDED", run(s, "first", "true").state());
