@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -86,6 +87,8 @@ final class ResidentRoom {
     private volatile boolean broken;
     /** A room whose init ended under a job, or after it (it could not clear the room): in a container, not trusted again. */
     private volatile boolean ended;
+    /** In a container: ends the jobs' processes once the init has exited; a new room waits for it. */
+    private CompletableFuture<Void> reaper;
 
     private long rooms;
     private RoomNetwork network;
@@ -243,7 +246,7 @@ final class ResidentRoom {
             // in a container the jobs outlive an init that died (no PID namespace ends them), and
             // one of them holding the output would keep the agent reading: they go with it
             int jobs = sandbox.uid();
-            bwrap.onExit().thenRunAsync(() -> endAllOf(jobs));
+            reaper = bwrap.onExit().thenRunAsync(() -> endAllOf(jobs));
         }
         // bwrap -> the init (pid 1 of the room, --as-pid-1); in a container the init is the agent's child
         launcher = sandbox.bwrap()
@@ -397,6 +400,18 @@ final class ResidentRoom {
                 requests.close();
             } catch (IOException e) {
                 // gone with it
+            }
+        }
+        CompletableFuture<Void> r = reaper;
+        reaper = null;
+        if (r != null) {
+            // the jobs of this room's uid are ended before a new room's first job of the same uid
+            try {
+                r.get(5, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                Agent.log("the jobs of an ended room may not all be gone: %s", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

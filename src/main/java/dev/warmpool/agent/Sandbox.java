@@ -96,7 +96,7 @@ final class Sandbox {
      */
     ResidentRoom room(String workingDir) {
         ResidentRoom r = resident;
-        if (r != null && r.pid() > 0 && !roomKey().equals(residentKey)) {
+        if (bwrap && r != null && r.pid() > 0 && !roomKey().equals(residentKey)) {
             r.discard(); // its network and binds were fixed when it started
         }
         return r != null && r.ready(workingDir) ? r : null;

@@ -253,8 +253,10 @@ class ResidentRoomTests {
         }
         assertFalse(Files.exists(Path.of("/tmp/wp-left-" + tag)), "the job's /tmp file went with it");
         assertFalse(Files.exists(Path.of("/dev/shm/wp-left-" + tag)), "the job's /dev/shm file went with it");
+        long rooms = room(s).started();
         JobRun.Outcome next = run(s, "c-next", "ipcs -m | grep -c \"^0x.* $(id -u) \" || true");
         assertEquals("0\n", next.logTail(), "job 2 finds no segment of job 1's");
+        assertEquals(rooms, room(s).started(), "the same room: its init cleared it, it was not replaced");
     }
 
     @Test
