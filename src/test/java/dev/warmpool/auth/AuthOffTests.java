@@ -120,11 +120,15 @@ class AuthOffTests {
 
     @Test
     void refusesAConnectionOfAnotherUserAndTakesOneOfItsOwn() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid") == 0
-                        && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/setpriv"))
-                        && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/curl")),
-                "a client of another user needs root, setpriv and curl");
+        boolean able = (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid") == 0
+                && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/setpriv"))
+                && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/curl"));
+        if (!"true".equals(System.getenv("CI"))) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(able, "a client of another user needs root, setpriv and curl");
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(
+                able,
+                "a client of another user needs root, setpriv and curl: CI (.ci/run) runs as root and installs curl");
         // a job of a root manager runs as a user of its own, as this client does
         String[] other = curlAs(65534);
         org.junit.jupiter.api.Assertions.assertEquals("403", other[0], other[1]);

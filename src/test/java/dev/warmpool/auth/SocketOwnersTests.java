@@ -1,6 +1,7 @@
 package dev.warmpool.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.warmpool.auth.SocketOwners.Endpoint;
@@ -75,7 +76,10 @@ class SocketOwnersTests {
 
     @Test
     void findsThisProcessAsTheOwnerOfItsOwnConnection() throws Exception {
-        assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "Linux only");
+        if (!"true".equals(System.getenv("CI"))) {
+            assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "Linux only");
+        }
+        assertTrue(Files.isReadable(Path.of("/proc/net/tcp")), "CI runs on Linux");
         int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
                 Socket client = new Socket(InetAddress.getByName("127.0.0.1"), server.getLocalPort());
