@@ -129,6 +129,40 @@ public final class ContainerFactory {
                     null,
                     1 << 20);
         }
+
+        /** These settings with another PID bound (0: none). */
+        public Settings withPidsLimit(long pids) {
+            return new Settings(
+                    redisUrl,
+                    agentBundle,
+                    network,
+                    instance,
+                    heartbeatMillis,
+                    retentionSeconds,
+                    logLines,
+                    sink,
+                    allowHostAccess,
+                    pids,
+                    redisCertificate,
+                    maxResultBytes);
+        }
+
+        /** These settings with a pinned Redis certificate (PEM) and the Redis URL containers use. */
+        public Settings withRedis(String url, String certificate) {
+            return new Settings(
+                    url,
+                    agentBundle,
+                    network,
+                    instance,
+                    heartbeatMillis,
+                    retentionSeconds,
+                    logLines,
+                    sink,
+                    allowHostAccess,
+                    pidsLimit,
+                    certificate,
+                    maxResultBytes);
+        }
     }
 
     /** {@code warmpool.runtime.pids-limit}'s default. */

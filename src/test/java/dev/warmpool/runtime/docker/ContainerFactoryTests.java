@@ -192,19 +192,7 @@ class ContainerFactoryTests {
                 ContainerFactory.container("train", "p1", spec(t), SETTINGS)
                         .host()
                         .getPidsLimit());
-        var unbounded = new ContainerFactory.Settings(
-                "redis://172.17.0.1:6380",
-                Path.of("/srv/bundle"),
-                "bridge",
-                "127.0.0.1:6380",
-                2000,
-                604800,
-                10_000,
-                null,
-                false,
-                0,
-                null,
-                1 << 20);
+        var unbounded = SETTINGS.withPidsLimit(0);
         assertEquals(
                 null,
                 ContainerFactory.container("train", "p1", spec(template(null, null)), unbounded)
@@ -231,19 +219,8 @@ class ContainerFactoryTests {
                 ContainerFactory.container("train", "p1", spec(template(null, null)), SETTINGS)
                         .env());
         assertFalse(noCert.contains("WARMPOOL_REDIS_CERT_FILE"), noCert);
-        ContainerFactory.Settings pinned = new ContainerFactory.Settings(
-                "rediss://172.17.0.1:6380",
-                Path.of("/srv/bundle"),
-                "bridge",
-                "127.0.0.1:6380",
-                2000,
-                604800,
-                10_000,
-                null,
-                false,
-                ContainerFactory.DEFAULT_PIDS_LIMIT,
-                "-----BEGIN CERTIFICATE-----\n...",
-                1 << 20);
+        ContainerFactory.Settings pinned =
+                SETTINGS.withRedis("rediss://172.17.0.1:6380", "-----BEGIN CERTIFICATE-----\n...");
         ContainerFactory.Plan p = ContainerFactory.container("train", "p1", spec(template(null, null)), pinned);
         assertTrue(
                 p.env().contains("WARMPOOL_REDIS_CERT_FILE=/run/warmpool/secret/redis-cert"),
