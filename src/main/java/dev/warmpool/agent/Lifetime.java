@@ -1,6 +1,7 @@
 package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
+import dev.warmpool.protocol.ResetCommand;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class Lifetime {
     /** How long a reset command may run before it counts as failed. */
-    static final long RESET_TIMEOUT_SECONDS = 120;
+    static final long RESET_TIMEOUT_SECONDS = ResetCommand.TIMEOUT_SECONDS;
 
     private final long bornNanos = System.nanoTime();
     private int jobsRun;

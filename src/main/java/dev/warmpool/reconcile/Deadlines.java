@@ -3,6 +3,7 @@ package dev.warmpool.reconcile;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
+import dev.warmpool.protocol.ResetCommand;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,7 +27,7 @@ import java.util.List;
  */
 final class Deadlines {
     /** The agent gives a reset command this long before it replaces its processor (agent Lifetime). */
-    static final long RESET_BOUND_MILLIS = 120_000;
+    static final long RESET_BOUND_MILLIS = ResetCommand.TIMEOUT_SECONDS * 1000;
 
     /** The bounds, in milliseconds: the grace past a job's deadline, and the start timeout. */
     public record Timing(long graceMillis, long startTimeoutMillis) {}
