@@ -42,7 +42,7 @@ local function assign(jid, pid, now, quiet)
 end
 
 -- What the agent of processor pid needs to run job jid (whose state the caller has set):
--- {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang}. The processor's
+-- {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang, tenant}. The processor's
 -- deadline is now plus the job's timeout, as the agent counts it (0: no timeout): past it and the
 -- reconciler's grace, the manager ends the job itself and replaces the processor (overdue.lua).
 -- Keys: wp:{type}:proc:{id} W (hb: the reply counts as a heartbeat; deadline), wp:{type}:job:{jobId} R, wp:{type}:pool R.
