@@ -15,13 +15,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.testing.Tokens;
 import io.restassured.path.json.JsonPath;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,14 +59,27 @@ public abstract class PoolLimitsScenarios {
         return submit(Map.of("type", type, "args", List.of(script)));
     }
 
-    /** The processor's cgroup dirs on this host, by its id. */
-    static List<Path> cgroupsOf(String processorId) throws Exception {
-        try (Stream<Path> all = Files.find(
-                Path.of("/sys/fs/cgroup"),
-                8,
-                (p, a) -> a.isDirectory() && p.getFileName().toString().equals(processorId))) {
-            return all.toList();
-        }
+    /**
+     * The processor's cgroup dirs on this host, by its id. A dir that goes while the tree is walked
+     * (a processor's cgroups are removed as it ends) is passed over, not an error.
+     */
+    static List<Path> cgroupsOf(String processorId) throws IOException {
+        List<Path> found = new ArrayList<>();
+        Files.walkFileTree(Path.of("/sys/fs/cgroup"), Set.of(), 8, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                if (dir.getFileName() != null && dir.getFileName().toString().equals(processorId)) {
+                    found.add(dir);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) {
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        return found;
     }
 
     @Test
