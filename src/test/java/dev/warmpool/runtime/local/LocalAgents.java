@@ -22,6 +22,14 @@ public final class LocalAgents {
                 .findFirst();
     }
 
+    /** The process ids of the agents of pool {@code pool} that serve the Redis at {@code redisUrl}. */
+    public static List<Long> agentPids(String redisUrl, String pool) {
+        return LocalRuntime.agents(redisUrl)
+                .filter(h -> LocalRuntime.arguments(h).contains(LocalRuntime.POOL + pool))
+                .map(ProcessHandle::pid)
+                .toList();
+    }
+
     /** The process ids of the agents that serve the Redis at {@code redisUrl}. */
     public static List<Long> agentPids(String redisUrl) {
         return LocalRuntime.agents(redisUrl).map(ProcessHandle::pid).toList();
