@@ -64,6 +64,8 @@ public final class Bench {
                 LocalAgents.killAll(url);
                 Burst.bullmq(url, n);
                 Burst.spawnCeiling(Math.max(50, n / 8));
+                // the same burst on warm containers (the docker runtime), with a manager and Redis of its own
+                Burst.docker(n);
             });
         } else if (a.contains("--wait")) {
             // the same jobs, waited for on a manager that wakes on end messages and on one that re-reads

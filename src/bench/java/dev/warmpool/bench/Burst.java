@@ -24,13 +24,41 @@ final class Burst {
     /** With {@code batch} > 1 the jobs go in batches of that many ({@code POST /jobs/batch}), 4 batches in flight. */
     static void burst(ManagerProcess m, Jedis j, String label, List<String> command, int n, int batch)
             throws Exception {
+        List<List<Long>> seen = new ArrayList<>(); // the agents as they are when the burst starts, read again after it
+        burst(m, j, label, command, n, batch, "", () -> {
+            if (seen.isEmpty()) {
+                seen.add(LocalAgents.agentPids(redisUrl(j)));
+            }
+            List<Long> agents = seen.get(0);
+            return new long[] {
+                agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
+                agents.stream().mapToLong(Harness::descendantsCpuMs).sum()
+            };
+        });
+    }
+
+    /**
+     * The burst on a pool of 4 processors whose spec has {@code poolExtra} (JSON members after the
+     * command's, e.g. a container template); {@code processCpu} reads the CPU ms so far of the
+     * pool's agents and of what they started (the jobs' processes), read before and after.
+     */
+    static void burst(
+            ManagerProcess m,
+            Jedis j,
+            String label,
+            List<String> command,
+            int n,
+            int batch,
+            String poolExtra,
+            java.util.function.Supplier<long[]> processCpu)
+            throws Exception {
         String type = "b-burst-" + label.toLowerCase();
         send(
                 m,
                 "PUT",
                 "/pools/" + type,
                 "{\"command\": [\"" + String.join("\", \"", command)
-                        + "\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000}");
+                        + "\"], \"minIdle\": 4, \"maxSize\": 4, \"maxQueued\": 100000" + poolExtra + "}");
         await(() -> count(m, type, "idle") == 4);
         // warm processors are the premise: the pool's own agents take a first round (unmeasured) before the
         // burst, so that it does not time their JIT compiling the job path (a fifth of their CPU in a 2,000-job
@@ -40,11 +68,11 @@ final class Burst {
         long memBefore = usedMemory(j);
         j.configResetStat();
         long redisPid = Long.parseLong(j.info("server").replaceAll("(?s).*process_id:(\\d+).*", "$1"));
-        List<Long> agents = LocalAgents.agentPids(redisUrl(j));
+        long[] procs0 = processCpu.get();
         long[] cpu0 = {
             cpuMs(m.process.pid(), false),
-            agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
-            agents.stream().mapToLong(Harness::descendantsCpuMs).sum(),
+            procs0[0],
+            procs0[1],
             cpuMs(redisPid, false),
             cpuMs(ProcessHandle.current().pid(), false)
         };
@@ -64,10 +92,11 @@ final class Burst {
         }
         await(() -> Harness.queued(j, type) == 0 && count(m, type, "busy") == 0);
         Map<String, Long> stats = commandStats(j);
+        long[] procs1 = processCpu.get();
         long[] cpu1 = {
             cpuMs(m.process.pid(), false),
-            agents.stream().mapToLong(a -> cpuMs(a, false)).sum(),
-            agents.stream().mapToLong(Harness::descendantsCpuMs).sum(),
+            procs1[0],
+            procs1[1],
             cpuMs(redisPid, false),
             cpuMs(ProcessHandle.current().pid(), false)
         };
@@ -104,6 +133,92 @@ final class Burst {
             put("redis.commandstats", stats);
             put("redis.bytesPerRetainedJob", (usedMemory(j) - memBefore) / n);
         }
+    }
+
+    /**
+     * The same burst of {@code true} on the docker runtime (bench/run --burst, when a dockerd
+     * answers): a manager of its own whose pool's 4 processors are warm containers of {@link
+     * Containers#IMAGE}, each job run by the container's room init as the container's job user.
+     * CPU by role as for the local runtime: the agents' JVMs, and all else in the containers (their
+     * init, the room's init, the jobs). Skipped with a note when no dockerd answers.
+     */
+    static void docker(int n) throws Exception {
+        try {
+            Containers.run("docker", "info");
+        } catch (Exception e) {
+            put("burst.docker.skipped", "no Docker engine answers (docker info)");
+            return;
+        }
+        Containers.run("bash", "src/main/docker/base-image.sh", Containers.IMAGE);
+        String password = "bench-" + Long.toHexString(System.nanoTime());
+        String gateway = dev.warmpool.runtime.docker.DockerRuntime.gateway(
+                dev.warmpool.runtime.docker.DockerRuntime.client(
+                        System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
+                "bridge");
+        dev.warmpool.store.RedisServer redis =
+                dev.warmpool.store.RedisServer.ephemeral("--requirepass", password, "--bind", "127.0.0.1", gateway);
+        String instance = "127.0.0.1:" + redis.port();
+        try (Jedis j = new Jedis("127.0.0.1", redis.port())) {
+            j.auth(password);
+            ManagerProcess m = Harness.manager(
+                    "redis://:" + password + "@" + instance, "bench-burst-docker", "-Dwarmpool.runtime.type=docker");
+            try {
+                burst(
+                        m,
+                        j,
+                        "docker",
+                        List.of("true"),
+                        n,
+                        1,
+                        ", \"template\": {\"image\": \"" + Containers.IMAGE + "\"}",
+                        () -> containerCpuMs(instance));
+            } finally {
+                m.stop();
+            }
+        } finally {
+            Containers.removeAll(instance);
+            redis.stop();
+        }
+        put(
+                "burst.dockerOverLocal",
+                Figures.number("burst.docker.jobsPerSecond") / Figures.number("burst.true.jobsPerSecond"));
+    }
+
+    /**
+     * The CPU ms so far of the processes in the containers labelled with {@code instance}: {the
+     * agents' JVMs' own, all else (each live process's own and what it reaped, but the JVMs' own)}.
+     */
+    static long[] containerCpuMs(String instance) {
+        long agents = 0, rest = 0;
+        try {
+            for (String id : Containers.run("docker", "ps", "-q", "--filter", "label=warmpool.dev/instance=" + instance)
+                    .split("\n")) {
+                if (id.isBlank()) {
+                    continue;
+                }
+                long pid = Long.parseLong(Containers.run("docker", "inspect", "-f", "{{.State.Pid}}", id.trim())
+                        .trim());
+                List<ProcessHandle> all = new ArrayList<>();
+                ProcessHandle.of(pid).ifPresent(h -> {
+                    all.add(h);
+                    all.addAll(h.descendants().toList());
+                });
+                for (ProcessHandle h : all) {
+                    boolean jvm =
+                            h.info().command().map(c -> c.endsWith("/java")).orElse(false);
+                    long own = cpuMs(h.pid(), false);
+                    if (jvm) {
+                        agents += own;
+                    } else {
+                        rest += own;
+                    }
+                    rest += cpuMs(h.pid(), true);
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read the containers' CPU: " + e.getMessage(), e);
+        }
+        return new long[] {agents, rest};
     }
 
     /**

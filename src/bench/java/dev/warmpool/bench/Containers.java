@@ -52,17 +52,7 @@ final class Containers {
                 m.stop();
             }
         } finally {
-            for (String id : run("docker", "ps", "-aq", "--filter", "label=warmpool.dev/instance=" + instance)
-                    .split("\n")) {
-                if (!id.isBlank()) {
-                    // the manager may be removing it already; whatever is left goes
-                    new ProcessBuilder("docker", "rm", "-f", "-v", id.trim())
-                            .redirectErrorStream(true)
-                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                            .start()
-                            .waitFor();
-                }
-            }
+            removeAll(instance);
             redis.stop();
         }
         double fresh = Figures.number("containers.dockerRun.submitToRunning.p50");
@@ -168,6 +158,21 @@ final class Containers {
         }
         put("containers.coldParts.apiCreate.p50", Figures.p(create, 50));
         put("containers.coldParts.apiStart.p50", Figures.p(start, 50));
+    }
+
+    /** Removes every container (and its volumes) of the manager on {@code instance}'s Redis. */
+    static void removeAll(String instance) throws IOException, InterruptedException {
+        for (String id : run("docker", "ps", "-aq", "--filter", "label=warmpool.dev/instance=" + instance)
+                .split("\n")) {
+            if (!id.isBlank()) {
+                // the manager may be removing it already; whatever is left goes
+                new ProcessBuilder("docker", "rm", "-f", "-v", id.trim())
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start()
+                        .waitFor();
+            }
+        }
     }
 
     static String run(String... cmd) throws IOException, InterruptedException {
