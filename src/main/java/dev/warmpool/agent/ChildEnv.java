@@ -30,6 +30,9 @@ final class ChildEnv {
     /** The name of a large config's file, beside the job's result file. */
     static final String CONFIG_FILE = "config.json";
 
+    /** The variable that names a large config's file. */
+    static final String CONFIG_FILE_VARIABLE = "WARMPOOL_CONFIG_FILE";
+
     private ChildEnv() {}
 
     /** The base every job and worker of this agent starts from. */
@@ -87,7 +90,7 @@ final class ChildEnv {
                 Files.createFile(
                         file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
                 Files.writeString(file, configJson);
-                env.put("WARMPOOL_CONFIG_FILE", file.toString());
+                env.put(CONFIG_FILE_VARIABLE, file.toString());
             } catch (java.io.IOException e) {
                 // the job's start then fails with the system's reason, recorded as the job's error
                 Agent.log("job %s: could not write its config to %s (%s); it goes in WARMPOOL_CONFIG", jobId, file, e);

@@ -107,7 +107,9 @@ final class JobStarter {
                 baseEnv, pool.env(), role, jobEnv, member, jobId, r.configJson(), dir.resolve(JobRun.RESULT));
         if (sandbox.otherUser() || sandbox.hidesHome()) {
             env.put("HOME", dir.toString()); // the manager's home is not the job's user's, or hidden
-            sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
+            if (env.containsKey(ChildEnv.CONFIG_FILE_VARIABLE)) {
+                sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
+            }
         }
         Map<String, String> poolEnv = pool.env();
         Worker w = null;

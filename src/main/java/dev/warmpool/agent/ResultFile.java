@@ -61,6 +61,9 @@ final class ResultFile {
      * read (rename moves a link itself, never what it names); {@code held} is gone afterwards.
      */
     static Read read(Path file, Path held, int owner, long limit) {
+        if (!Sandbox.present(file)) {
+            return Read.NONE; // most jobs write none: asked without an exception
+        }
         try {
             Map<String, Object> before = Files.readAttributes(file, "unix:mode", LinkOption.NOFOLLOW_LINKS);
             if (!regular(before)) {
