@@ -43,11 +43,8 @@ public final class Bench {
             onOwnRedis((url, j) -> withManager(url, Fair.managerOptions(), m -> Fair.fair(m, j, n, flood)));
         } else if (a.contains("--burst")) {
             int n = intArg(args, 1, 2000);
-            // BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it or of the agents
-            String extra =
-                    System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
             onOwnRedis((url, j) -> {
-                withManager(url, extra.isEmpty() ? new String[0] : extra.split("\\s+"), m -> {
+                withManager(url, managerOptions(), m -> {
                     Burst.burst(
                             m,
                             j,
@@ -94,7 +91,7 @@ public final class Bench {
             });
         } else if (a.contains("--coldstart")) {
             onOwnRedis((url, j) ->
-                    withManager(url, new String[0], m -> ColdStart.coldStart(m, j, intArg(args, 1, 10))));
+                    withManager(url, managerOptions(), m -> ColdStart.coldStart(m, j, intArg(args, 1, 10))));
         } else if (a.contains("--notebook")) {
             onOwnRedis((url, j) -> Notebook.notebook(url, j, intArg(args, 1, 200)));
         } else if (a.contains("--sweeps")) {
@@ -139,5 +136,11 @@ public final class Bench {
 
     private static int intArg(String[] args, int i, int otherwise) {
         return args.length > i ? Integer.parseInt(args[i]) : otherwise;
+    }
+
+    /** BENCH_MANAGER_OPTS: extra manager JVM options, e.g. a flight recording of it, or the agents' JVM options. */
+    static String[] managerOptions() {
+        String extra = System.getenv().getOrDefault("BENCH_MANAGER_OPTS", "").trim();
+        return extra.isEmpty() ? new String[0] : extra.split("\\s+");
     }
 }
