@@ -63,6 +63,20 @@ class ClientTests(unittest.TestCase):
         self.assertEqual("CANCELLED", e.exception.state)
         self.assertFalse(job.cancel(), "an ended job is not cancelled again")
 
+    def test_a_pool_that_cannot_start_tells_the_waiter_why(self):
+        why = "ModuleNotFoundError: No module named torhc"
+        self.wp.put_pool("py-nostart", command=["sh", "-c", "echo %s >&2; exit 1" % why], worker="persistent",
+                         min_idle=0, max_size=1)
+        self.addCleanup(self.wp.delete_pool, "py-nostart")
+        job = self.wp.submit("py-nostart")
+        with self.assertRaises(warmpool.PoolStartError) as e:
+            job.result(timeout=60)
+        self.assertIsInstance(e.exception, TimeoutError)
+        self.assertIn(why, e.exception.reason or "")
+        self.assertEqual(job.id, e.exception.job_id)
+        self.assertIn(why, self.wp.pool("py-nostart").start_error or "")
+        self.assertEqual("QUEUED", job.refresh().state, "it waits for a processor that can start")
+
     def test_map_is_one_batch_and_as_completed_works_over_the_jobs(self):
         jobs = self.wp.map("py-ok", [None] * 6, args=["0.75"])
         self.assertEqual(6, len({j.id for j in jobs}))

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, Dict, Mapping, Optional, Type
 
 __all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
-           "Unavailable", "JobFailed", "SweepWarning"]
+           "Unavailable", "PoolStartError", "JobFailed", "SweepWarning"]
 
 
 class WarmpoolError(Exception):
@@ -54,6 +55,30 @@ class Unavailable(WarmpoolError):
     """503 after the retries, or the server could not be reached."""
 
 
+if sys.version_info >= (3, 11):
+    _Timeout = TimeoutError  # concurrent.futures.TimeoutError is this one since 3.11
+else:
+    import concurrent.futures
+
+    class _Timeout(TimeoutError, concurrent.futures.TimeoutError):
+        """What a future's ``result(timeout)`` raises before 3.11, and the builtin one."""
+
+
+class PoolStartError(Unavailable, _Timeout):
+    """503 ``pool-cannot-start``: the job waits in a pool whose processors cannot start, and the wait says why
+    rather than run out: ``pool``, ``job_id`` and ``reason`` (the pool's ``startError``, as ``Pool.start_error``
+    shows it). The job stays queued and runs once a processor starts (fix the pool with ``put_pool``, or cancel
+    the job). A :class:`TimeoutError`, as the wait it ends early is one, so code that catches that still does."""
+
+    def __init__(self, detail: str, status: Optional[int] = None, type: Optional[str] = None,
+                 field: Optional[str] = None, problem: Optional[Dict[str, Any]] = None) -> None:
+        super().__init__(detail, status=status, type=type, field=field, problem=problem)
+        start_error = self.problem.get("startError") or {}
+        self.pool: Optional[str] = self.problem.get("pool")
+        self.job_id: Optional[str] = self.problem.get("job")
+        self.reason: Optional[str] = start_error.get("reason") if isinstance(start_error, dict) else None
+
+
 class JobFailed(WarmpoolError):
     """A job ended other than SUCCEEDED: ``state``, ``error`` and the tail of its log."""
 
@@ -88,5 +113,13 @@ def from_problem(status: int, problem: Any, names: Optional[Mapping[str, str]] =
         detail = re.sub(r"\b%s\b" % re.escape(api), caller, detail)
         if field:
             field = re.sub(r"(^|[.\]])%s\b" % re.escape(api), lambda m: m.group(1) + caller, field)
-    cls = _BY_STATUS.get(status, WarmpoolError)
+    cls: Type[WarmpoolError] = _BY_STATUS.get(status, WarmpoolError)
+    if cannot_start(status, problem):
+        cls = PoolStartError
     return cls(detail, status=status, type=problem.get("type"), field=field, problem=problem)
+
+
+def cannot_start(status: int, problem: Any) -> bool:
+    """Whether an answer says the job's pool cannot start processors (503 ``pool-cannot-start``): no retry
+    would change it before the pool is fixed."""
+    return status == 503 and isinstance(problem, dict) and str(problem.get("type") or "").endswith("/pool-cannot-start")

@@ -45,7 +45,10 @@ class Job(concurrent.futures.Future[Metrics]):
     """A submitted job, and a :class:`concurrent.futures.Future` of its metrics:
     ``result(timeout)`` returns the metrics dict of a SUCCEEDED job and raises
     :class:`~warmpool.errors.JobFailed` for any other end, so ``as_completed`` and ``wait`` work over many jobs.
-    A background thread of the client waits for the job's end (``GET /jobs/{id}?wait=``)."""
+    A background thread of the client waits for the job's end (``GET /jobs/{id}?wait=``). When the job's pool
+    cannot start processors, the server ends that wait and ``result`` raises
+    :class:`~warmpool.errors.PoolStartError` (a TimeoutError) with the pool's reason, at once rather than at
+    ``timeout``; the job stays queued (``client.job(id)`` waits for it again once the pool is fixed)."""
 
     def __init__(self, client: Client, data: JsonDict) -> None:
         super().__init__()
@@ -321,17 +324,26 @@ class Pool(Dict[str, Any]):
         """The pool's tenants under fair share, as :class:`Tenant` s; empty when the server shows none."""
         return [Tenant.from_api(t) for t in self.get("tenants") or []]
 
+    @property
+    def start_error(self) -> Optional[str]:
+        """Why the pool's processors cannot start (its ``startError``'s ``reason``: e.g. a persistent worker that
+        exited at once, with its last words), or None while they can."""
+        e = self.get("startError")
+        return e.get("reason") if isinstance(e, dict) else None
+
     def __repr__(self) -> str:
         s = self.get("status") or {}
-        return "Pool(%s, %s, idle %s, busy %s, queued %s)" % (self.type, self.get("state"), s.get("idle"), s.get("busy"),
-                                                              s.get("queued"))
+        why = self.start_error
+        return "Pool(%s, %s, idle %s, busy %s, queued %s%s)" % (
+            self.type, self.get("state"), s.get("idle"), s.get("busy"), s.get("queued"),
+            "" if why is None else ", cannot start: %s" % why)
 
     def _repr_html_(self) -> str:
         s = self.get("status") or {}
         rows: List[Tuple[str, Any]] = [
             ("state", self.get("state")), ("command", (self.get("spec") or {}).get("command")),
             ("starting", s.get("starting")), ("idle", s.get("idle")), ("busy", s.get("busy")),
-            ("draining", s.get("draining")), ("queued", s.get("queued"))]
+            ("draining", s.get("draining")), ("queued", s.get("queued")), ("start error", self.start_error)]
         rows += [("tenant " + t.name, "%d running, %d queued, share %.2f" % (t.running, t.queued, t.share))
                  for t in self.tenants]
         return _table("warmpool pool " + str(self.type), rows)

@@ -1,5 +1,5 @@
 """The HTTP under the client: a kept-alive connection per thread, retries (503 and 429 after
-``Retry-After``, a lost connection after a backoff), problem+json answers as typed errors, streamed
+``Retry-After``, but not a 503 that says the job's pool cannot start processors, a lost connection after a backoff), problem+json answers as typed errors, streamed
 answers line by line, and event streams that reconnect where they broke off. No API verbs here:
 those are :class:`warmpool.Client`'s."""
 from __future__ import annotations
@@ -138,11 +138,11 @@ class Transport:
                 attempt += 1
                 time.sleep(backoff(attempt))
                 continue
-            if r.status in (429, 503) and attempt < self.retries:
+            reply = _decode(raw)
+            if r.status in (429, 503) and attempt < self.retries and not errors.cannot_start(r.status, reply):
                 attempt += 1
                 time.sleep(retry_after(r, attempt))
                 continue
-            reply = _decode(raw)
             if r.status in ok:
                 return reply
             raise errors.from_problem(r.status, reply, names)

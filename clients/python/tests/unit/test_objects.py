@@ -7,7 +7,7 @@ import warmpool
 from warmpool.objects import Tenant
 
 from .base import StubTestCase
-from .stub import ok, problem
+from .stub import Reply, ok, problem
 
 POOL = {"type": "train", "state": "ACTIVE", "spec": {"command": ["python3", "t.py"]},
         "status": {"idle": 1, "busy": 2, "queued": 3},
@@ -15,6 +15,13 @@ POOL = {"type": "train", "state": "ACTIVE", "spec": {"command": ["python3", "t.p
                      "usageSeconds": 12.5, "share": 0.75},
                     {"tenant": "nlp", "weight": 1.0, "maxRunning": None, "running": 0, "queued": 0,
                      "usageSeconds": 0, "share": 0.25}]}
+
+
+WHY = "the persistent worker [python3, w.py] exited at once (exit 1): ModuleNotFoundError: No module named 'torhc'"
+CANNOT_START = Reply(503, {"type": "https://warmpool.dev/problems/pool-cannot-start", "status": 503,
+                           "title": "Pool cannot start processors", "job": "t.9", "pool": "train",
+                           "detail": "Pool 'train' cannot start processors: %s. Job t.9 stays queued." % WHY,
+                           "startError": {"reason": WHY, "at": "2026-12-07T05:00:00.000Z"}})
 
 
 class JobTests(StubTestCase):
@@ -79,6 +86,21 @@ class JobTests(StubTestCase):
         self.assertTrue(job.cancel())
         self.assertFalse(job.cancel())
 
+    def test_a_job_whose_pool_cannot_start_raises_why_at_once_as_a_timeout(self):
+        self.stub.route("POST", "/jobs", ok({"id": "t.9", "state": "QUEUED", "ended": False}, 202), CANNOT_START)
+        self.stub.route("GET", "/jobs/t.9", CANNOT_START)
+        job = self.wp.submit("t")
+        with self.assertRaises(warmpool.PoolStartError) as e:
+            job.result(timeout=10)
+        self.assertIsInstance(e.exception, TimeoutError, "old code that catches TimeoutError still does")
+        self.assertIsInstance(e.exception, concurrent.futures.TimeoutError)
+        self.assertIsInstance(e.exception, warmpool.Unavailable)
+        self.assertEqual(("train", "t.9", WHY), (e.exception.pool, e.exception.job_id, e.exception.reason))
+        self.assertIn(WHY, str(e.exception))
+        self.assertEqual(1, len(self.stub.seen("GET", "/jobs/t.9")), "no retry: only fixing the pool changes it")
+        with self.assertRaises(warmpool.PoolStartError):
+            self.wp.run("t", timeout=60)
+
     def test_a_job_s_tenant_or_none(self):
         job = warmpool.Job(self.wp, {"id": "t.7", "state": "SUCCEEDED", "tenant": "vision"})
         self.assertEqual("vision", job.tenant)
@@ -97,6 +119,15 @@ class PoolTests(StubTestCase):
         self.assertIsInstance(pool.tenants[0].weight, float)
         self.assertEqual(2, pool["status"]["busy"], "still the API's dict")
         self.assertIn("tenant vision", pool._repr_html_())
+
+    def test_a_pool_shows_why_its_processors_cannot_start(self):
+        self.stub.route("GET", "/pools/train", ok(dict(POOL, startError={"reason": WHY, "at": "2026-12-07T05:00:00.000Z"})),
+                        ok(POOL))
+        pool = self.wp.pool("train")
+        self.assertEqual(WHY, pool.start_error)
+        self.assertIn("cannot start: " + WHY, repr(pool))
+        self.assertIn("start error", pool._repr_html_())
+        self.assertIsNone(self.wp.pool("train").start_error)
 
     def test_a_pool_without_tenants_has_none(self):
         self.stub.route("GET", "/pools", ok([{"type": "a"}, {"type": "b", "tenants": None}]))

@@ -3,7 +3,8 @@
 -- member takes its gang with it: the other members are stopped and retired, the job requeued.
 -- A processor lost before it registered (STARTING: its start failed, its process exited first, or
 -- it never came up) leaves the reason on its pool, as startError with startErrorAt: GET /pools/{type}
--- says why the pool has no processors (PoolView.startError) until one started after it is up.
+-- says why the pool has no processors (PoolView.startError) until one started after it is up. The
+-- reason is the processor's own startError when its agent left one (start_failed.lua), else ARGV[4].
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, processor id, heartbeat deadline, reason, retention seconds
 -- Returns {'LOST', job id or '', job's new state or ''}, 'ALIVE', or 'GONE' when Redis has no such processor (it
 -- deregistered, or another caller found it lost first): nothing is changed then.
@@ -12,7 +13,7 @@
 --   wp:{type}:pool                       RW  startError, startErrorAt, when the processor had not registered; trial:
 --                                            state: a deleted pool's sweep is stopped
 --   wp:{type}:procs                      RW  the processor leaves it; read: whether a gang has members left
---   wp:{type}:proc:{id}                  RW  the processor ARGV[2] (job, gang, token; deleted); its gang's members
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2] (job, gang, token, startError; deleted); its gang's members
 --                                            (stopped, retired); trial: one a released trial takes
 --   wp:{type}:inbox:{id}                 W   the processor's, deleted; its gang's members: 'cancel ...' or 'retire';
 --                                            trial: 'job ...', 'cancel ...'
@@ -47,11 +48,11 @@
 --- @include "drop"
 local pid = ARGV[2]
 if redis.call('EXISTS', key('proc', pid)) == 0 and redis.call('SISMEMBER', PROCS, pid) == 0 then return 'GONE' end
-local s = redis.call('HMGET', key('proc', pid), 'hb', 'job', 'gang', 'token', 'state')
+local s = redis.call('HMGET', key('proc', pid), 'hb', 'job', 'gang', 'token', 'state', 'startError')
 if s[1] and tonumber(s[1]) > tonumber(ARGV[3]) then return 'ALIVE' end
 local jid = s[2] or ''
 local now = now_ms()
 if s[5] == 'STARTING' and redis.call('EXISTS', POOL) == 1 then
-  redis.call('HSET', POOL, 'startError', ARGV[4], 'startErrorAt', now)
+  redis.call('HSET', POOL, 'startError', s[6] or ARGV[4], 'startErrorAt', now)
 end
 return {'LOST', jid, drop_processor(pid, jid, s[3] or '', s[4], ARGV[4], true, now, tonumber(ARGV[5]))}

@@ -75,6 +75,17 @@ public final class Agent {
     }
 
     int run(long jvmStartMillis) {
+        String cannotServe = tryWorker();
+        if (cannotServe != null) {
+            boolean recorded = scripts.startFailed(cannotServe);
+            log(
+                    "processor %s of pool %s cannot serve, so it does not register%s: %s",
+                    config.processorId(), config.pool(), recorded ? "" : " (it was no longer starting)", cannotServe);
+            workers.kill();
+            sandbox.close();
+            done.countDown();
+            return 1;
+        }
         RegisterReply reg = scripts.register();
         if (!(reg instanceof RegisterReply.Registered registered)) {
             log(
@@ -99,6 +110,24 @@ public final class Agent {
             done.countDown();
         }
         return 0;
+    }
+
+    /**
+     * A persistent pool's worker, started and watched before the processor registers (see
+     * {@link WorkerSlot#startNow}): why the processor cannot serve, or null (it can, or the pool
+     * is of another kind, or its spec could not be read: the register script has the last word).
+     */
+    private String tryWorker() {
+        String spec = redis.poolSpec();
+        if (spec == null) {
+            return null;
+        }
+        try {
+            return workers.startNow(spec);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     private void startBackground() {

@@ -7,6 +7,7 @@ import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.HeartbeatReply;
 import dev.warmpool.protocol.RegisterReply;
 import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.StartFailedReply;
 import dev.warmpool.protocol.StartReply;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -82,6 +83,16 @@ final class ProcessorScripts {
                                     !reset)
                             .argv()));
         }
+    }
+
+    /**
+     * Leaves why this processor cannot serve on it, still STARTING, for lost.lua to make the pool's
+     * startError once the agent has exited (start_failed.lua); false when it was no longer STARTING.
+     */
+    boolean startFailed(String reason) {
+        return StartFailedReply.decode(
+                        redis.runReliably(Script.START_FAILED, StartFailedReply.args(config.processorId(), reason)))
+                .recorded();
     }
 
     /** Removes the processor (its job, if any, goes back to the queue), and says so in the log. */

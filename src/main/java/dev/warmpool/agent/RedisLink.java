@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.protocol.Fields;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.protocol.Script;
@@ -142,6 +143,19 @@ final class RedisLink implements AutoCloseable {
                 throw e;
             }
             return plain(redis.eval(script.source(), keys, argv));
+        }
+    }
+
+    /**
+     * The pool's spec (JSON) as the pool's hash holds it, read before the processor registers (a
+     * persistent worker is tried first, see {@link WorkerSlot#startNow}); null when there is no
+     * pool or Redis cannot be read now (the register script then says so, and is retried).
+     */
+    String poolSpec() {
+        try {
+            return redis.hget(KeySchema.pool(type), Fields.PoolHash.SPEC);
+        } catch (JedisConnectionException | JedisDataException e) {
+            return null;
         }
     }
 

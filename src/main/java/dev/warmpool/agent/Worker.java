@@ -184,6 +184,25 @@ final class Worker {
         return code;
     }
 
+    /** How a worker ended: its exit code and the end of what it printed on stderr. */
+    record Exit(int code, String stderr) {}
+
+    /**
+     * How the worker ended, if it has ended within {@code millis} (it is waited for that long at
+     * most); null while it is up. Its stderr is read to the end first (up to 1 s more).
+     */
+    Exit endedWithin(long millis) throws InterruptedException {
+        Process p = process;
+        if (p == null || !p.waitFor(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            return null;
+        }
+        Thread err = errReader;
+        if (err != null) {
+            err.join(1000);
+        }
+        return new Exit(p.exitValue(), log.text());
+    }
+
     /** Ends the worker and its children (a cancelled, timed-out or stopped job): politely first. */
     void kill(boolean hard) {
         killed = true;

@@ -41,18 +41,22 @@ final class WorkerSlot {
         return "persistent".equals(AgentJson.text(spec, "worker"));
     }
 
+    /**
+     * How long a persistent worker must stay up after its start before the processor registers. A
+     * worker that exits sooner (a command that is missing or that the jobs' user may not run, a
+     * module it cannot import) would fail every job sent to it, so its processor is a start error,
+     * not an idle processor. Short, as a healthy worker's processor registers this much later; its
+     * import goes on meanwhile, and the first job waits for that anyway.
+     */
+    static final long START_GRACE_MILLIS = 500;
+
     /** Starts the worker of a persistent pool's spec in the background; nothing for other pools. */
     void warmUp(String specJson) {
-        JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
-        if (!persistent(spec)) {
+        List<String> command = persistentCommand(specJson);
+        if (command == null) {
             return;
         }
-        List<String> command = AgentJson.strings(spec.get("command"));
-        Map<String, String> env = spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of();
-        List<String> named = new java.util.ArrayList<>(command);
-        named.addAll(env.values());
-        sandbox.follow(AgentJson.text(spec, "network"), named, AgentJson.text(spec, "workingDir"));
-        Worker w = get(command, env, AgentJson.text(spec, "workingDir"));
+        Worker w = forSpec(specJson);
         Thread t = new Thread(
                 () -> {
                     try {
@@ -66,6 +70,55 @@ final class WorkerSlot {
                 "worker-start");
         t.setDaemon(true);
         t.start();
+    }
+
+    /**
+     * Starts the worker of a persistent pool's spec now, before the processor registers, and
+     * watches it for {@link #START_GRACE_MILLIS}: why it cannot serve (it could not be started, or
+     * it exited in that time: its exit code and last words), or null when it is up or the pool is
+     * not a persistent one.
+     */
+    String startNow(String specJson) throws InterruptedException {
+        List<String> command = persistentCommand(specJson);
+        if (command == null) {
+            return null;
+        }
+        Worker w = forSpec(specJson);
+        try {
+            w.ensureStarted();
+        } catch (IOException e) {
+            return "could not start the persistent worker " + command + ": " + e.getMessage();
+        }
+        Worker.Exit exit = w.endedWithin(START_GRACE_MILLIS);
+        return exit == null ? null : exitedAtOnce(command, exit);
+    }
+
+    /** The start error of a worker that exited within its grace: the command, its exit code, its stderr's end. */
+    static String exitedAtOnce(List<String> command, Worker.Exit exit) {
+        String said = exit.stderr().strip();
+        if (said.length() > 1000) {
+            said = "..." + said.substring(said.length() - 1000);
+        }
+        return "the persistent worker " + command + " exited at once (exit " + exit.code()
+                + (exit.code() == 126 ? ": its user may not run it" : exit.code() == 127 ? ": not found" : "")
+                + ")" + (said.isEmpty() ? "" : ": " + said);
+    }
+
+    /** A persistent pool's command, or null for a pool of another kind. */
+    private static List<String> persistentCommand(String specJson) {
+        JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
+        return persistent(spec) ? AgentJson.strings(spec.get("command")) : null;
+    }
+
+    /** The worker for a persistent pool's spec, its room following the spec's network and named paths. */
+    private Worker forSpec(String specJson) {
+        JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
+        List<String> command = AgentJson.strings(spec.get("command"));
+        Map<String, String> env = spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of();
+        List<String> named = new java.util.ArrayList<>(command);
+        named.addAll(env.values());
+        sandbox.follow(AgentJson.text(spec, "network"), named, AgentJson.text(spec, "workingDir"));
+        return get(command, env, AgentJson.text(spec, "workingDir"));
     }
 
     /**

@@ -169,8 +169,20 @@ public final class SizingPolicy {
                         p));
     }
 
+    /**
+     * How long a pool whose processors cannot start waits after its last start error before it
+     * starts another: without it, an agent whose worker exits at once was replaced as fast as
+     * agents spawn (one JVM after the other on a laptop's cores). Short, so that a cause that is
+     * gone (an image pulled meanwhile) costs little; waiters learn the error at once anyway.
+     */
+    static final long START_RETRY_MILLIS = 3_000;
+
     static int toStart(PoolSnapshot s, List<Processor> alive, int idleTarget) {
         if (s.draining()) {
+            return 0;
+        }
+        PoolSnapshot.StartError failed = s.currentStartError();
+        if (failed != null && s.now() - failed.at().toEpochMilli() < START_RETRY_MILLIS) {
             return 0;
         }
         int idle = count(alive, ProcessorState.IDLE);

@@ -102,6 +102,11 @@ public final class Fields {
          * the job starts there, or for a job without a timeout (overdue.lua).
          */
         public static final String DEADLINE = "deadline";
+        /**
+         * While STARTING: why its agent cannot serve (start_failed.lua), which lost.lua makes the
+         * pool's {@link PoolHash#START_ERROR} when the agent has gone.
+         */
+        public static final String START_ERROR = "startError";
 
         public static final List<String> ALL = List.of(
                 ID,
@@ -118,7 +123,8 @@ public final class Fields {
                 GANG,
                 ROLE,
                 RANK,
-                DEADLINE);
+                DEADLINE,
+                START_ERROR);
 
         private ProcessorHash() {}
     }

@@ -26,6 +26,7 @@ public enum Script {
     START,
     FINISH,
     DEREGISTER,
+    START_FAILED,
     SPAWN,
     SPAWN_GANG,
     RETIRE,

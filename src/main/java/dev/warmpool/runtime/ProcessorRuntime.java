@@ -40,6 +40,16 @@ public interface ProcessorRuntime {
      */
     default void onGone(java.util.function.BiConsumer<String, String> gone) {}
 
+    /**
+     * Why this runtime could not run the pool's command (or a gang role's), checked when the pool
+     * is PUT, so that a pool that cannot start is refused with a sentence rather than left with
+     * processors that fail every job; empty where the runtime cannot tell (the command lives in an
+     * image). {@code field} names the command the problem is in, as the request wrote it.
+     */
+    default java.util.Optional<ResourceLimits.Problem> commandProblem(dev.warmpool.pool.PoolSpec spec) {
+        return java.util.Optional.empty();
+    }
+
     /** Once the manager is up: work that makes later processor starts faster (off the caller's thread). */
     default void prepare() {}
 

@@ -3,11 +3,13 @@ package dev.warmpool.service;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Job;
+import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
+import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.store.JobEnds;
@@ -15,6 +17,7 @@ import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -47,7 +50,7 @@ public class JobService {
             JobEnds ends,
             IdempotencyKeys keys) {
         this.keys = keys;
-        this.waits = new JobWaits(ends, config, this::get);
+        this.waits = new JobWaits(ends, config, this::get, this::held);
         this.store = store;
         this.pools = pools;
         this.reconciler = reconciler;
@@ -261,9 +264,40 @@ public class JobService {
         return store.job(type, id).map(j -> j.orElseThrow(() -> noJob(id)));
     }
 
-    /** The job once it has ended, or as it is when {@code waitSeconds} have passed. */
+    /**
+     * The job once it has ended, or as it is when {@code waitSeconds} have passed; a 503 when its
+     * pool cannot start processors (see {@link #held}).
+     */
     public Uni<Job> waitForEnd(String id, int waitSeconds) {
         return waits.untilEnd(id, waits.deadline(waitSeconds));
+    }
+
+    /**
+     * A waited-for job that has not ended, checked: a queued job whose pool cannot start processors
+     * fails the wait with the pool's start error ({@link Refusal#cannotStart}), once that error was
+     * recorded after the job was submitted (a start tried for it, or while it waited, failed), no
+     * processor has come up since, and none is up to take it when it comes free. A stale error
+     * (from before the job came) does not: the starts the job asks for may well succeed. The job
+     * stays queued either way.
+     */
+    Uni<Job> held(Job job) {
+        if (job.state() != JobState.QUEUED || job.submittedAt() == null) {
+            return Uni.createFrom().item(job);
+        }
+        Instant submitted = Instant.parse(job.submittedAt());
+        return store.lastStartError(job.type()).flatMap(last -> {
+            if (last == null || last.at().isBefore(submitted)) {
+                return Uni.createFrom().item(job);
+            }
+            return store.snapshot(job.type()).map(s -> {
+                PoolSnapshot.StartError now =
+                        s.map(PoolSnapshot::currentStartError).orElse(null);
+                if (now == null || s.get().count(ProcessorState.IDLE) + s.get().count(ProcessorState.BUSY) > 0) {
+                    return job;
+                }
+                throw Refusal.cannotStart(job.type(), job.id(), now.reason(), now.at());
+            });
+        });
     }
 
     public Uni<List<Job>> list(String type, String state, Integer limit) {

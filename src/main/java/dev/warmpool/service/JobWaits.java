@@ -16,7 +16,9 @@ import java.util.function.Function;
  * (a job too large to send so) makes the waiter read the job; one that never came (lost while
  * the subscription reconnected) is covered by re-reads after a pause that doubles from
  * {@link #FIRST_SAFETY_READ} up to {@link #SAFETY_READ} while the subscription is live, and from
- * {@link #FIRST_POLL} up to {@link #LAST_POLL} while it is not.
+ * {@link #FIRST_POLL} up to {@link #LAST_POLL} while it is not. Each read of a job that has not
+ * ended is also {@code held}'s to check: a job whose pool cannot start processors ends the wait
+ * with that reason (JobService#held), rather than hold the waiter until its deadline for nothing.
  */
 final class JobWaits {
     private static final Duration FIRST_POLL = Duration.ofMillis(5);
@@ -33,12 +35,17 @@ final class JobWaits {
     private final JobEnds ends;
     private final WarmpoolConfig config;
     private final Function<String, Uni<Job>> read;
+    private final Function<Job, Uni<Job>> held;
 
-    /** {@code read} reads a job by id (a 404 failure when there is none). */
-    JobWaits(JobEnds ends, WarmpoolConfig config, Function<String, Uni<Job>> read) {
+    /**
+     * {@code read} reads a job by id (a 404 failure when there is none); {@code held} checks a job
+     * read that has not ended: the job, or a failure that ends the wait with its reason.
+     */
+    JobWaits(JobEnds ends, WarmpoolConfig config, Function<String, Uni<Job>> read, Function<Job, Uni<Job>> held) {
         this.ends = ends;
         this.config = config;
         this.read = read;
+        this.held = held;
     }
 
     /** When a wait of {@code waitSeconds} (capped at {@code warmpool.jobs.max-wait}) that starts now runs out, in nanoTime. */
@@ -93,7 +100,10 @@ final class JobWaits {
                         ends.forget(id, end);
                         return Uni.createFrom().item(job);
                     }
-                    return await(id, end, deadline, pause);
+                    return held.apply(job)
+                            .onFailure()
+                            .invoke(() -> ends.forget(id, end))
+                            .flatMap(still -> await(id, end, deadline, pause));
                 });
     }
 

@@ -193,6 +193,9 @@ public class PoolService {
             throw Refusal.invalid(p.field(), p.detail());
         });
         checkTemplate(spec);
+        runtime.commandProblem(spec).ifPresent(p -> {
+            throw Refusal.invalid(p.field(), p.detail());
+        });
         if (spec.minIdle() > spec.maxSize()) {
             throw Refusal.invalid(
                     "minIdle",

@@ -1,5 +1,7 @@
 package dev.warmpool.service;
 
+import dev.warmpool.pool.Timestamps;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -41,6 +43,25 @@ public class Refusal extends RuntimeException {
                 "pool-draining",
                 "The pool for job type '" + type + "' is being deleted and takes no new " + what
                         + "; create it again with PUT /pools/" + type + ".");
+    }
+
+    /**
+     * The 503 for a wait on a queued job whose pool cannot start processors: why (the pool's
+     * {@code startError}), and that the job stays queued. Extensions: {@code job}, {@code pool},
+     * {@code startError} ({@code reason}, {@code at}), as {@code GET /pools/{type}} shows it.
+     */
+    public static Refusal cannotStart(String type, String jobId, String reason, Instant at) {
+        return new Refusal(
+                        Kind.UNAVAILABLE,
+                        "pool-cannot-start",
+                        "Pool cannot start processors",
+                        "Pool '" + type + "' cannot start processors: " + reason + ". Job " + jobId
+                                + " stays queued and runs once a processor starts: fix the pool (PUT /pools/"
+                                + type + "; GET /pools/" + type + " shows its startError), or cancel the job"
+                                + " (DELETE /jobs/" + jobId + ").")
+                .with("job", jobId)
+                .with("pool", type)
+                .with("startError", Map.of("reason", reason, "at", Timestamps.iso(at.toEpochMilli())));
     }
 
     /** The 404 for a job id that names no job (now). */

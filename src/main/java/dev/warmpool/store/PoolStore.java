@@ -159,11 +159,27 @@ public class PoolStore {
 
     /** Why a processor of the pool was last lost before it registered (lost.lua), or null. */
     private static PoolSnapshot.StartError startError(java.util.Map<String, String> pool) {
-        String reason = pool.get(PoolHash.START_ERROR);
-        String at = pool.get(PoolHash.START_ERROR_AT);
+        return startError(pool.get(PoolHash.START_ERROR), pool.get(PoolHash.START_ERROR_AT));
+    }
+
+    private static PoolSnapshot.StartError startError(String reason, String at) {
         return reason == null || at == null
                 ? null
                 : new PoolSnapshot.StartError(reason, java.time.Instant.ofEpochMilli(Long.parseLong(at)));
+    }
+
+    /**
+     * The pool's last start error (lost.lua), or null: its two fields alone, one round trip, cheap
+     * enough for each re-read of a job that a waiter holds (whether it is current needs the
+     * processors: {@link PoolSnapshot#currentStartError()}).
+     */
+    public Uni<PoolSnapshot.StartError> lastStartError(String type) {
+        return redis.hmget(List.of(KeySchema.pool(type), PoolHash.START_ERROR, PoolHash.START_ERROR_AT))
+                .map(r -> r == null || r.size() < 2
+                        ? null
+                        : startError(
+                                r.get(0) == null ? null : r.get(0).toString(),
+                                r.get(1) == null ? null : r.get(1).toString()));
     }
 
     /** A pool's tenants (tenants.lua): weight, cap, running, queued, decayed usage, share. */

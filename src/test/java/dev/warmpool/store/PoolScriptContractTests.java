@@ -24,6 +24,7 @@ import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.SnapshotReply;
 import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.protocol.SpawnReply;
+import dev.warmpool.protocol.StartFailedReply;
 import dev.warmpool.protocol.SubmitReply;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -150,6 +151,33 @@ class PoolScriptContractTests extends ScriptContract {
         putPool(0, 3, 10, false);
         assertNull(field(pool, "startError"), "a new spec gets a fresh verdict");
         assertNull(field(pool, "startErrorAt"));
+    }
+
+    @Test
+    void aProcessorThatCannotServeLeavesWhyForLostToPutOnItsPool() {
+        putPool(0, 3, 10, false);
+        String pool = KeySchema.pool(TYPE);
+        String why = "the persistent worker [python3, w.py] exited at once (exit 1): No module named 'torch'";
+        assertTrue(call(Script.SPAWN, SpawnReply.args("p1"), SpawnReply::decode).recorded());
+        assertTrue(call(Script.START_FAILED, StartFailedReply.args("p1", why), StartFailedReply::decode)
+                .recorded());
+        call(
+                Script.LOST,
+                LostReply.args("p1", Long.MAX_VALUE, "processor p1 was lost (its process exited)", 60),
+                LostReply::decode);
+        assertEquals(why, field(pool, "startError"), "the agent's own reason, not the manager's guess");
+
+        assertFalse(
+                call(Script.START_FAILED, StartFailedReply.args("p1", "again"), StartFailedReply::decode)
+                        .recorded(),
+                "a processor Redis no longer has");
+        assertFalse(j.exists(KeySchema.processor(TYPE, "p1")), "is not brought back by a stray field");
+        processor("p2");
+        assertFalse(
+                call(Script.START_FAILED, StartFailedReply.args("p2", "late"), StartFailedReply::decode)
+                        .recorded(),
+                "a registered processor is not starting");
+        assertNull(field(KeySchema.processor(TYPE, "p2"), "startError"));
     }
 
     @Test

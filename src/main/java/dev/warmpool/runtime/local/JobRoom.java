@@ -89,6 +89,19 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
                 .orElse(null);
     }
 
+    /** Who runs the jobs, for {@link CommandCheck}: a run-as user, a job uid (the range's first), or the manager's own. */
+    CommandCheck.JobUser jobUser() {
+        if (runAs != null) {
+            String[] ids = runAs.split(":");
+            return new CommandCheck.JobUser(Integer.valueOf(ids[0]), Integer.valueOf(ids.length > 1 ? ids[1] : ids[0]));
+        }
+        if (jobUids != null) {
+            int first = Integer.parseInt(jobUids.split("-")[0].trim());
+            return new CommandCheck.JobUser(first, first); // a claimed uid's gid is the uid (Sandbox)
+        }
+        return CommandCheck.JobUser.SELF;
+    }
+
     /** What the agent reads: WARMPOOL_SANDBOX, WARMPOOL_SANDBOX_HIDE, WARMPOOL_RUN_AS or WARMPOOL_JOB_UIDS, WARMPOOL_ROOM_INIT. */
     Map<String, String> environment() {
         Map<String, String> env = new LinkedHashMap<>();

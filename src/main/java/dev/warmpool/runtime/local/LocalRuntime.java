@@ -98,6 +98,33 @@ public class LocalRuntime implements ProcessorRuntime {
         }
     }
 
+    /**
+     * The pool's command (and each gang role's) as its jobs' user would run it here: the program is
+     * there, and that user may execute it ({@link CommandCheck}). The PATH is the pool's, else the
+     * one agents pass on from the manager; either finding it will do.
+     */
+    @Override
+    public Optional<ResourceLimits.Problem> commandProblem(dev.warmpool.pool.PoolSpec spec) {
+        String path = String.join(
+                ":",
+                spec.env() == null ? "" : spec.env().getOrDefault("PATH", ""),
+                System.getenv().getOrDefault("PATH", CommandCheck.DEFAULT_PATH));
+        Optional<ResourceLimits.Problem> own = CommandCheck.problem(
+                        spec.command(), path, spec.workingDir(), room.jobUser())
+                .map(why -> new ResourceLimits.Problem("command", "The pool's command cannot run: " + why + "."));
+        if (own.isPresent() || spec.gang() == null) {
+            return own;
+        }
+        return spec.gang().entrySet().stream()
+                .flatMap(role ->
+                        CommandCheck.problem(role.getValue().command(), path, spec.workingDir(), room.jobUser())
+                                .map(why -> new ResourceLimits.Problem(
+                                        "gang[" + role.getKey() + "].command",
+                                        "The command of role '" + role.getKey() + "' cannot run: " + why + "."))
+                                .stream())
+                .findFirst();
+    }
+
     @Override
     public Optional<dev.warmpool.runtime.Devices> devices() {
         return Optional.of(devices);
