@@ -53,7 +53,8 @@ public class WarmpoolMain {
             // kept for the manager's life: started again from its dir whenever it exits
             own = OwnRedis.start(port, dir, password, alsoBind, tls);
             RedisServer redis = own.server();
-            StopCommand.noteRedis(stateDir(), dir); // `stop` finds it by the note, whatever its environment
+            StopCommand.noteRedis(
+                    stateDir(), Optional.of(dir)); // `stop` finds it by the note, whatever its environment
             System.setProperty(
                     "quarkus.redis.hosts",
                     password == null ? redis.url() : "rediss://:" + password + "@127.0.0.1:" + port);
@@ -70,6 +71,9 @@ public class WarmpoolMain {
                             : ", password in " + dir.resolve("password").toAbsolutePath());
         }
         if (!recordingClasses) {
+            if (own == null) { // quarkus.redis.hosts was given (it names the own Redis from here on)
+                StopCommand.noteRedis(stateDir(), Optional.empty()); // a Redis that `stop` leaves alone
+            }
             StopCommand.register(stateDir()); // `stop` finds this manager by it, on every runtime
         }
         if ("false".equalsIgnoreCase(setting("warmpool.auth.enabled", "WARMPOOL_AUTH_ENABLED", "true"))

@@ -32,6 +32,7 @@ import java.util.stream.Stream;
  * taken since is left alone. Run when no manager runs, it still cleans what the last one left.
  */
 public final class StopCommand {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(StopCommand.class);
     static final String MANAGERS = "managers";
     /** The data dir of the Redis the run command started for this install. */
     static final String REDIS_DIR = "redis-dir";
@@ -47,7 +48,14 @@ public final class StopCommand {
 
     /** Notes this manager in the state dir, for {@code stop}; the note goes when the manager ends. */
     public static void register(Path stateDir) {
-        Path me = noteManager(stateDir, ProcessHandle.current());
+        Path me;
+        try {
+            me = noteManager(stateDir, ProcessHandle.current());
+        } catch (IllegalStateException e) {
+            // a manager in a read-only folder (a pod's) runs all the same; stop cannot find it
+            LOG.warnf("%s: `stop` will not find this manager", e.getMessage());
+            return;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> me.toFile().delete(), "forget-manager"));
     }
 
@@ -58,14 +66,20 @@ public final class StopCommand {
             Path note = dir.resolve(Long.toString(manager.pid()));
             PrivateFiles.write(note, AgentNotes.startMillis(manager).orElse(""));
             return note;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot note this manager in " + stateDir, e);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("cannot note this manager in " + stateDir + " (" + e.getMessage() + ")", e);
         }
     }
 
-    /** Notes the data dir of the Redis the run command started for this install. */
-    public static void noteRedis(Path stateDir, Path redisDir) {
-        note(stateDir, REDIS_DIR, redisDir.toAbsolutePath().toString());
+    /**
+     * Notes the data dir of the Redis the run command started for this install, or (empty) that
+     * the install has none: it was given a Redis ({@code quarkus.redis.hosts}), which is not its to stop.
+     */
+    public static void noteRedis(Path stateDir, Optional<Path> redisDir) {
+        note(
+                stateDir,
+                REDIS_DIR,
+                redisDir.map(d -> d.toAbsolutePath().toString()).orElse(""));
     }
 
     /** Notes the docker runtime's engine and the instance label its containers carry. */
@@ -77,8 +91,8 @@ public final class StopCommand {
         try {
             PrivateFiles.secureDir(stateDir);
             PrivateFiles.write(stateDir.resolve(name), text);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot note " + name + " in " + stateDir + " (for stop)", e);
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("cannot note %s in %s (%s): `stop` will not find it", name, stateDir, e.getMessage());
         }
     }
 
@@ -91,9 +105,8 @@ public final class StopCommand {
         int managers = stopAll(managers(stateDir), MANAGER_GRACE);
         int agents = stopAgents(stateDir);
         String containers = docker(stateDir).map(StopCommand::stopContainers).orElse("");
-        String redis = read(stateDir.resolve(REDIS_DIR))
-                .map(Path::of)
-                .or(() -> redisDir)
+        Optional<String> noted = read(stateDir.resolve(REDIS_DIR));
+        String redis = (noted.isPresent() ? noted.filter(d -> !d.isEmpty()).map(Path::of) : redisDir)
                 .map(StopCommand::stopRedis)
                 .orElse("not ours (quarkus.redis.hosts): left running");
         out.printf(

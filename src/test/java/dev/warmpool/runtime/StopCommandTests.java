@@ -66,7 +66,7 @@ class StopCommandTests {
     RedisServer redisOf(Path stateDir) {
         RedisServer r = RedisServer.persistent(RedisServer.freePort(), stateDir.resolve("redis"));
         redis.add(r);
-        StopCommand.noteRedis(stateDir, stateDir.resolve("redis"));
+        StopCommand.noteRedis(stateDir, Optional.of(stateDir.resolve("redis")));
         return r;
     }
 
