@@ -28,8 +28,7 @@ public class WarmpoolMain {
 
     public static void main(String... args) {
         if (args.length > 0 && "stop".equals(args[0])) {
-            // what to stop is read from the state dir; the Redis dir from the settings only for a manager that noted
-            // none
+            // what to stop comes from the state dir; the settings' Redis dir serves an older manager's only
             System.exit(StopCommand.run(
                     stateDir(),
                     configuredRedis().isPresent() ? Optional.empty() : Optional.of(embeddedDir()),
