@@ -1,6 +1,6 @@
 package dev.warmpool;
 
-import dev.warmpool.runtime.local.StopCommand;
+import dev.warmpool.runtime.StopCommand;
 import dev.warmpool.store.OwnRedis;
 import dev.warmpool.store.PrivateFiles;
 import dev.warmpool.store.RedisServer;
@@ -28,14 +28,15 @@ public class WarmpoolMain {
 
     public static void main(String... args) {
         if (args.length > 0 && "stop".equals(args[0])) {
+            // what to stop comes from the state dir; the settings' Redis dir serves an older manager's only
             System.exit(StopCommand.run(
                     stateDir(),
-                    configuredRedis().orElse(embeddedUrl()),
                     configuredRedis().isPresent() ? Optional.empty() : Optional.of(embeddedDir()),
                     System.out));
         }
         // an AppCDS build runs main only to record the classes it loads: no Redis for that
         boolean recordingClasses = Boolean.getBoolean("quarkus.appcds.generate");
+        OwnRedis own = null;
         if (!recordingClasses && configuredRedis().isEmpty()) {
             int port = embeddedPort();
             Path dir = embeddedDir();
@@ -49,8 +50,10 @@ public class WarmpoolMain {
                             : java.util.List.of();
             RedisTls tls = RedisTls.ensure(dir);
             // kept for the manager's life: started again from its dir whenever it exits
-            RedisServer redis =
-                    OwnRedis.start(port, dir, password, alsoBind, tls).server();
+            own = OwnRedis.start(port, dir, password, alsoBind, tls);
+            RedisServer redis = own.server();
+            StopCommand.noteRedis(
+                    stateDir(), Optional.of(dir)); // `stop` finds it by the note, whatever its environment
             System.setProperty(
                     "quarkus.redis.hosts",
                     password == null ? redis.url() : "rediss://:" + password + "@127.0.0.1:" + port);
@@ -66,8 +69,11 @@ public class WarmpoolMain {
                             ? ""
                             : ", password in " + dir.resolve("password").toAbsolutePath());
         }
-        if (!recordingClasses && "local".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))) {
-            StopCommand.register(stateDir()); // `stop` finds this manager by it
+        if (!recordingClasses) {
+            if (own == null) { // quarkus.redis.hosts was given (it names the own Redis from here on)
+                StopCommand.noteRedis(stateDir(), Optional.empty()); // a Redis that `stop` leaves alone
+            }
+            StopCommand.register(stateDir()); // `stop` finds this manager by it, on every runtime
         }
         if ("false".equalsIgnoreCase(setting("warmpool.auth.enabled", "WARMPOOL_AUTH_ENABLED", "true"))
                 && System.getProperty("quarkus.http.host") == null
@@ -75,7 +81,25 @@ public class WarmpoolMain {
             // no authentication: reachable from this machine only (Startup refuses any other address)
             System.setProperty("quarkus.http.host", "127.0.0.1");
         }
-        Quarkus.run(args);
+        OwnRedis started = own != null && own.server().process().isPresent() ? own : null;
+        Quarkus.run(null, (code, failure) -> failed(started, code, failure), args);
+    }
+
+    /**
+     * Quarkus has ended: a manager that failed to start stops the Redis it started (nothing was
+     * given to it yet, and no agent serves it), rather than leave it running for nobody. A Redis it
+     * found running (its agents' since before) is left to them.
+     */
+    private static void failed(OwnRedis started, int code, Throwable failure) {
+        if (failure != null && started != null) {
+            started.forget();
+            started.server().stop();
+            LOG.infof(
+                    "the manager did not start: stopped the Redis it started (port %d)",
+                    started.server().port());
+        }
+        io.quarkus.runtime.ApplicationLifecycleManager.getDefaultExitCodeHandler()
+                .accept(code, failure);
     }
 
     /**
@@ -131,12 +155,6 @@ public class WarmpoolMain {
 
     private static Path embeddedDir() {
         return Path.of(setting("warmpool.redis.embedded-dir", "WARMPOOL_REDIS_EMBEDDED_DIR", ".warmpool/redis"));
-    }
-
-    /** As its agents' command lines name it: TLS since the run command made a certificate for it. */
-    private static String embeddedUrl() {
-        boolean tls = Files.isRegularFile(embeddedDir().resolve(RedisTls.CERT_FILE));
-        return (tls ? "rediss" : "redis") + "://127.0.0.1:" + embeddedPort();
     }
 
     /** docker0's IPv4 address (the default bridge's gateway), if this machine has one. */

@@ -15,7 +15,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@code java -jar quarkus-run.jar stop}: one install's manager, agents and Redis, never another's. */
+/**
+ * {@code java -jar quarkus-run.jar stop}: one install's manager, agents and Redis, never another's,
+ * found from its state dir whatever the environment {@code stop} runs in.
+ */
 class StopIT {
     LocalInstall a;
     LocalInstall b;
@@ -44,12 +47,14 @@ class StopIT {
         awaitDemoIdle(ma);
         awaitDemoIdle(mb);
         List<Long> agentsOfB = LocalAgents.agentPids(b.redisUrl());
+        List<String> processorsOfA = LocalAgents.processorIds(a.redisUrl());
         ProcessHandle redisOfA = a.redis().orElseThrow();
         assertFalse(agentsOfB.isEmpty());
+        assertFalse(processorsOfA.isEmpty());
 
+        // as a user runs it: without the port A was started with (its agents' command lines name that port)
         Process stop = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Dwarmpool.redis.embedded-port=" + a.redisPort,
                         "-jar",
                         Path.of("target/quarkus-app/quarkus-run.jar")
                                 .toAbsolutePath()
@@ -69,6 +74,43 @@ class StopIT {
         assertTrue(b.process.isAlive(), "B's manager runs on");
         assertEquals(agentsOfB, LocalAgents.agentPids(b.redisUrl()), "B's agents run on");
         assertTrue(b.redis().orElseThrow().isAlive(), "B's Redis runs on");
+        assertTrue(
+                processorDirs(processorsOfA).isEmpty(), "the dirs of A's processors: " + processorDirs(processorsOfA));
+    }
+
+    /** Nothing listens on 127.0.0.1:{@code port} (a Redis that ended removed its pid file). */
+    static boolean free(int port) {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    /** What agents of {@code processors} keep in /tmp (see AgentDirs). */
+    static List<Path> processorDirs(List<String> processors) throws java.io.IOException {
+        int me = (Integer) java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        Path shared = Path.of("/tmp", "warmpool-" + me);
+        if (!java.nio.file.Files.isDirectory(shared)) {
+            return List.of();
+        }
+        try (var dirs = java.nio.file.Files.list(shared)) {
+            return dirs.filter(d -> processors.stream()
+                            .anyMatch(p -> d.getFileName().toString().startsWith(p)))
+                    .toList();
+        }
+    }
+
+    @Test
+    void aManagerThatFailsToStartStopsTheRedisItStarted() throws Exception {
+        a = new LocalInstall();
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(a.httpPort)) {
+            Process m = a.launch(List.of(), Map.of());
+            assertTrue(m.waitFor(120, TimeUnit.SECONDS), "the manager did not end");
+            assertTrue(m.exitValue() != 0, a.log());
+        }
+        assertTrue(a.log().contains("stopped the Redis it started"), a.log());
+        await().atMost(Duration.ofSeconds(10)).until(() -> free(a.redisPort));
     }
 
     /**

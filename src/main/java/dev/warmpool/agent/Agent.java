@@ -93,6 +93,7 @@ public final class Agent {
                             ? "pool %s does not exist; exiting"
                             : "pool %s is a gang pool that does not know this member; exiting",
                     config.pool());
+            sandbox.close();
             done.countDown();
             return 0;
         }

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /** Where agents keep their processors' private dirs (each job's dir is made in one, see {@link Sandbox}). */
-final class AgentDirs {
+public final class AgentDirs {
     private AgentDirs() {}
 
     /**
@@ -135,6 +135,40 @@ final class AgentDirs {
                 }
             }
         });
+    }
+
+    /**
+     * Removes the private dirs of processor {@code processorId} that an agent of this user left in
+     * {@code tmp} (its {@code java.io.tmpdir}): an agent removes its own as it ends, this is for one
+     * that was killed (the local runtime calls it when its agent exits, {@code stop} after its
+     * agents). Links are removed, never followed. Returns how many dirs went.
+     */
+    public static int removeOf(Path tmp, String processorId) {
+        java.util.regex.Pattern mine =
+                java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(processorId) + "[0-9]+");
+        int removed = 0;
+        List<Path> where = new java.util.ArrayList<>(List.of(tmp));
+        try {
+            where.add(tmp.resolve(HostTmp.AGENT_DIRS + Files.getAttribute(Path.of("/proc/self"), "unix:uid")));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            // no shared dir on this system: only the fallback's dirs in tmp
+        }
+        for (Path parent : where) {
+            String prefix = parent.equals(tmp) ? HostTmp.AGENT_DIRS : "";
+            try (Stream<Path> dirs = Files.list(parent)) {
+                for (Path d : dirs.filter(d -> d.getFileName().toString().startsWith(prefix)
+                                && mine.matcher(d.getFileName().toString().substring(prefix.length()))
+                                        .matches()
+                                && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS))
+                        .toList()) {
+                    Sandbox.remove(d);
+                    removed += Files.exists(d, LinkOption.NOFOLLOW_LINKS) ? 0 : 1;
+                }
+            } catch (IOException | RuntimeException e) {
+                // nothing of it there
+            }
+        }
+        return removed;
     }
 
     /** A dir of this user's, untouched since {@code before}. */

@@ -198,11 +198,15 @@ final class Sandbox {
         return container && resident != null;
     }
 
-    /** Ends the resident room, if any (the agent is going). */
+    /**
+     * Ends the resident room, if any, and removes the processor's private dir with all its jobs
+     * left there (the agent is going): a processor that stops leaves nothing in the host's /tmp.
+     */
     void close() {
         if (resident != null) {
             resident.discard();
         }
+        remove(root);
     }
 
     /** Each job gets a bwrap room of its own, or the processor's resident room is a bwrap (else: a container). */

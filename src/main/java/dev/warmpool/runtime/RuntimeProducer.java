@@ -95,6 +95,8 @@ public class RuntimeProducer {
                 config.runtime().pidsLimit(),
                 config.redis().pinnedCertificate().map(RuntimeProducer::read).orElse(null),
                 config.runtime().maxResultBytes());
+        // `stop` finds this install's containers by it, whatever its own environment
+        StopCommand.noteDocker(config.runtime().local().stateDir(), host, settings.instance());
         Devices devices = Devices.of(config.runtime().devices());
         org.jboss.logging.Logger.getLogger(RuntimeProducer.class)
                 .infof(

@@ -1,5 +1,6 @@
 package dev.warmpool.runtime.local;
 
+import dev.warmpool.agent.AgentDirs;
 import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.protocol.PinnedCertificate;
@@ -88,8 +89,10 @@ public class LocalRuntime implements ProcessorRuntime {
         LOG.infof(
                 "pool limits (cpu, memory, pids; default pids %d) are held by %s",
                 config.runtime().pidsLimit(), RoomLimits.host());
+        List<ProcessHandle> found = agents(redisUrl).toList();
+        AgentNotes.sync(config.runtime().local().stateDir(), found);
         List<String> swept = RoomLimits.sweep(
-                agents(redisUrl).map(h -> arg(h, PROCESSOR).orElse("")).collect(java.util.stream.Collectors.toSet()));
+                found.stream().map(h -> arg(h, PROCESSOR).orElse("")).collect(java.util.stream.Collectors.toSet()));
         if (!swept.isEmpty()) {
             LOG.infof("removed the cgroups of %d processor(s) that are gone: %s", swept.size(), swept);
         }
@@ -195,11 +198,13 @@ public class LocalRuntime implements ProcessorRuntime {
                     .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
                     .ifPresent(sink -> env.put("K_SINK", sink));
             Process p = pb.start();
+            Path stateDir = config.runtime().local().stateDir();
+            AgentNotes.note(stateDir, processorId, p.toHandle()); // for stop, whatever its environment
             // an agent that exits (retired, spent, crashed, killed) is handled and replaced at once, not
             // after the orphan grace: this manager held the child, so its exit is certain
             p.onExit()
                     .thenRun(() -> gone.accept(type, processorId))
-                    .thenRunAsync(() -> removeCgroups(processorId), CGROUP_CLEANER);
+                    .thenRunAsync(() -> cleanUp(stateDir, processorId), CGROUP_CLEANER);
             LOG.infof("started processor %s of pool %s (pid %d)", processorId, type, p.pid());
         } catch (IOException e) {
             devices.release(processorId);
@@ -207,7 +212,26 @@ public class LocalRuntime implements ProcessorRuntime {
         }
     }
 
-    /** The agent is gone: its room's cgroups go too (what is left in them is killed). */
+    /**
+     * The agent is gone: so are its note, its private dir (one that was killed could not remove
+     * it) and its room's cgroups (what is left in them is killed).
+     */
+    private void cleanUp(Path stateDir, String processorId) {
+        AgentNotes.forget(stateDir, processorId);
+        AgentDirs.removeOf(agentTmp(launch), processorId);
+        removeCgroups(processorId);
+    }
+
+    /** The agents' java.io.tmpdir, where they keep their processors' dirs: the JVM's default unless its options set it. */
+    static Path agentTmp(List<String> launch) {
+        String option = "-Djava.io.tmpdir=";
+        return launch.stream()
+                .filter(o -> o.startsWith(option))
+                .reduce((a, b) -> b)
+                .map(o -> Path.of(o.substring(option.length())))
+                .orElse(Path.of("/tmp"));
+    }
+
     private static void removeCgroups(String processorId) {
         List<Path> left = RoomLimits.remove(processorId);
         if (!left.isEmpty()) {
@@ -309,7 +333,7 @@ public class LocalRuntime implements ProcessorRuntime {
                 .filter(h -> h.isAlive() && arguments(h).contains(marker));
     }
 
-    private static Optional<String> arg(ProcessHandle h, String prefix) {
+    static Optional<String> arg(ProcessHandle h, String prefix) {
         return arguments(h).stream()
                 .filter(s -> s.startsWith(prefix))
                 .findFirst()

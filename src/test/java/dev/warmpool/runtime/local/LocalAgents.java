@@ -30,6 +30,13 @@ public final class LocalAgents {
                 .toList();
     }
 
+    /** The processors whose agents serve the Redis at {@code redisUrl}. */
+    public static List<String> processorIds(String redisUrl) {
+        return LocalRuntime.agents(redisUrl)
+                .flatMap(h -> LocalRuntime.arg(h, LocalRuntime.PROCESSOR).stream())
+                .toList();
+    }
+
     /** The process ids of the agents that serve the Redis at {@code redisUrl}. */
     public static List<Long> agentPids(String redisUrl) {
         return LocalRuntime.agents(redisUrl).map(ProcessHandle::pid).toList();
