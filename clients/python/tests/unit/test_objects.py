@@ -2,6 +2,7 @@
 state), sweeps, pools and the fair-share fields (``tenants`` of a pool, ``tenant`` of a job or sweep)."""
 import concurrent.futures
 import math
+import threading
 
 import warmpool
 from warmpool.objects import Tenant
@@ -78,6 +79,31 @@ class JobTests(StubTestCase):
         job = warmpool.Job(self.wp, {"id": "t.6", "state": "CANCELLED", "ended": True})
         self.assertTrue(job.cancel())
         self.assertFalse(job.cancel())
+
+    def test_a_job_that_cancel_ended_says_it_is_cancelled(self):
+        deleted = threading.Event()
+
+        def wait(_req):  # the server's long poll: the job ends when it is cancelled
+            deleted.wait(10)
+            return ok({"id": "t.9", "state": "CANCELLED", "ended": True, "error": "cancelled by wp_test"})
+
+        def delete(_req):
+            deleted.set()
+            return ok({"id": "t.9", "state": "CANCELLED", "ended": True, "error": "cancelled by wp_test"})
+
+        self.stub.route("GET", "/jobs/t.9", wait)
+        self.stub.route("DELETE", "/jobs/t.9", delete, problem(409, "job t.9 has ended"))
+        job = warmpool.Job(self.wp, {"id": "t.9", "state": "QUEUED"})
+        self.assertFalse(job.cancelled())
+        self.assertTrue(job.cancel())
+        self.assertTrue(job.cancelled())
+        self.assertTrue(job.done())
+        with self.assertRaises(warmpool.JobFailed) as e:
+            job.result(timeout=10)
+        self.assertEqual("CANCELLED", e.exception.state)
+        self.assertFalse(job.cancel())
+        self.assertTrue(job.cancelled())
+        self.assertFalse(warmpool.Job(self.wp, {"id": "t.10", "state": "FAILED"}).cancelled())
 
     def test_a_job_s_tenant_or_none(self):
         job = warmpool.Job(self.wp, {"id": "t.7", "state": "SUCCEEDED", "tenant": "vision"})
