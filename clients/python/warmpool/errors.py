@@ -69,8 +69,9 @@ class JobFailed(WarmpoolError):
 
 
 class SweepWarning(UserWarning):
-    """A sweep's warning (``Sweep.warnings``): something may be wrong although nothing failed, e.g. an
-    objective metric no trial reports. Turn it into an error with ``warnings.simplefilter("error", SweepWarning)``."""
+    """A sweep's warning (``Sweep.warnings``, and ``warmpool.optuna.optimize``'s): something may be wrong although
+    nothing failed, e.g. an objective metric no trial reports. Turn it into an error with
+    ``warnings.simplefilter("error", SweepWarning)``."""
 
 
 _BY_STATUS: Dict[int, Type[WarmpoolError]] = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,
