@@ -85,9 +85,28 @@ def from_problem(status: int, problem: Any, names: Optional[Mapping[str, str]] =
     problem = problem if isinstance(problem, dict) else {}
     detail = str(problem.get("detail") or problem.get("title") or "HTTP %s" % status)
     field: Optional[str] = problem.get("field")
+    names = _with_known_fields(problem, names)
     for api, caller in sorted((names or {}).items(), key=lambda kv: -len(kv[0])):
         detail = re.sub(r"\b%s\b" % re.escape(api), caller, detail)
         if field:
             field = re.sub(r"(^|[.\]])%s\b" % re.escape(api), lambda m: m.group(1) + caller, field)
     cls = _BY_STATUS.get(status, WarmpoolError)
     return cls(detail, status=status, type=problem.get("type"), field=field, problem=problem)
+
+
+def _with_known_fields(problem: Mapping[str, Any], names: Optional[Mapping[str, str]]) -> Optional[Mapping[str, str]]:
+    """For an unknown top-level keyword (``min_idel=``), the known fields the server lists (``knownFields``) named
+    as the caller names them (``min_idle``, not ``minIdle``) when the caller wrote snake_case, so that one sentence
+    does not mix the client's names with the API's. ``names`` is None for a call that took no keywords."""
+    field, known = problem.get("field"), problem.get("knownFields")
+    if names is None or not isinstance(field, str) or not isinstance(known, list) or re.search(r"[.\[<]", field):
+        return names
+    if names.get(field, field) != names.get(field, field).lower():
+        return names  # the caller wrote camelCase (maxAttemps=): the API's names are theirs
+    out = dict(names)
+    for k in known:
+        if isinstance(k, str):
+            snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", k).lower()
+            if snake != k:
+                out.setdefault(k, snake)
+    return out

@@ -106,6 +106,19 @@ public class BadInputTests {
     }
 
     @Test
+    void anUnknownFieldIsNamedAsWrittenAndTheKnownOnesComeAsAListForAClientToNameInItsCallersWords() {
+        problem(
+                        given().contentType("application/json")
+                                .body("{\"command\": [\"true\"], \"minIdel\": 1}")
+                                .put("/pools/bad-pool")
+                                .then(),
+                        400)
+                .body("field", equalTo("minIdel"))
+                .body("detail", org.hamcrest.Matchers.containsString("Unknown field 'minIdel'"))
+                .body("knownFields", org.hamcrest.Matchers.hasItems("minIdle", "idleTimeoutSeconds", "command"));
+    }
+
+    @Test
     void aGangWhoseEveryRoleHasItsOwnCommandNeedsNoPoolCommand() {
         given().contentType("application/json")
                 .body(
