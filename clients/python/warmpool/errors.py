@@ -5,7 +5,7 @@ import re
 from typing import Any, Dict, Mapping, Optional, Type
 
 __all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
-           "Unavailable", "JobFailed", "SweepWarning"]
+           "Unavailable", "JobFailed", "SweepWarning", "PoolWarning"]
 
 
 class WarmpoolError(Exception):
@@ -72,6 +72,11 @@ class SweepWarning(UserWarning):
     """A sweep's warning (``Sweep.warnings``, and ``warmpool.optuna.optimize``'s): something may be wrong although
     nothing failed, e.g. an objective metric no trial reports. Turn it into an error with
     ``warnings.simplefilter("error", SweepWarning)``."""
+
+
+class PoolWarning(UserWarning):
+    """What the server warned of when it took a pool (``put_pool``): sizes its machine cannot hold, e.g. ``min_idle``
+    far beyond its cores. The pool was taken as asked; ``Pool.warnings`` has the sentences too."""
 
 
 _BY_STATUS: Dict[int, Type[WarmpoolError]] = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,

@@ -332,6 +332,11 @@ class Pool(Dict[str, Any]):
         """The pool's tenants under fair share, as :class:`Tenant` s; empty when the server shows none."""
         return [Tenant.from_api(t) for t in self.get("tenants") or []]
 
+    @property
+    def warnings(self) -> List[str]:
+        """What the server warned of when this pool was put (sizes its machine cannot hold); [] otherwise."""
+        return list(self.get("warnings") or [])
+
     def __repr__(self) -> str:
         s = self.get("status") or {}
         return "Pool(%s, %s, idle %s, busy %s, queued %s)" % (self.type, self.get("state"), s.get("idle"), s.get("busy"),

@@ -113,6 +113,20 @@ class JobTests(StubTestCase):
 
 
 class PoolTests(StubTestCase):
+    def test_put_pool_warns_of_what_the_server_warned_of(self):
+        import warnings
+        said = "minIdle 500 keeps 500 processors warm on a machine of 2 cores (more than 16 a core): ..."
+        self.stub.route("PUT", "/pools/big", ok({"type": "big", "spec": {"minIdle": 500}, "warnings": [said]}, 201),
+                        ok({"type": "big", "spec": {"minIdle": 2}}))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pool = self.wp.put_pool("big", command=["true"], min_idle=500)
+            self.assertEqual([said], pool.warnings)
+            self.assertEqual([warmpool.PoolWarning], [w.category for w in caught])
+            self.assertEqual("pool big: " + said, str(caught[0].message))
+            self.assertEqual([], self.wp.put_pool("big", command=["true"], min_idle=2).warnings)
+            self.assertEqual(1, len(caught))
+
     def test_a_pool_s_tenants_are_typed(self):
         self.stub.route("GET", "/pools/train", ok(POOL))
         pool = self.wp.pool("train")
