@@ -49,15 +49,18 @@ public class PoolService {
             @com.fasterxml.jackson.annotation.JsonUnwrapped PoolView pool, List<String> warnings) {}
 
     public Uni<Put> put(String type, PoolRequest request) {
-        PoolSpec spec = check(type, request);
+        return warned(type, check(type, request));
+    }
+
+    /** Creates or updates a pool from a spec (the pools declared in config), checked and warned of as a request is. */
+    public Uni<Put> put(String type, PoolSpec spec) {
+        return warned(type, checkSpec(type, spec.withDefaults()));
+    }
+
+    private Uni<Put> warned(String type, PoolSpec spec) {
         List<String> warnings = MachineFit.warnings(spec, config.runtime().type(), MachineFit.Machine.here());
         warnings.forEach(w -> LOG.warnf("pool %s: %s", type, w));
         return putChecked(type, spec).map(put -> new Put(put.created(), put.pool(), warnings));
-    }
-
-    /** Creates or updates a pool from a spec (the pools declared in config), checked as a request is. */
-    public Uni<Put> put(String type, PoolSpec spec) {
-        return putChecked(type, checkSpec(type, spec.withDefaults()));
     }
 
     private Uni<Put> putChecked(String type, PoolSpec spec) {
