@@ -58,6 +58,7 @@ class ClientTests(unittest.TestCase):
         with self.assertRaises(TimeoutError):
             job.result(timeout=0.5)
         self.assertTrue(job.cancel())
+        self.assertTrue(job.cancelled(), "cancel() and cancelled() agree")
         with self.assertRaises(warmpool.JobFailed) as e:
             job.result(timeout=30)
         self.assertEqual("CANCELLED", e.exception.state)

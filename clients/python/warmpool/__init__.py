@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, List
 
 if TYPE_CHECKING:
     from .client import Client, Event
-    from .errors import (Conflict, Forbidden, Invalid, JobFailed, NotFound, RateLimited, SweepWarning, Unauthorized,
-                         PoolStartError, Unavailable, WarmpoolError)
+    from .errors import (Conflict, Forbidden, Invalid, JobFailed, NotFound, PoolStartError, PoolWarning, RateLimited,
+                         SweepWarning, Unauthorized, Unavailable, WarmpoolError)
     from .objects import Job, Pool, Sweep, Tenant
 
 __all__ = ["Client", "Event", "Job", "Sweep", "Pool", "Tenant", "WarmpoolError", "Unauthorized", "Forbidden", "NotFound",
-           "Invalid", "Conflict", "RateLimited", "Unavailable", "PoolStartError", "JobFailed", "SweepWarning"]
+           "Invalid", "Conflict", "RateLimited", "Unavailable", "PoolStartError", "JobFailed", "SweepWarning",
+           "PoolWarning"]
 
 # The names load on first use, so that a job's ``from warmpool import worker`` (or ``import warmpool_worker``)
 # does not import the client's HTTP, threads and email parsing: a process per job would pay for them each time.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import urllib.parse
 import uuid
+import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import errors
@@ -54,7 +55,10 @@ class Client(Transport):
         """Creates or updates the pool of ``type``: ``put_pool("train", command=["python3", "t.py"], min_idle=2)``.
         Every field of ``PUT /pools/{type}`` is a keyword in snake_case, e.g. ``network="outbound"``
         (a local pool's jobs reach no host port by default: ``"none"``; see docs/api.md)."""
-        return Pool(self, self.request("PUT", "/pools/" + _quote(type), api_names(spec), names=caller_names(spec)))
+        pool = Pool(self, self.request("PUT", "/pools/" + _quote(type), api_names(spec), names=caller_names(spec)))
+        for w in pool.warnings:  # taken as asked, but its machine cannot hold it: said where the caller looks
+            warnings.warn("pool %s: %s" % (type, w), errors.PoolWarning, stacklevel=2)
+        return pool
 
     def pools(self) -> List[Pool]:
         return [Pool(self, p) for p in self.request("GET", "/pools")]

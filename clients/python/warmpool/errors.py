@@ -6,7 +6,7 @@ import sys
 from typing import Any, Dict, Mapping, Optional, Type
 
 __all__ = ["WarmpoolError", "Unauthorized", "Forbidden", "NotFound", "Invalid", "Conflict", "RateLimited",
-           "Unavailable", "PoolStartError", "JobFailed", "SweepWarning"]
+           "Unavailable", "PoolStartError", "JobFailed", "SweepWarning", "PoolWarning"]
 
 
 class WarmpoolError(Exception):
@@ -94,8 +94,14 @@ class JobFailed(WarmpoolError):
 
 
 class SweepWarning(UserWarning):
-    """A sweep's warning (``Sweep.warnings``): something may be wrong although nothing failed, e.g. an
-    objective metric no trial reports. Turn it into an error with ``warnings.simplefilter("error", SweepWarning)``."""
+    """A sweep's warning (``Sweep.warnings``, and ``warmpool.optuna.optimize``'s): something may be wrong although
+    nothing failed, e.g. an objective metric no trial reports. Turn it into an error with
+    ``warnings.simplefilter("error", SweepWarning)``."""
+
+
+class PoolWarning(UserWarning):
+    """What the server warned of when it took a pool (``put_pool``): sizes its machine cannot hold, e.g. ``min_idle``
+    far beyond its cores. The pool was taken as asked; ``Pool.warnings`` has the sentences too."""
 
 
 _BY_STATUS: Dict[int, Type[WarmpoolError]] = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Conflict,
@@ -109,6 +115,7 @@ def from_problem(status: int, problem: Any, names: Optional[Mapping[str, str]] =
     problem = problem if isinstance(problem, dict) else {}
     detail = str(problem.get("detail") or problem.get("title") or "HTTP %s" % status)
     field: Optional[str] = problem.get("field")
+    names = _with_known_fields(problem, names)
     for api, caller in sorted((names or {}).items(), key=lambda kv: -len(kv[0])):
         detail = re.sub(r"\b%s\b" % re.escape(api), caller, detail)
         if field:
@@ -123,3 +130,21 @@ def cannot_start(status: int, problem: Any) -> bool:
     """Whether an answer says the job's pool cannot start processors (503 ``pool-cannot-start``): no retry
     would change it before the pool is fixed."""
     return status == 503 and isinstance(problem, dict) and str(problem.get("type") or "").endswith("/pool-cannot-start")
+
+
+def _with_known_fields(problem: Mapping[str, Any], names: Optional[Mapping[str, str]]) -> Optional[Mapping[str, str]]:
+    """For an unknown top-level keyword (``min_idel=``), the known fields the server lists (``knownFields``) named
+    as the caller names them (``min_idle``, not ``minIdle``) when the caller wrote snake_case, so that one sentence
+    does not mix the client's names with the API's. ``names`` is None for a call that took no keywords."""
+    field, known = problem.get("field"), problem.get("knownFields")
+    if names is None or not isinstance(field, str) or not isinstance(known, list) or re.search(r"[.\[<]", field):
+        return names
+    if names.get(field, field) != names.get(field, field).lower():
+        return names  # the caller wrote camelCase (maxAttemps=): the API's names are theirs
+    out = dict(names)
+    for k in known:
+        if isinstance(k, str):
+            snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", k).lower()
+            if snake != k:
+                out.setdefault(k, snake)
+    return out

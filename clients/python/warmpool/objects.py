@@ -96,11 +96,15 @@ class Job(concurrent.futures.Future[Metrics]):
         self.data = data
         if not has_ended(data):
             return False
-        if not super().done():
-            if data.get("state") == "SUCCEEDED":
+        try:
+            if super().done():
+                pass
+            elif data.get("state") == "SUCCEEDED":
                 self.set_result(self.metrics or {})
             else:
                 self.set_exception(errors.JobFailed(data))
+        except concurrent.futures.InvalidStateError:
+            pass  # the waiter and a caller (cancel, refresh) saw the end at once: the first settled it
         return True
 
     def _watch(self) -> None:
@@ -130,13 +134,20 @@ class Job(concurrent.futures.Future[Metrics]):
         return self
 
     def cancel(self) -> bool:
-        """Cancels the job on the server (a running job's process is killed); False when it had already ended."""
+        """Cancels the job on the server (a running job's process is killed); False when it had already ended.
+        After a True, :meth:`cancelled` is True too and ``result()`` raises :class:`~warmpool.errors.JobFailed`
+        (state CANCELLED, with what the job printed)."""
         try:
             self._settle(self._client.request("DELETE", self._path()))
             return True
         except errors.Conflict:
             self.refresh()
             return False
+
+    def cancelled(self) -> bool:
+        """Whether the job ended CANCELLED: by :meth:`cancel` or by anyone else's cancel on the server. (The future's
+        own ``cancel()`` is this client's call to the server, so the job's state is what says it.)"""
+        return super().cancelled() or self.state == "CANCELLED"
 
     def __repr__(self) -> str:
         return "Job(%s, %s)" % (self.id, self.state)
@@ -330,6 +341,11 @@ class Pool(Dict[str, Any]):
         exited at once, with its last words), or None while they can."""
         e = self.get("startError")
         return e.get("reason") if isinstance(e, dict) else None
+
+    @property
+    def warnings(self) -> List[str]:
+        """What the server warned of when this pool was put (sizes its machine cannot hold); [] otherwise."""
+        return list(self.get("warnings") or [])
 
     def __repr__(self) -> str:
         s = self.get("status") or {}

@@ -16,9 +16,11 @@ result is the value told to the study. Any sampler and pruner works: Optuna deci
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import queue
 import time
 import urllib.parse
+import warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Set, Tuple
 
 from . import errors
@@ -32,6 +34,11 @@ if TYPE_CHECKING:
     from .client import Client
 
 __all__ = ["optimize"]
+
+# As the native sweep does (lib/ends.lua's watch_objective): when the first WARN_AFTER trials that succeeded
+# (or all of them, when fewer are asked) all lack a finite objective, say so once, since a mistyped metric
+# name would otherwise fail every trial with the reason only in its user_attrs.
+WARN_AFTER = 3
 
 # what a trial's follower tells the loop: ("report", job id, a report), ("end", job id, the ended job)
 # or ("lost", job id, the exception)
@@ -61,7 +68,10 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
     study's direction optimizes. ``config`` is merged under each trial's parameters; ``args`` and
     other keywords (``timeout_seconds``, ``priority``...) go to every job. After ``timeout``
     seconds, trials still running are cancelled and told failed. ``progress=True`` shows a live
-    bar of the trials told and the best value, as ``Sweep.wait(progress=True)`` does. Returns the study.
+    bar of the trials told and the best value, as ``Sweep.wait(progress=True)`` does. When the first
+    trials that succeeded (three, or all when fewer) all lack a finite ``objective``, it warns once
+    (:class:`~warmpool.errors.SweepWarning`, naming the metrics they did report), as a sweep does;
+    those trials are told failed, with the reason in ``trial.user_attrs["warmpool_error"]``. Returns the study.
     """
     import optuna  # only here: the client itself needs nothing beyond the standard library
 
@@ -73,6 +83,7 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
     running: Dict[str, Tuple[Any, Job]] = {}  # job id -> (trial, job)
     pruned: Set[str] = set()
     asked = told = 0
+    watch = _ObjectiveWatch(study, objective, min(WARN_AFTER, n_trials))
     deadline = None if timeout is None else time.monotonic() + timeout
     followers = concurrent.futures.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="warmpool-optuna")
     bar = Bar(n_trials) if progress else None
@@ -118,6 +129,8 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
             # "NaN", "Infinity" as floats: Optuna records a NaN objective as a failed trial, with its own warning
             metrics = numbers((data.get("result") or {}).get("metrics") or {}) if isinstance(data, dict) else {}
             value = metrics.get(objective)
+            if state == "SUCCEEDED":
+                watch.succeeded(metrics)
             if state == "SUCCEEDED" and isinstance(value, (int, float)):
                 study.tell(trial, float(value))
             elif state == "EARLY_STOPPED":
@@ -133,6 +146,33 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
         if bar is not None:
             bar.close()
     return study
+
+
+class _ObjectiveWatch:
+    """Counts the succeeded trials with and without a finite objective; warns (a
+    :class:`~warmpool.errors.SweepWarning`) once, after the first ``after`` of them, if none had it."""
+
+    def __init__(self, study: optuna.Study, objective: str, after: int) -> None:
+        self.study, self.objective, self.after = study, objective, after
+        self.seen = self.missing = 0
+
+    def succeeded(self, metrics: Mapping[str, Any]) -> None:
+        value = metrics.get(self.objective)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            self.seen += 1
+            return
+        self.missing += 1
+        if self.seen or self.missing != self.after:
+            return
+        if self.objective in metrics:
+            why = ("The first %d trials that succeeded reported the objective '%s' only as NaN, an infinity or no "
+                   "number, so none of them can be the best." % (self.missing, self.objective))
+        else:
+            names = ", ".join(sorted(str(k) for k in metrics)[:20]) or "none"
+            why = ("None of the first %d trials that succeeded reported the objective metric '%s' (the last one's "
+                   "metrics: %s); check the objective's name against what the trials return."
+                   % (self.missing, self.objective, names))
+        warnings.warn("study %s: %s" % (self.study.study_name, why), errors.SweepWarning, stacklevel=3)
 
 
 def _best(study: optuna.Study) -> Optional[Dict[str, Any]]:

@@ -2,6 +2,7 @@
 state), sweeps, pools and the fair-share fields (``tenants`` of a pool, ``tenant`` of a job or sweep)."""
 import concurrent.futures
 import math
+import threading
 
 import warmpool
 from warmpool.objects import Tenant
@@ -101,6 +102,31 @@ class JobTests(StubTestCase):
         with self.assertRaises(warmpool.PoolStartError):
             self.wp.run("t", timeout=60)
 
+    def test_a_job_that_cancel_ended_says_it_is_cancelled(self):
+        deleted = threading.Event()
+
+        def wait(_req):  # the server's long poll: the job ends when it is cancelled
+            deleted.wait(10)
+            return ok({"id": "t.9", "state": "CANCELLED", "ended": True, "error": "cancelled by wp_test"})
+
+        def delete(_req):
+            deleted.set()
+            return ok({"id": "t.9", "state": "CANCELLED", "ended": True, "error": "cancelled by wp_test"})
+
+        self.stub.route("GET", "/jobs/t.9", wait)
+        self.stub.route("DELETE", "/jobs/t.9", delete, problem(409, "job t.9 has ended"))
+        job = warmpool.Job(self.wp, {"id": "t.9", "state": "QUEUED"})
+        self.assertFalse(job.cancelled())
+        self.assertTrue(job.cancel())
+        self.assertTrue(job.cancelled())
+        self.assertTrue(job.done())
+        with self.assertRaises(warmpool.JobFailed) as e:
+            job.result(timeout=10)
+        self.assertEqual("CANCELLED", e.exception.state)
+        self.assertFalse(job.cancel())
+        self.assertTrue(job.cancelled())
+        self.assertFalse(warmpool.Job(self.wp, {"id": "t.10", "state": "FAILED"}).cancelled())
+
     def test_a_job_s_tenant_or_none(self):
         job = warmpool.Job(self.wp, {"id": "t.7", "state": "SUCCEEDED", "tenant": "vision"})
         self.assertEqual("vision", job.tenant)
@@ -109,6 +135,20 @@ class JobTests(StubTestCase):
 
 
 class PoolTests(StubTestCase):
+    def test_put_pool_warns_of_what_the_server_warned_of(self):
+        import warnings
+        said = "minIdle 500 keeps 500 processors warm on a machine of 2 cores (more than 16 a core): ..."
+        self.stub.route("PUT", "/pools/big", ok({"type": "big", "spec": {"minIdle": 500}, "warnings": [said]}, 201),
+                        ok({"type": "big", "spec": {"minIdle": 2}}))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pool = self.wp.put_pool("big", command=["true"], min_idle=500)
+            self.assertEqual([said], pool.warnings)
+            self.assertEqual([warmpool.PoolWarning], [w.category for w in caught])
+            self.assertEqual("pool big: " + said, str(caught[0].message))
+            self.assertEqual([], self.wp.put_pool("big", command=["true"], min_idle=2).warnings)
+            self.assertEqual(1, len(caught))
+
     def test_a_pool_s_tenants_are_typed(self):
         self.stub.route("GET", "/pools/train", ok(POOL))
         pool = self.wp.pool("train")

@@ -133,6 +133,27 @@ class RequestTests(StubTestCase):
             wp.submit("x", maxAttempts=0)
         self.assertEqual("maxAttempts", e.exception.field, "camelCase when the caller wrote camelCase")
 
+    def test_an_unknown_keyword_s_error_names_the_known_fields_as_the_caller_writes_them(self):
+        def refuse(method, path, body):
+            field = next(k for k in body if k not in ("type", "command"))
+            known = ["command", "env", "idleTimeoutSeconds", "maxSize", "minIdle"]
+            return 400, {"type": "https://warmpool.dev/problems/invalid-request", "status": 400, "field": field,
+                         "detail": "Unknown field '%s'; known fields are %s." % (field, ", ".join(known)),
+                         "knownFields": known}
+        wp = self.client(refuse)
+        with self.assertRaises(warmpool.Invalid) as e:
+            wp.put_pool("p", command=["true"], min_idel=1)
+        self.assertEqual("min_idel", e.exception.field)
+        self.assertEqual("Unknown field 'min_idel'; known fields are command, env, idle_timeout_seconds, max_size, "
+                         "min_idle.", e.exception.detail)
+        with self.assertRaises(warmpool.Invalid) as e:
+            wp.put_pool("p", command=["true"], minidle=1)
+        self.assertIn("known fields are command, env, idle_timeout_seconds, max_size, min_idle.", e.exception.detail)
+        with self.assertRaises(warmpool.Invalid) as e:
+            wp.put_pool("p", command=["true"], minIdel=1)
+        self.assertIn("'minIdel'; known fields are command, env, idleTimeoutSeconds, maxSize, minIdle.",
+                      e.exception.detail, "camelCase when the caller wrote camelCase")
+
     def test_the_cli_cancels_a_sweep_or_else_a_job_by_its_id(self):
         def answer(method, path, body):
             if path.startswith("/sweeps/s.1"):

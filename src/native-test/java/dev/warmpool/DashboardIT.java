@@ -235,6 +235,33 @@ class DashboardIT extends DashboardFixture {
         assertEquals(2, activeRequests());
     }
 
+    @Test
+    @Order(9)
+    void everyPoolsCardHoldsItsTablesAt1280PxAndItsWarmthCountsJobs() throws Exception {
+        // the web pool's jobs so far (the earlier tests') give its card a tenants table
+        browser.get(manager.base() + "/ui?token=" + Tokens.VIEWER);
+        awaitPage("[data-pool='web'] table.tenants tr[data-tenant]");
+        Object overflowing = ((JavascriptExecutor) browser)
+                .executeScript(
+                        "return [...document.querySelectorAll('.pool')].flatMap(card => {"
+                                + " const edge = card.getBoundingClientRect().right;"
+                                + " return [...card.querySelectorAll('table, .fit')]"
+                                + " .filter(t => t.getBoundingClientRect().right > edge + 0.5)"
+                                + " .map(t => card.dataset.pool + ' ' + t.className + ' ' + t.getBoundingClientRect().right + ' > ' + edge); })");
+        assertEquals(List.of(), overflowing, "tables that stick out of their pool's card");
+        Object scrolled = ((JavascriptExecutor) browser)
+                .executeScript("return [...document.querySelectorAll('.pool .fit')]"
+                        + ".filter(f => f.scrollWidth > f.clientWidth).map(f => f.closest('.pool').dataset.pool)");
+        assertEquals(List.of(), scrolled, "the tenants tables fit their cards without scrolling");
+        // what the card counts are jobs, as the API's warmStarts and coldStarts are, not processor starts
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+            JsonNode api = manager.get("/pools/web").path("warmth");
+            return text("[data-pool='web'] [data-warmth]")
+                    .contains(api.path("warmStarts").asText() + " jobs met a warm processor, "
+                            + api.path("coldStarts").asText() + " waited for one");
+        });
+    }
+
     /** Requests the manager is serving now, this scrape among them (a live feed is one until it closes). */
     double activeRequests() throws Exception {
         String metrics = ManagerProcess.HTTP

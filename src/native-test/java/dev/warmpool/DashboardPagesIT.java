@@ -41,13 +41,22 @@ class DashboardPagesIT extends DashboardFixture {
         String script =
                 "echo first-line; for s in 1 2 3; do echo \"WARMPOOL_REPORT {\\\"step\\\": $s, \\\"loss\\\": 0.$((9 - s))}\"; done;"
                         + " sleep 20; echo last-line";
-        String job = manager.send("POST", "/jobs", json(java.util.Map.of("type", "web", "args", List.of(script))))
+        String job = manager.send(
+                        "POST",
+                        "/jobs",
+                        json(java.util.Map.of(
+                                "type", "web", "args", List.of(script), "config", Map.of("lr", 0.01, "layers", 3))))
                 .path("id")
                 .asText();
         browser.get(manager.base() + "/ui/jobs/" + job);
         await().atMost(Duration.ofSeconds(20))
                 .ignoreExceptions()
                 .until(() -> text("#log").contains("first-line"));
+        String facts = text("#facts");
+        assertTrue(
+                facts.contains("config")
+                        && facts.matches("(?s).*\\{\"(lr\":0.01,\"layers\":3|layers\":3,\"lr\":0.01)}.*"),
+                "the job's page shows its config: " + facts);
         assertEquals("RUNNING", manager.get("/jobs/" + job).path("state").asText(), "the line came while the job ran");
         assertFalse(text("#log").contains("last-line"));
         await().atMost(Duration.ofSeconds(20))

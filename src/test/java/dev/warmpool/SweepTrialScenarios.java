@@ -5,6 +5,7 @@ import static dev.warmpool.testing.Api.putPool;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -145,6 +146,34 @@ public abstract class SweepTrialScenarios extends SweepScenarioBase {
             assertEquals(true, small.getBoolean("result.metrics.inEnv"));
             assertNull(small.get("result.metrics.configFile"));
         }
+    }
+
+    @Test
+    public void aJobThatReadsOnlyWarmpoolConfigIsToldInItsLogWhereALargeConfigIs() {
+        putPool(
+                "sw-bigconfig-sh",
+                Map.of(
+                        "command",
+                        List.of(
+                                "sh",
+                                "-c",
+                                "echo \"in env: ${#WARMPOOL_CONFIG} chars, in the file: $(wc -c < \"$WARMPOOL_CONFIG_FILE\")\""),
+                        "minIdle",
+                        0,
+                        "maxSize",
+                        1));
+        JsonPath j = Api.awaitEnd(
+                Api.submit(Map.of("type", "sw-bigconfig-sh", "config", Map.of("blob", "x".repeat(100_000)))));
+        assertEquals("SUCCEEDED", j.getString("state"), j.getString("error"));
+        assertEquals(
+                List.of(
+                        "warmpool: this job's config is 64 KiB or more, so it is in the file $WARMPOOL_CONFIG_FILE ("
+                                + j.getString("result.logTail").replaceAll("(?s).*FILE \\(([^)]*)\\).*", "$1")
+                                + "), not in $WARMPOOL_CONFIG",
+                        "in env: 0 chars, in the file: 100011"),
+                List.of(j.getString("result.logTail").split("\n")));
+        JsonPath small = Api.awaitEnd(Api.submit(Map.of("type", "sw-bigconfig-sh", "config", Map.of("blob", "x"))));
+        assertFalse(small.getString("result.logTail").contains("warmpool:"), small.getString("result.logTail"));
     }
 
     @Test

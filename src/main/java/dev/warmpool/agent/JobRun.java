@@ -149,8 +149,25 @@ final class JobRun implements Runnable {
         onEnd.accept(worker != null ? onWorker() : inProcess());
     }
 
-    private Outcome onWorker() {
+    /**
+     * The job's log, opened with a line saying where a large config is: a job that reads only
+     * {@code WARMPOOL_CONFIG} finds it unset, and its log then says why and where to look.
+     */
+    private Tail tail() {
         Tail tail = new Tail(LOG_TAIL_BYTES, liveLog.get());
+        String file = env.get("WARMPOOL_CONFIG_FILE");
+        if (file != null) {
+            byte[] note = ("warmpool: this job's config is " + ChildEnv.CONFIG_IN_ENV_MAX / 1024
+                            + " KiB or more, so it is in the file $WARMPOOL_CONFIG_FILE (" + file
+                            + "), not in $WARMPOOL_CONFIG\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            tail.append(note, note.length);
+        }
+        return tail;
+    }
+
+    private Outcome onWorker() {
+        Tail tail = tail();
         try {
             Worker.Reply reply = worker.call(request, json -> onReport.accept(this, json), tail);
             if (reply == null) {
@@ -203,7 +220,7 @@ final class JobRun implements Runnable {
 
     /** The job started in the processor's resident room: its output ends when all it started is gone. */
     private Outcome inRoom(ResidentRoom r) {
-        Tail out = new Tail(LOG_TAIL_BYTES, liveLog.get());
+        Tail out = tail();
         RoomOutput o = null;
         try {
             o = r.launch(command, env, workingDir != null ? workingDir : dir.toString());
@@ -248,7 +265,7 @@ final class JobRun implements Runnable {
             process = pb.start();
             RoomLimits.processor().apply(process.pid()); // what it forked before this is moved with it
             sandbox.started(process);
-            Tail out = new Tail(LOG_TAIL_BYTES, liveLog.get());
+            Tail out = tail();
             tail = out;
             Future<?> reader = THREADS.submit(
                     () -> out.readAll(process.getInputStream(), REPORT_MARKER, json -> onReport.accept(this, json)));

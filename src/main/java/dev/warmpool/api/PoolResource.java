@@ -57,9 +57,9 @@ public class PoolResource {
                 .map(put -> put.created()
                         ? Response.status(Response.Status.CREATED)
                                 .header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/pools/" + type)
-                                .entity(put.pool())
+                                .entity(put.body())
                                 .build()
-                        : Response.ok(put.pool()).build());
+                        : Response.ok(put.body()).build());
     }
 
     /** Drains the pool (202): no new jobs, queued ones cancelled, processors retired as they come free. */

@@ -172,15 +172,18 @@ public class ProblemMapper {
         if (e instanceof UnrecognizedPropertyException u) {
             // named by its path, so that a nested one reads "template.imagePullPolicy"
             String field = u.getPath().isEmpty() ? u.getPropertyName() : path(u);
+            java.util.List<String> known = u.getKnownPropertyIds().stream()
+                    .map(Object::toString)
+                    .sorted()
+                    .toList();
+            // knownFields as a list too, so that a client can name them as its caller writes names
+            // (the Python client's min_idle for minIdle) rather than mix its names with the API's
             return Problem.invalid(
-                    field,
-                    "Unknown field '" + field + "'; known fields " + (field.equals(u.getPropertyName()) ? "" : "there ")
-                            + "are "
-                            + u.getKnownPropertyIds().stream()
-                                    .map(Object::toString)
-                                    .sorted()
-                                    .collect(Collectors.joining(", "))
-                            + ".");
+                            field,
+                            "Unknown field '" + field + "'; known fields "
+                                    + (field.equals(u.getPropertyName()) ? "" : "there ") + "are "
+                                    + String.join(", ", known) + ".")
+                    .with("knownFields", known);
         }
         if (causedBy(e, JsonParseException.class)) {
             return new Problem(

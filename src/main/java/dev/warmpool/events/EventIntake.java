@@ -53,8 +53,8 @@ public class EventIntake {
      * reconcile pass that the manager runs every few seconds anyway, at most one a second ({@link Pings}).
      */
     public Uni<Response> receive(
-            MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body, Uni<SecurityIdentity> identity) {
-        CloudEvent event = read(mediaType, headers, body);
+            String contentType, MultivaluedMap<String, String> headers, byte[] body, Uni<SecurityIdentity> identity) {
+        CloudEvent event = read(mediaType(contentType), headers, body);
         return switch (event.getType()) {
             case EventTypes.JOB_SUBMIT ->
                 submitter(identity)
@@ -99,6 +99,24 @@ public class EventIntake {
             }
             return new Caller(id.getPrincipal().getName(), id.getRoles());
         });
+    }
+
+    /** The request's media type; null without a Content-Type; a 400 naming the header when it is not one. */
+    private static MediaType mediaType(String contentType) {
+        if (contentType == null) {
+            return null;
+        }
+        try {
+            return MediaType.valueOf(contentType);
+        } catch (RuntimeException e) {
+            throw new Refusal(
+                    Refusal.Kind.INVALID,
+                    "invalid-cloudevent",
+                    "Invalid CloudEvent",
+                    "The Content-Type header '" + shorten(contentType) + "' is not a media type: send "
+                            + "application/json (or the data's type) in binary mode, "
+                            + "application/cloudevents+json in structured mode.");
+        }
     }
 
     private static CloudEvent read(MediaType mediaType, MultivaluedMap<String, String> headers, byte[] body) {

@@ -23,14 +23,18 @@ public class EventResource {
         this.identity = identity;
     }
 
-    /** Open at this layer: the intake asks for a submitter's token for submit events, none for pings. */
+    /**
+     * Open at this layer: the intake asks for a submitter's token for submit events, none for pings.
+     * The Content-Type goes to the intake as sent, since {@code headers.getMediaType()} throws on a
+     * malformed one (an empty header, say), which would be a 500 instead of the 400 it deserves.
+     */
     @POST
     @PermitAll
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<Response> receive(byte[] body, @Context HttpHeaders headers) {
         return intake.receive(
-                headers.getMediaType(),
+                headers.getRequestHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
                 headers.getRequestHeaders(),
                 body == null ? new byte[0] : body,
                 identity.getDeferredIdentity());

@@ -60,10 +60,32 @@ public final class ResourceLimits {
     /** A limit that is wrong for {@code runtime}: the field it names and what to do instead. */
     public record Problem(String field, String detail) {}
 
+    /**
+     * The names Kubernetes takes for a container's limits: its own resources and, with a domain
+     * (nvidia.com/gpu, example.com/foo), extended ones; anything else the API server refuses only
+     * when the pod is made, long after the PUT.
+     */
+    static boolean kubernetesName(String name) {
+        return List.of("cpu", "memory", "ephemeral-storage").contains(name)
+                || name.startsWith("hugepages-")
+                || name.contains("/");
+    }
+
     /** What is wrong with the template's limits on {@code runtime} (local, docker, kubernetes), if anything. */
     public static Optional<Problem> problem(PodTemplate t, String runtime) {
-        Map<String, Quantity> limits =
-                t == null || t.resources() == null ? null : t.resources().getLimits();
+        if (t == null || t.resources() == null) {
+            return Optional.empty();
+        }
+        // the Kubernetes model keeps names it does not know (a misspelt "limts") aside instead of failing
+        Optional<String> unknown = t.resources().getAdditionalProperties().keySet().stream()
+                .sorted()
+                .findFirst();
+        if (unknown.isPresent()) {
+            String field = "template.resources." + unknown.get();
+            return Optional.of(
+                    new Problem(field, "Unknown field '" + field + "'; known fields there are limits, requests."));
+        }
+        Map<String, Quantity> limits = t.resources().getLimits();
         if (limits == null) {
             return Optional.empty();
         }
@@ -75,6 +97,12 @@ public final class ResourceLimits {
                         field,
                         "'" + field + "' is not a Kubernetes resource: on Kubernetes the kubelet's podPidsLimit bounds"
                                 + " a pod's processes. Leave it out."));
+            }
+            if (kubernetes && !kubernetesName(name)) {
+                return Optional.of(new Problem(
+                        field,
+                        "'" + field + "' is not a resource Kubernetes knows: it takes cpu, memory, ephemeral-storage,"
+                                + " hugepages-<size> and extended resources named with a domain (nvidia.com/gpu)."));
             }
             if (!kubernetes && !NAMES.contains(name)) {
                 return Optional.of(new Problem(

@@ -10,10 +10,13 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
 import java.util.List;
+import org.jboss.logging.Logger;
 
 /** Pools: create, read, drain. Every answer reads Redis afresh; the manager keeps no state. */
 @ApplicationScoped
 public class PoolService {
+    private static final Logger LOG = Logger.getLogger(PoolService.class);
+
     private final PoolStore store;
     private final ReconcilerPort reconciler;
     private final Validator validator;
@@ -33,16 +36,31 @@ public class PoolService {
         this.config = config;
     }
 
-    /** The result of a PUT: whether it created the pool, and the pool. */
-    public record Put(boolean created, PoolView pool) {}
-
-    public Uni<Put> put(String type, PoolRequest request) {
-        return putChecked(type, check(type, request));
+    /** A PUT's outcome: whether it made the pool, the pool, and what about its sizes may be wrong ({@link MachineFit}). */
+    public record Put(boolean created, PoolView pool, List<String> warnings) {
+        /** What the API answers: the pool's view, with {@code warnings} beside its fields when there are any. */
+        public Object body() {
+            return warnings.isEmpty() ? pool : new Warned(pool, warnings);
+        }
     }
 
-    /** Creates or updates a pool from a spec (the pools declared in config), checked as a request is. */
+    /** A pool's view and the warnings of the PUT that made it, as one JSON object. */
+    public record Warned(
+            @com.fasterxml.jackson.annotation.JsonUnwrapped PoolView pool, List<String> warnings) {}
+
+    public Uni<Put> put(String type, PoolRequest request) {
+        return warned(type, check(type, request));
+    }
+
+    /** Creates or updates a pool from a spec (the pools declared in config), checked and warned of as a request is. */
     public Uni<Put> put(String type, PoolSpec spec) {
-        return putChecked(type, checkSpec(type, spec.withDefaults()));
+        return warned(type, checkSpec(type, spec.withDefaults()));
+    }
+
+    private Uni<Put> warned(String type, PoolSpec spec) {
+        List<String> warnings = MachineFit.warnings(spec, config.runtime().type(), MachineFit.Machine.here());
+        warnings.forEach(w -> LOG.warnf("pool %s: %s", type, w));
+        return putChecked(type, spec).map(put -> new Put(put.created(), put.pool(), warnings));
     }
 
     private Uni<Put> putChecked(String type, PoolSpec spec) {
@@ -55,7 +73,7 @@ public class PoolService {
                                 + "; its processors cannot change "
                                 + "kind in place. DELETE /pools/" + type + " first, then PUT it again."))
                 .invoke(created -> reconciler.nudge(type))
-                .flatMap(created -> get(type).map(view -> new Put(created, view)));
+                .flatMap(created -> get(type).map(view -> new Put(created, view, List.of())));
     }
 
     public Uni<PoolView> get(String type) {

@@ -195,8 +195,11 @@
       const counts = el('p', { class: 'counts' },
         ...STATES.map(s => el('span', { class: 'count c-' + s }, s + ' ', el('b', { dataset: { count: s }, text: String(p.status[s]) }))),
         el('span', { class: 'count c-queued' }, 'queued ', el('b', { dataset: { count: 'queued' }, text: String(p.status.queued) })));
-      const warmth = p.warmth ? el('span', { class: 'muted', text: ' warmth ' + p.warmth.policy + ': ' + p.warmth.warmStarts + ' warm / '
-        + p.warmth.coldStarts + ' cold starts, ' + fmt(p.warmth.idleProcessorSeconds) + ' idle' }) : null;
+      // warmStarts and coldStarts count jobs (found an idle processor, or waited for one), not processor starts
+      const warmth = p.warmth ? el('span', { class: 'muted', dataset: { warmth: '' },
+        title: 'jobs that found an idle processor at once / jobs that waited for one (busy or still starting); idle processor time',
+        text: ' warmth ' + p.warmth.policy + ': ' + p.warmth.warmStarts + ' jobs met a warm processor, ' + p.warmth.coldStarts
+          + ' waited for one, ' + fmt(p.warmth.idleProcessorSeconds) + ' idle' }) : null;
       // the feed sends a card's processors, busy first, and how many more there are (UiFeed.Card)
       const rows = (p.processors || []).map(x => el('tr', { dataset: { processor: x.id } },
         el('td', { class: 'mono', text: x.id }), el('td', {}, badge(x.state)),
@@ -225,9 +228,11 @@
       el('td', { text: t.maxRunning == null ? '' : String(t.maxRunning) }),
       el('td', { dataset: { col: 'running' }, text: String(t.running) }), el('td', { dataset: { col: 'queued' }, text: String(t.queued) }),
       el('td', { text: fmt(t.usageSeconds) }), el('td', { text: t.share.toFixed(3) })));
-    return el('table', { class: 'procs tenants' },
-      el('thead', {}, el('tr', {}, ...['Tenant', 'Weight', 'Max running', 'Running', 'Queued', 'Usage', 'Share'].map(h => el('th', { text: h })))),
-      el('tbody', {}, ...rows));
+    const heads = [['Tenant'], ['Weight'], ['Cap', 'maxRunning: at most this many running'], ['Running'], ['Queued'], ['Usage'], ['Share']];
+    // in a box of the card's width: a third of the page at 1280 px holds the seven columns, a longer name scrolls
+    return el('div', { class: 'fit' }, el('table', { class: 'procs tenants' },
+      el('thead', {}, el('tr', {}, ...heads.map(([h, title]) => el('th', { text: h, title })))),
+      el('tbody', {}, ...rows)));
   }
 
   function poolButtons(p) {
@@ -268,6 +273,12 @@
 
   // ---- /ui/jobs/{id}: the job, its live log, its reports -------------------------------------
 
+  // a job's config as JSON, cut after 4000 characters (a config may be up to 1 MiB: GET /jobs/{id} has it whole)
+  function configText(config) {
+    const text = JSON.stringify(config);
+    return text.length > 4000 ? text.slice(0, 4000) + '... (' + text.length + ' characters: GET /jobs/{id} has it all)' : text;
+  }
+
   function jobPage(id) {
     document.title = 'warmpool: job ' + id;
     const facts = el('dl', { id: 'facts' });
@@ -278,12 +289,14 @@
     const log = el('pre', { id: 'log' });
     main.append(title, facts, buttons, reports, el('section', {}, el('h3', { text: 'Log' }), log));
     let lines = null;
+    let config = null; // as the job was read; kept when an event's view leaves it out
 
     const show = j => {
       document.getElementById('job-state').replaceChildren(badge(j.state));
+      if (j.config !== undefined && j.config !== null) config = configText(j.config);
       const rows = [['type', j.type], ['processor', j.processor], ['submitted by', j.submittedBy], ['submitted', j.submittedAt],
         ['wait', fmt(waitOf(j))], ['run', fmt(runOf(j))], ['attempts', j.attempts + ' of ' + j.maxAttempts],
-        ['args', j.args ? JSON.stringify(j.args) : null], ['exit code', j.result ? j.result.exitCode : null],
+        ['args', j.args ? JSON.stringify(j.args) : null], ['config', config], ['exit code', j.result ? j.result.exitCode : null],
         ['metrics', j.result && j.result.metrics ? JSON.stringify(j.result.metrics) : null], ['error', j.error]];
       facts.replaceChildren(...rows.filter(r => r[1] !== null && r[1] !== undefined && r[1] !== '')
         .flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: String(v) })]));

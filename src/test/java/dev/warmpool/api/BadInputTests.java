@@ -106,6 +106,42 @@ public class BadInputTests {
     }
 
     @Test
+    void anUnknownFieldIsNamedAsWrittenAndTheKnownOnesComeAsAListForAClientToNameInItsCallersWords() {
+        problem(
+                        given().contentType("application/json")
+                                .body("{\"command\": [\"true\"], \"minIdel\": 1}")
+                                .put("/pools/bad-pool")
+                                .then(),
+                        400)
+                .body("field", equalTo("minIdel"))
+                .body("detail", org.hamcrest.Matchers.containsString("Unknown field 'minIdel'"))
+                .body("knownFields", org.hamcrest.Matchers.hasItems("minIdle", "idleTimeoutSeconds", "command"));
+    }
+
+    @Test
+    void aPoolSizedBeyondTheMachineIsTakenWithAWarningAndAFittingOneWithNone() {
+        given().contentType("application/json")
+                .body("{\"command\": [\"true\"], \"minIdle\": 0, \"template\": {\"image\": \"local\","
+                        + " \"resources\": {\"limits\": {\"cpu\": \"4096\"}}}}")
+                .put("/pools/bad-input-big")
+                .then()
+                .statusCode(201)
+                .body("type", equalTo("bad-input-big"))
+                .body("spec.minIdle", equalTo(0))
+                .body(
+                        "warnings[0]",
+                        org.hamcrest.Matchers.startsWith(
+                                "template.resources.limits.cpu asks for 4096 cores per processor; this machine has "));
+        given().contentType("application/json")
+                .body("{\"command\": [\"true\"], \"minIdle\": 0}")
+                .put("/pools/bad-input-big")
+                .then()
+                .statusCode(200)
+                .body("$", org.hamcrest.Matchers.not(org.hamcrest.Matchers.hasKey("warnings")));
+        given().delete("/pools/bad-input-big").then().statusCode(202);
+    }
+
+    @Test
     void aGangWhoseEveryRoleHasItsOwnCommandNeedsNoPoolCommand() {
         given().contentType("application/json")
                 .body(

@@ -312,4 +312,151 @@ public abstract class EventScenarios {
                 .body("field", equalTo("config"));
         assertEquals(before, jobsOf("ev"));
     }
+
+    /**
+     * Headers as a fuzzer sends them (empty, blank, garbage, media-type fragments, very long,
+     * non-ASCII in UTF-8 and in Latin-1, repeated, missing), written as raw bytes so that no client
+     * library cleans them first: every answer is a 4xx (or a success), never a 5xx, and every 4xx
+     * the API gives is problem+json. Seeded, so a failure names a request that can be sent again.
+     */
+    @Test
+    public void anyHeaderValueHoweverMalformedGetsA4xxProblemNeverA5xx() throws Exception {
+        java.util.Random random = new java.util.Random(39);
+        List<String> names = List.of(
+                "content-type",
+                "ce-specversion",
+                "ce-id",
+                "ce-source",
+                "ce-type",
+                "ce-time",
+                "ce-subject",
+                "ce-dataschema",
+                "ce-datacontenttype",
+                "ce-x-extension");
+        for (int i = 0; i < 400; i++) {
+            Map<String, String> headers = new java.util.LinkedHashMap<>();
+            headers.put("ce-specversion", "1.0");
+            headers.put("ce-id", "fuzz-" + i);
+            headers.put("ce-source", "/tests/fuzz");
+            headers.put("ce-type", random.nextBoolean() ? EventTypes.JOB_SUBMIT : EventTypes.PING);
+            headers.put("content-type", "application/json");
+            for (int n = 1 + random.nextInt(3); n > 0; n--) {
+                String name = names.get(random.nextInt(names.size()));
+                String value = Fuzz.value(random);
+                if (value == null) {
+                    headers.remove(name);
+                } else {
+                    headers.put(name, value);
+                }
+            }
+            byte[] body = random.nextInt(4) == 0
+                    ? Fuzz.ascii(random, random.nextInt(40)).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)
+                    : "{\"type\": \"ev-fuzz-none\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            Fuzz.Answer a = Fuzz.post(headers, body);
+            String request = "request " + i + " " + Fuzz.shown(headers);
+            assertTrue(a.status() >= 200 && a.status() < 500, request + " got " + a);
+            if (a.status() >= 400 && a.status() != 431) {
+                assertEquals("application/problem+json", a.contentType(), request + " got " + a);
+            }
+        }
+    }
+
+    /** Raw HTTP/1.1 requests to the sink, and the values a fuzzer puts in their headers. */
+    static final class Fuzz {
+        record Answer(int status, String contentType, String head) {}
+
+        private static final String[] SHAPES = {
+            "",
+            " ",
+            "\t",
+            ";",
+            "/",
+            "application/",
+            "/json",
+            "application/json;",
+            "application/json; charset=",
+            "application/json; charset=\"",
+            "application/json; charset=nope",
+            "application/cloudevents+json",
+            "application/cloudevents-batch+json",
+            "a/b/c",
+            "*/*",
+            "text/plain; q=x; =",
+            "\"\"",
+            "1.0",
+            "0.3",
+            "2.0",
+            "not a uri",
+            "http://[::1",
+            "2026-13-45T99:99:99Z",
+        };
+
+        /** The headers for a failure's message, long values cut. */
+        static String shown(Map<String, String> headers) {
+            StringBuilder s = new StringBuilder();
+            headers.forEach((k, v) -> s.append(k)
+                    .append(": '")
+                    .append(v.length() > 60 ? v.substring(0, 60) + "...(" + v.length() + " chars)" : v)
+                    .append("' "));
+            return s.toString();
+        }
+
+        /** A header value of one of the shapes; null removes the header. */
+        static String value(java.util.Random random) {
+            return switch (random.nextInt(7)) {
+                case 0 -> null;
+                case 1, 2 -> SHAPES[random.nextInt(SHAPES.length)];
+                case 3 -> ascii(random, 1 + random.nextInt(30));
+                case 4 -> ascii(random, 2000 + random.nextInt(4000));
+                case 5 ->
+                    new String(
+                            "\u00e9t\u00e9/\u65e5\u672c; charset=\u00fc \ud83d\ude00"
+                                    .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            java.nio.charset.StandardCharsets.ISO_8859_1);
+                default -> "application/json; charset=\u00e9\u00ff" + ascii(random, random.nextInt(5));
+            };
+        }
+
+        /** Printable ASCII, separators and quotes included. */
+        static String ascii(java.util.Random random, int length) {
+            StringBuilder s = new StringBuilder(length);
+            for (int i = 0; i < length; i++) {
+                s.append((char) (0x20 + random.nextInt(0x5f)));
+            }
+            return s.toString().strip();
+        }
+
+        /** Sends the headers as Latin-1 bytes (a value of UTF-8 bytes arrives as such) and reads the answer's head. */
+        static Answer post(Map<String, String> headers, byte[] body) throws java.io.IOException {
+            int port = io.restassured.RestAssured.port;
+            StringBuilder head = new StringBuilder("POST / HTTP/1.1\r\n")
+                    .append("Host: localhost:")
+                    .append(port)
+                    .append("\r\nAuthorization: ")
+                    .append(dev.warmpool.testing.Tokens.bearer(dev.warmpool.testing.Tokens.ADMIN))
+                    .append("\r\nConnection: close\r\nContent-Length: ")
+                    .append(body.length)
+                    .append("\r\n");
+            headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+            head.append("\r\n");
+            try (java.net.Socket socket = new java.net.Socket("localhost", port)) {
+                socket.setSoTimeout(30_000);
+                var out = socket.getOutputStream();
+                out.write(head.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                out.write(body);
+                out.flush();
+                String answer = new String(
+                        socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+                String[] lines = answer.split("\r\n");
+                int status = Integer.parseInt(lines[0].split(" ")[1]);
+                String type = java.util.Arrays.stream(lines)
+                        .takeWhile(l -> !l.isEmpty())
+                        .filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("content-type:"))
+                        .map(l -> l.substring("content-type:".length()).strip())
+                        .findFirst()
+                        .orElse("");
+                return new Answer(status, type, answer.length() > 600 ? answer.substring(0, 600) : answer);
+            }
+        }
+    }
 }

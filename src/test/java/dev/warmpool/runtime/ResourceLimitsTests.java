@@ -70,5 +70,32 @@ class ResourceLimitsTests {
                 .orElseThrow();
         assertEquals("template.resources.limits.pids", pids.field());
         assertTrue(pids.detail().contains("podPidsLimit"), pids.detail());
+        var typo = ResourceLimits.problem(limits(Map.of("memroy", "1Gi")), "kubernetes")
+                .orElseThrow();
+        assertEquals("template.resources.limits.memroy", typo.field());
+        assertTrue(typo.detail().contains("cpu, memory, ephemeral-storage"), typo.detail());
+        assertEquals(
+                Optional.empty(),
+                ResourceLimits.problem(
+                        limits(Map.of("hugepages-2Mi", "64Mi", "nvidia.com/gpu", "1", "memory", "1Gi")), "kubernetes"));
+    }
+
+    @Test
+    void aMisspeltResourcesSectionIsRefusedOnEveryRuntime() {
+        for (String runtime : java.util.List.of("local", "docker", "kubernetes")) {
+            PodTemplate t = limits(Map.of());
+            t.resources().setAdditionalProperty("limts", Map.of("memory", "1Gi"));
+            var p = ResourceLimits.problem(t, runtime).orElseThrow();
+            assertEquals("template.resources.limts", p.field(), runtime);
+            assertTrue(p.detail().contains("limits, requests"), p.detail());
+        }
+        for (String runtime : java.util.List.of("local", "docker")) {
+            assertEquals(
+                    "template.resources.limits.memroy",
+                    ResourceLimits.problem(limits(Map.of("memroy", "1Gi")), runtime)
+                            .orElseThrow()
+                            .field(),
+                    runtime);
+        }
     }
 }
