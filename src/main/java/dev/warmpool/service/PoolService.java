@@ -5,6 +5,7 @@ import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.TenantsReply;
+import dev.warmpool.runtime.Runtimes;
 import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,15 +19,11 @@ public class PoolService {
     private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
-    private final dev.warmpool.runtime.ProcessorRuntime runtime;
+    private final Runtimes runtimes;
 
     public PoolService(
-            PoolStore store,
-            ReconcilerPort reconciler,
-            Validator validator,
-            WarmpoolConfig config,
-            dev.warmpool.runtime.ProcessorRuntime runtime) {
-        this.runtime = runtime;
+            PoolStore store, ReconcilerPort reconciler, Validator validator, WarmpoolConfig config, Runtimes runtime) {
+        this.runtimes = runtime;
         this.store = store;
         this.reconciler = reconciler;
         this.validator = validator;
@@ -70,9 +67,15 @@ public class PoolService {
                 .asTuple()
                 .map(t -> t.getItem1()
                         .map(s -> PoolView.of(
-                                s,
-                                dev.warmpool.config.WarmthParams.of(config),
-                                t.getItem2() instanceof TenantsReply.Tenants ts ? ts.tenants() : List.of())));
+                                        s,
+                                        dev.warmpool.config.WarmthParams.of(config),
+                                        t.getItem2() instanceof TenantsReply.Tenants ts ? ts.tenants() : List.of())
+                                .withSpec(withRuntime(s.spec()))));
+    }
+
+    /** A spec stored before pools named their runtime shows the one it runs on. */
+    private PoolSpec withRuntime(PoolSpec spec) {
+        return spec.runtime() == null ? spec.withRuntime(runtimes.nameOf(spec)) : spec;
     }
 
     public Uni<List<PoolView>> list() {
@@ -160,7 +163,11 @@ public class PoolService {
 
     private PoolSpec checkSpec(String type, PoolSpec candidate) {
         UserInput.checkType(type);
-        PoolSpec spec = BodyValidation.valid(validator, candidate, "the pool");
+        PoolSpec valid = BodyValidation.valid(validator, candidate, "the pool");
+        if (valid.template() != null) {
+            checkPolicy(valid.template()); // whatever the runtime
+        }
+        PoolSpec spec = runtime(valid);
         if ((spec.command() == null || spec.command().isEmpty()) && !spec.rolesHaveCommands()) {
             throw Refusal.invalid(
                     "command",
@@ -201,6 +208,29 @@ public class PoolService {
         return spec;
     }
 
+    /**
+     * The spec with its runtime filled in (the manager's default where it names none), so that it
+     * keeps it when the manager's default changes; refused when this manager does not hold it.
+     */
+    private PoolSpec runtime(PoolSpec spec) {
+        String name = runtimes.nameOf(spec);
+        runtimes.lacks(name).ifPresent(why -> {
+            throw Refusal.invalid(
+                            "runtime",
+                            "The pool's processors would run on the " + name + " runtime"
+                                    + (spec.runtime() != null
+                                            ? ""
+                                            : name.equals(runtimes.defaultName())
+                                                    ? " (the manager's default)"
+                                                    : " (its template names an image: it runs in containers)")
+                                    + ", but " + why
+                                    + ". It would not be run elsewhere: name another 'runtime' (this manager has "
+                                    + String.join(", ", runtimes.names()) + ").")
+                    .with("runtimes", runtimes.names());
+        });
+        return spec.withRuntime(name);
+    }
+
     /** Read once: whether this manager (and so its local agents) runs as root. */
     private static final boolean MANAGER_IS_ROOT = isRoot();
 
@@ -219,7 +249,7 @@ public class PoolService {
      * processor is a container or pod on its own network, which is {@code outbound}.
      */
     private PoolSpec network(PoolSpec spec) {
-        String runtimeType = config.runtime().type();
+        String runtimeType = spec.runtime();
         String n = spec.network();
         if ("local".equals(runtimeType)) {
             if (spec.isGang() && !PoolSpec.NETWORK_HOST.equals(n)) {
@@ -262,26 +292,41 @@ public class PoolService {
         }
     }
 
-    /** Kubernetes templates within the operator's policy: allowed images, no host access unless allowed. */
+    /**
+     * What the pool's runtime can honour: a container image on docker, a pod on Kubernetes, only
+     * limits on local (whose processors are processes of this machine).
+     */
     private void checkTemplate(PoolSpec spec) {
         dev.warmpool.pool.PodTemplate t = spec.template();
-        if ("docker".equals(config.runtime().type())) {
+        String runtime = spec.runtime();
+        if (Runtimes.DOCKER.equals(runtime)) {
             dev.warmpool.runtime.docker.ContainerFactory.unsupported(t).ifPresent(problem -> {
-                throw Refusal.invalid("template", "This warmpool runs processors as containers: " + problem + ".");
+                throw Refusal.invalid("template", "This pool runs processors as containers: " + problem + ".");
             });
         }
         if (t == null) {
             return;
         }
-        if ("kubernetes".equals(config.runtime().type())) {
+        if (Runtimes.KUBERNETES.equals(runtime)) {
             dev.warmpool.runtime.kubernetes.PodFactory.unsupported(t).ifPresent(problem -> {
-                throw Refusal.invalid("template", "This warmpool runs processors as pods: " + problem + ".");
+                throw Refusal.invalid("template", "This pool runs processors as pods: " + problem + ".");
             });
         }
-        dev.warmpool.runtime.ResourceLimits.problem(t, config.runtime().type()).ifPresent(p -> {
+        if (Runtimes.LOCAL.equals(runtime)) {
+            dev.warmpool.runtime.local.LocalTemplate.problem(
+                            t, runtimes.lacks(Runtimes.DOCKER).isEmpty())
+                    .ifPresent(p -> {
+                        throw Refusal.invalid(p.field(), p.detail());
+                    });
+        }
+        dev.warmpool.runtime.ResourceLimits.problem(t, runtime).ifPresent(p -> {
             throw Refusal.invalid(p.field(), p.detail());
         });
-        DeviceCheck.check(spec, runtime.devices());
+        DeviceCheck.check(spec, runtimes.devices(spec));
+    }
+
+    /** The operator's policy: allowed images, no host access unless allowed (403: no runtime changes that). */
+    private void checkPolicy(dev.warmpool.pool.PodTemplate t) {
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
             throw new Refusal(
