@@ -48,7 +48,7 @@ class PoolRuntimeTests {
     /** The pools left keep no processor starting (nor failing to) for the tests after these. */
     @AfterEach
     void deletePools() {
-        for (String type : List.of("rt-default", "rt-local", "rt-was-docker", "rt-old-image")) {
+        for (String type : List.of("rt-default", "rt-local", "rt-was-docker", "rt-old-image", "rt-keeps")) {
             given().delete("/pools/" + type);
         }
     }
@@ -106,6 +106,17 @@ class PoolRuntimeTests {
     }
 
     @Test
+    void aPoolKeepsItsRuntime() {
+        store.putPool("rt-keeps", onDocker().withRuntime("docker")).await().atMost(Duration.ofSeconds(5));
+        put("rt-keeps", body("minIdle", 0))
+                .statusCode(409)
+                .contentType(startsWith("application/problem+json"))
+                .body("field", equalTo("runtime"))
+                .body("detail", containsString("runs on the docker runtime"));
+        assertEquals("docker", pool("rt-keeps").getString("spec.runtime"), "unchanged");
+    }
+
+    @Test
     void aRuntimeThisManagerLacksIsRefusedAtPut() {
         refused("rt-docker", body("runtime", "docker", "template", Map.of("image", "python:3.12-slim")), "runtime")
                 .body("detail", containsString("no docker runtime"))
@@ -137,9 +148,9 @@ class PoolRuntimeTests {
         given().get("/pools/rt-image").then().statusCode(404);
     }
 
-    @Test
-    void aStoredPoolOnARuntimeThisManagerLacksGetsAStartErrorAndRunsNowhere() {
-        PoolSpec onDocker = new PoolSpec(
+    /** A pool with an image, minIdle 1, as stored before it named a runtime. */
+    static PoolSpec onDocker() {
+        return new PoolSpec(
                         List.of("hostname"),
                         1,
                         1,
@@ -154,6 +165,11 @@ class PoolRuntimeTests {
                         null,
                         null)
                 .withDefaults();
+    }
+
+    @Test
+    void aStoredPoolOnARuntimeThisManagerLacksGetsAStartErrorAndRunsNowhere() {
+        PoolSpec onDocker = onDocker();
         // as a docker manager stored it, and as one stored it before pools named their runtime
         store.putPool("rt-was-docker", onDocker.withRuntime("docker")).await().atMost(Duration.ofSeconds(5));
         store.putPool("rt-old-image", onDocker).await().atMost(Duration.ofSeconds(5));

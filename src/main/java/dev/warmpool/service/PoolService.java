@@ -43,6 +43,29 @@ public class PoolService {
     }
 
     private Uni<Put> putChecked(String type, PoolSpec spec) {
+        return store.snapshot(type).invoke(old -> sameRuntime(type, old, spec)).flatMap(old -> stored(type, spec));
+    }
+
+    /**
+     * A pool keeps its runtime: its processors live there, and would go on taking its jobs after a
+     * change (as a gang pool's cannot become single processors).
+     */
+    private void sameRuntime(String type, java.util.Optional<dev.warmpool.pool.PoolSnapshot> old, PoolSpec spec) {
+        old.filter(s -> !s.draining())
+                .map(s -> runtimes.nameOf(s.spec()))
+                .filter(was -> !was.equals(spec.runtime()))
+                .ifPresent(was -> {
+                    throw Refusal.conflict(
+                                    "runtime-change",
+                                    "Pool '" + type + "' runs on the " + was
+                                            + " runtime; its processors cannot move to "
+                                            + spec.runtime() + " in place. DELETE /pools/" + type
+                                            + " first, then PUT it again (or leave 'runtime' as \"" + was + "\").")
+                            .with("field", "runtime");
+                });
+    }
+
+    private Uni<Put> stored(String type, PoolSpec spec) {
         return store.putPool(type, spec)
                 .onFailure(PoolStore.GangChange.class)
                 .transform(e -> Refusal.conflict(
