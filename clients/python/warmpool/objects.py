@@ -331,6 +331,11 @@ class Pool(Dict[str, Any]):
         return self.get("type")
 
     @property
+    def runtime(self) -> Optional[str]:
+        """Where its processors live: ``"local"``, ``"docker"`` or ``"kubernetes"`` (stored with the pool)."""
+        return (self.get("spec") or {}).get("runtime")
+
+    @property
     def tenants(self) -> List[Tenant]:
         """The pool's tenants under fair share, as :class:`Tenant` s; empty when the server shows none."""
         return [Tenant.from_api(t) for t in self.get("tenants") or []]

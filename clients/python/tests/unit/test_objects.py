@@ -181,6 +181,13 @@ class PoolTests(StubTestCase):
                           "env": {"MY_VAR": "1"}}, self.stub.requests[0].body)
         self.assertEqual("train", pool.type)
 
+    def test_a_pool_says_its_runtime(self):
+        self.stub.route("PUT", "/pools/img", lambda req: ok(dict(type="img", spec=dict(req.body))))
+        pool = self.wp.put_pool("img", command=["x"], runtime="docker", template={"image": "python:3.12-slim"})
+        self.assertEqual("docker", self.stub.requests[0].body["runtime"])
+        self.assertEqual("docker", pool.runtime)
+        self.assertIsNone(warmpool.Pool(self.wp, {"type": "a"}).runtime)
+
 
 class SweepTests(StubTestCase):
     def test_a_sweep_waits_until_it_ends_and_carries_its_tenant(self):

@@ -44,10 +44,11 @@ public class WarmpoolMain {
             PrivateFiles.secureDir(dir);
             String password = password(dir, port);
             // docker processors reach this Redis at the default bridge's gateway, so it listens there too
-            java.util.List<String> alsoBind =
-                    "docker".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))
-                            ? dockerBridge()
-                            : java.util.List.of();
+            // (on a local manager that also runs containers: warmpool.runtime.docker.host set)
+            boolean docker = "docker".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))
+                    || !setting("warmpool.runtime.docker.host", "WARMPOOL_RUNTIME_DOCKER_HOST", "")
+                            .isEmpty();
+            java.util.List<String> alsoBind = docker ? dockerBridge() : java.util.List.of();
             RedisTls tls = RedisTls.ensure(dir);
             // kept for the manager's life: started again from its dir whenever it exits
             own = OwnRedis.start(port, dir, password, alsoBind, tls);

@@ -39,7 +39,7 @@ class DevicesIT {
 
     static String pool(int gpus, int minIdle) {
         return "{\"command\": [\"sh\", \"-c\", \"echo cuda=$CUDA_VISIBLE_DEVICES; sleep ${1:-0}\", \"gpu-job\"], \"minIdle\": "
-                + minIdle + ", \"maxSize\": 3, \"template\": {\"image\": \"unused-on-local\", \"resources\": "
+                + minIdle + ", \"maxSize\": 3, \"template\": {\"image\": \"local\", \"resources\": "
                 + "{\"limits\": {\"nvidia.com/gpu\": \"" + gpus + "\"}}}}";
     }
 

@@ -8,14 +8,15 @@ import java.util.TreeMap;
 public final class ConfigPools {
     private ConfigPools() {}
 
-    /** Every declared pool that this runtime can run: on docker, those with an {@code image}. */
+    /** Every declared pool that its runtime can run: on docker, those with an {@code image}. */
     public static Map<String, PoolSpec> specs(WarmpoolConfig config) {
         Map<String, PoolSpec> out = new TreeMap<>();
         config.pools().forEach((type, p) -> {
-            if (p.image().isEmpty() && "docker".equals(config.runtime().type())) {
+            String runtime = p.runtime().orElse(config.runtime().type());
+            if (p.image().isEmpty() && "docker".equals(runtime)) {
                 return;
             }
-            out.put(type, spec(p));
+            out.put(type, spec(p, runtime));
         });
         return out;
     }
@@ -28,8 +29,10 @@ public final class ConfigPools {
                 .toList();
     }
 
-    private static PoolSpec spec(WarmpoolConfig.PoolConfig p) {
+    private static PoolSpec spec(WarmpoolConfig.PoolConfig p, String runtime) {
+        // a local pool's processors are processes of this machine: an image names nothing there
         dev.warmpool.pool.PodTemplate template = p.image()
+                .filter(image -> !"local".equals(runtime))
                 .map(image -> new dev.warmpool.pool.PodTemplate(
                         image, null, null, null, null, null, null, null, null, null, null))
                 .orElse(null);
@@ -51,6 +54,7 @@ public final class ConfigPools {
                         p.resetCommand().orElse(null),
                         p.maxAgeSeconds().orElse(null))
                 .withNetwork(p.network().orElse(null))
+                .withRuntime(runtime)
                 .withDefaults();
     }
 }

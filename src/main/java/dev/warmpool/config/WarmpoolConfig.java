@@ -102,9 +102,16 @@ public interface WarmpoolConfig {
 
         /**
          * The container image of its processors, on the docker (and kubernetes) runtime, e.g.
-         * {@code warmpool-base:bookworm}. A config pool without one is left out on docker.
+         * {@code warmpool-base:bookworm}. A config pool without one is left out on docker; a local
+         * pool has no image (one given is not used there).
          */
         Optional<String> image();
+
+        /**
+         * Where its processors live: {@code local}, {@code docker} or {@code kubernetes}; {@code
+         * warmpool.runtime.type} when unset.
+         */
+        Optional<String> runtime();
 
         /** Idle processors kept warm at all times: 1, so the first job never waits for a cold start. */
         @WithDefault("1")

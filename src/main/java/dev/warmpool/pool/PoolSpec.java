@@ -25,6 +25,11 @@ import java.util.Map;
  *
  * <p>{@code network} is what its jobs reach: {@code none}, {@code outbound} or {@code host} (see
  * docs/security.md); left out, the runtime's default is filled in when the pool is put.
+ *
+ * <p>{@code runtime} is where its processors live: {@code local}, {@code docker} or {@code
+ * kubernetes}; left out, the manager's {@code warmpool.runtime.type} is filled in when the pool is
+ * put, so the pool keeps its runtime when the manager's default changes. A spec stored before the
+ * field existed has none and runs on the manager's default.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSpec(
@@ -137,7 +142,16 @@ public record PoolSpec(
         Integer usageHalfLifeSeconds,
 
         @jakarta.validation.constraints.Pattern(regexp = "none|outbound|host", message = NETWORK_CHOICES)
-        String network) {
+        String network,
+
+        @jakarta.validation.constraints.Pattern(regexp = "local|docker|kubernetes", message = RUNTIME_CHOICES)
+        String runtime) {
+
+    /** How {@code runtime} is refused: the three choices, each in a few words. */
+    public static final String RUNTIME_CHOICES =
+            "must be \"local\" (a process on the manager's machine), \"docker\" (a container of the template's"
+                    + " image on the manager's Docker or Podman engine) or \"kubernetes\" (a pod), or be left out"
+                    + " for the manager's default (warmpool.runtime.type)";
 
     /** How {@code network} is refused: the three choices, each in a few words. */
     public static final String NETWORK_CHOICES =
@@ -147,6 +161,56 @@ public record PoolSpec(
     public static final String NETWORK_NONE = "none";
     public static final String NETWORK_OUTBOUND = "outbound";
     public static final String NETWORK_HOST = "host";
+
+    /** A spec that leaves {@code runtime} to the manager's default. */
+    public PoolSpec(
+            List<String> command,
+            Integer minIdle,
+            Integer maxSize,
+            Integer idleTimeoutSeconds,
+            Map<String, String> env,
+            String workingDir,
+            Integer maxQueued,
+            PodTemplate template,
+            String worker,
+            Integer maxJobsPerProcessor,
+            Map<String, GangRole> gang,
+            List<String> jobEnv,
+            List<String> submitters,
+            String warmth,
+            List<String> resetCommand,
+            Integer maxAgeSeconds,
+            Boolean fairShare,
+            Map<String, Double> shares,
+            Map<String, Integer> maxRunning,
+            Map<String, List<String>> groups,
+            Integer usageHalfLifeSeconds,
+            String network) {
+        this(
+                command,
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                env,
+                workingDir,
+                maxQueued,
+                template,
+                worker,
+                maxJobsPerProcessor,
+                gang,
+                jobEnv,
+                submitters,
+                warmth,
+                resetCommand,
+                maxAgeSeconds,
+                fairShare,
+                shares,
+                maxRunning,
+                groups,
+                usageHalfLifeSeconds,
+                network,
+                null);
+    }
 
     /** A spec that leaves {@code network} to the runtime's default. */
     public PoolSpec(
@@ -220,7 +284,36 @@ public record PoolSpec(
                 maxRunning,
                 groups,
                 usageHalfLifeSeconds,
-                network);
+                network,
+                runtime);
+    }
+
+    /** The spec with {@code runtime} set (the manager's default filled in). */
+    public PoolSpec withRuntime(String runtime) {
+        return new PoolSpec(
+                command,
+                minIdle,
+                maxSize,
+                idleTimeoutSeconds,
+                env,
+                workingDir,
+                maxQueued,
+                template,
+                worker,
+                maxJobsPerProcessor,
+                gang,
+                jobEnv,
+                submitters,
+                warmth,
+                resetCommand,
+                maxAgeSeconds,
+                fairShare,
+                shares,
+                maxRunning,
+                groups,
+                usageHalfLifeSeconds,
+                network,
+                runtime);
     }
 
     /** A spec without fair-share settings (the defaults apply). */
@@ -350,7 +443,8 @@ public record PoolSpec(
                 maxRunning,
                 groups,
                 usageHalfLifeSeconds,
-                network);
+                network,
+                runtime);
     }
 
     /** The role name of a parameter server. */
@@ -417,7 +511,8 @@ public record PoolSpec(
                 maxRunning == null || maxRunning.isEmpty() ? null : new java.util.TreeMap<>(maxRunning),
                 groups == null || groups.isEmpty() ? null : new java.util.TreeMap<>(groups),
                 usageHalfLifeSeconds == null ? FairShare.DEFAULT_HALF_LIFE_SECONDS : usageHalfLifeSeconds,
-                network == null || network.isBlank() ? null : network);
+                network == null || network.isBlank() ? null : network,
+                runtime == null || runtime.isBlank() ? null : runtime);
     }
 
     /** Whether {@code caller} (a name and its roles or groups) may submit here; admins always may. */

@@ -25,10 +25,11 @@ final class DeviceGate {
 
     /** How many of {@code wanted} processors (gangs, in a gang pool) of the pool may start now. */
     int allow(PoolSnapshot s, int wanted) {
-        if (runtime.devices().isEmpty()) {
+        java.util.Optional<Devices> ofRuntime = runtime.devices(s.spec());
+        if (ofRuntime.isEmpty()) {
             return wanted;
         }
-        Devices devices = runtime.devices().get();
+        Devices devices = ofRuntime.get();
         int members = s.spec().isGang() ? s.spec().members().size() : 1;
         int each = Devices.perProcessor(s.spec()) * members;
         int can = devices.startable(each, wanted);

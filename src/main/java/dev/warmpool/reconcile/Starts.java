@@ -5,6 +5,7 @@ import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.runtime.Runtimes;
 import dev.warmpool.store.PoolStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,8 @@ final class Starts {
     private final ProcessorRuntime runtime;
     private final DeviceGate devices;
     private final long retentionSeconds;
+    /** The pools told that this manager lacks their runtime. */
+    private final Set<String> missing = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Starts(PoolStore store, ProcessorRuntime runtime, DeviceGate devices, long retentionSeconds) {
         this.store = store;
@@ -63,6 +66,15 @@ final class Starts {
                 known.add(type + "/" + pid);
                 try {
                     runtime.start(type, pid, s.spec());
+                } catch (Runtimes.Missing e) {
+                    all = false;
+                    // every pass tries again (the manager may be given the runtime): said once, kept as startError
+                    if (missing.add(type)) {
+                        LOG.warn(e.getMessage());
+                    }
+                    store.lost(type, pid, Long.MAX_VALUE, e.getMessage(), retentionSeconds)
+                            .await()
+                            .atMost(CALL);
                 } catch (RuntimeException e) {
                     all = false;
                     LOG.errorf(e, "could not start processor %s of pool %s", pid, type);

@@ -61,6 +61,11 @@ public interface ProcessorRuntime {
         return java.util.Optional.empty();
     }
 
+    /** The devices processors of a pool of {@code spec} are handed, where this runtime counts them. */
+    default java.util.Optional<Devices> devices(dev.warmpool.pool.PoolSpec spec) {
+        return devices();
+    }
+
     /** Whether this manager may reconcile (the runtime may elect a leader among managers). */
     default boolean leads() {
         return true;

@@ -18,12 +18,19 @@ import java.net.URI;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** Chooses the runtime named by {@code warmpool.runtime.type}; the Kubernetes client is only made for kubernetes. */
+/**
+ * Makes the runtimes this manager holds ({@link Runtimes}): {@code warmpool.runtime.type} is the
+ * default, which must start; local processes beside it unless it is kubernetes (a manager's pod is
+ * no place for processors, and they would go when it scales to zero); docker beside local when
+ * {@code warmpool.runtime.docker.host} is set and its engine answers. The Kubernetes client is only
+ * made for kubernetes.
+ */
 public class RuntimeProducer {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(RuntimeProducer.class);
 
     @Produces
     @ApplicationScoped
-    ProcessorRuntime runtime(
+    Runtimes runtime(
             WarmpoolConfig config,
             @ConfigProperty(name = "quarkus.redis.hosts") String redisHosts,
             Instance<KubernetesClient> kubernetes,
@@ -31,20 +38,38 @@ public class RuntimeProducer {
             ObjectMapper json,
             dev.warmpool.store.AgentUsers agentUsers) {
         String redis = redisHosts.replace(" ", "");
-        return switch (config.runtime().type()) {
-            // each agent connects as its pool's Redis user (when Redis asks for a password)
-            case "local" ->
-                new LocalRuntime(
-                        redis,
-                        config,
-                        type -> agentUsers.urlFor(type).await().atMost(java.time.Duration.ofSeconds(10)));
-            case "docker" ->
-                docker(config, redis, type -> agentUsers.urlFor(type).await().atMost(java.time.Duration.ofSeconds(10)));
-            case "kubernetes" -> kubernetes(config, redis, kubernetes.get(), calls, json);
+        String type = config.runtime().type();
+        // each agent connects as its pool's Redis user (when Redis asks for a password)
+        java.util.function.UnaryOperator<String> agentUrl =
+                t -> agentUsers.urlFor(t).await().atMost(java.time.Duration.ofSeconds(10));
+        java.util.Map<String, ProcessorRuntime> held = new java.util.LinkedHashMap<>();
+        java.util.Map<String, String> absent = new java.util.HashMap<>();
+        // the machine's devices go to the default runtime alone: two runtimes would hand out the same GPU
+        Devices devices = Devices.of(config.runtime().devices());
+        Devices none = new Devices(java.util.List.of());
+        switch (type) {
+            case Runtimes.LOCAL -> held.put(type, new LocalRuntime(redis, config, agentUrl, devices));
+            case Runtimes.DOCKER -> {
+                held.put(type, docker(config, redis, agentUrl, devices));
+                held.put(Runtimes.LOCAL, new LocalRuntime(redis, config, agentUrl, none));
+            }
+            case Runtimes.KUBERNETES -> held.put(type, kubernetes(config, redis, kubernetes.get(), calls, json));
             default ->
-                throw new IllegalStateException("warmpool.runtime.type="
-                        + config.runtime().type() + " is not supported; use local, docker or kubernetes");
-        };
+                throw new IllegalStateException(
+                        "warmpool.runtime.type=" + type + " is not supported; use local, docker or kubernetes");
+        }
+        if (Runtimes.LOCAL.equals(type) && config.runtime().docker().host().isPresent()) {
+            try {
+                held.put(Runtimes.DOCKER, docker(config, redis, agentUrl, none));
+            } catch (IllegalStateException e) {
+                // the local pools run all the same; the docker pools say why they do not
+                absent.put(Runtimes.DOCKER, e.getMessage());
+                LOG.warnf("no docker runtime beside the local one: %s", e.getMessage());
+            }
+        }
+        Runtimes runtimes = new Runtimes(type, held, absent);
+        LOG.infof("runtimes: %s (the default, for a pool that names none: %s)", runtimes.names(), type);
+        return runtimes;
     }
 
     /**
@@ -52,7 +77,7 @@ public class RuntimeProducer {
      * with the setting to fix, rather than failing every processor start later.
      */
     private static DockerRuntime docker(
-            WarmpoolConfig config, String redis, java.util.function.UnaryOperator<String> agentUrl) {
+            WarmpoolConfig config, String redis, java.util.function.UnaryOperator<String> agentUrl, Devices devices) {
         WarmpoolConfig.Docker d = config.runtime().docker();
         String host = d.host()
                 .or(() -> Optional.ofNullable(System.getenv("DOCKER_HOST")))
@@ -62,14 +87,13 @@ public class RuntimeProducer {
             client.pingCmd().exec();
         } catch (RuntimeException e) {
             throw new IllegalStateException(
-                    "warmpool.runtime.type=docker, but no Docker engine answers at " + host + " (" + e.getMessage()
+                    "no Docker engine answers at " + host + " (" + e.getMessage()
                             + "): start dockerd (or podman system service), or set warmpool.runtime.docker.host",
                     e);
         }
         if (redis.contains(",")) {
-            throw new IllegalStateException(
-                    "quarkus.redis.hosts names several Redis servers; warmpool.runtime.type=docker "
-                            + "takes one (its containers get its address)");
+            throw new IllegalStateException("quarkus.redis.hosts names several Redis servers; the docker runtime "
+                    + "takes one (its containers get its address)");
         }
         String containerRedis = d.redisUrl()
                 .orElseGet(() -> ContainerFactory.containerRedis(redis, DockerRuntime.gateway(client, d.network())));
@@ -97,15 +121,13 @@ public class RuntimeProducer {
                 config.runtime().maxResultBytes());
         // `stop` finds this install's containers by it, whatever its own environment
         StopCommand.noteDocker(config.runtime().local().stateDir(), host, settings.instance());
-        Devices devices = Devices.of(config.runtime().devices());
-        org.jboss.logging.Logger.getLogger(RuntimeProducer.class)
-                .infof(
-                        "docker runtime at %s: containers on network %s reach Redis at %s; agent bundle %s%s",
-                        host,
-                        d.network(),
-                        containerRedis,
-                        bundle.toAbsolutePath(),
-                        devices.all().isEmpty() ? "" : "; devices for processors: " + devices.all());
+        LOG.infof(
+                "docker runtime at %s: containers on network %s reach Redis at %s; agent bundle %s%s",
+                host,
+                d.network(),
+                containerRedis,
+                bundle.toAbsolutePath(),
+                devices.all().isEmpty() ? "" : "; devices for processors: " + devices.all());
         return new DockerRuntime(client, settings, agentUrl, devices, JobUids.parse(d.jobUids()));
     }
 

@@ -31,7 +31,8 @@ public record PoolRequest(
         Map<String, Integer> maxRunning,
         Map<String, List<String>> groups,
         Integer usageHalfLifeSeconds,
-        String network) {
+        String network,
+        String runtime) {
 
     public PoolSpec toSpec() {
         return new PoolSpec(
@@ -56,7 +57,8 @@ public record PoolRequest(
                         maxRunning,
                         groups,
                         usageHalfLifeSeconds,
-                        network)
+                        network,
+                        runtime)
                 .withDefaults();
     }
 }

@@ -5,6 +5,7 @@ import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.TenantsReply;
+import dev.warmpool.runtime.Runtimes;
 import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -21,15 +22,11 @@ public class PoolService {
     private final ReconcilerPort reconciler;
     private final Validator validator;
     private final WarmpoolConfig config;
-    private final dev.warmpool.runtime.ProcessorRuntime runtime;
+    private final Runtimes runtimes;
 
     public PoolService(
-            PoolStore store,
-            ReconcilerPort reconciler,
-            Validator validator,
-            WarmpoolConfig config,
-            dev.warmpool.runtime.ProcessorRuntime runtime) {
-        this.runtime = runtime;
+            PoolStore store, ReconcilerPort reconciler, Validator validator, WarmpoolConfig config, Runtimes runtime) {
+        this.runtimes = runtime;
         this.store = store;
         this.reconciler = reconciler;
         this.validator = validator;
@@ -58,12 +55,35 @@ public class PoolService {
     }
 
     private Uni<Put> warned(String type, PoolSpec spec) {
-        List<String> warnings = MachineFit.warnings(spec, config.runtime().type(), MachineFit.Machine.here());
+        List<String> warnings = MachineFit.warnings(spec, runtimes.nameOf(spec), MachineFit.Machine.here());
         warnings.forEach(w -> LOG.warnf("pool %s: %s", type, w));
         return putChecked(type, spec).map(put -> new Put(put.created(), put.pool(), warnings));
     }
 
     private Uni<Put> putChecked(String type, PoolSpec spec) {
+        return store.snapshot(type).invoke(old -> sameRuntime(type, old, spec)).flatMap(old -> stored(type, spec));
+    }
+
+    /**
+     * A pool keeps its runtime: its processors live there, and would go on taking its jobs after a
+     * change (as a gang pool's cannot become single processors).
+     */
+    private void sameRuntime(String type, java.util.Optional<dev.warmpool.pool.PoolSnapshot> old, PoolSpec spec) {
+        old.filter(s -> !s.draining())
+                .map(s -> runtimes.nameOf(s.spec()))
+                .filter(was -> !was.equals(spec.runtime()))
+                .ifPresent(was -> {
+                    throw Refusal.conflict(
+                                    "runtime-change",
+                                    "Pool '" + type + "' runs on the " + was
+                                            + " runtime; its processors cannot move to "
+                                            + spec.runtime() + " in place. DELETE /pools/" + type
+                                            + " first, then PUT it again (or leave 'runtime' as \"" + was + "\").")
+                            .with("field", "runtime");
+                });
+    }
+
+    private Uni<Put> stored(String type, PoolSpec spec) {
         return store.putPool(type, spec)
                 .onFailure(PoolStore.GangChange.class)
                 .transform(e -> Refusal.conflict(
@@ -88,9 +108,15 @@ public class PoolService {
                 .asTuple()
                 .map(t -> t.getItem1()
                         .map(s -> PoolView.of(
-                                s,
-                                dev.warmpool.config.WarmthParams.of(config),
-                                t.getItem2() instanceof TenantsReply.Tenants ts ? ts.tenants() : List.of())));
+                                        s,
+                                        dev.warmpool.config.WarmthParams.of(config),
+                                        t.getItem2() instanceof TenantsReply.Tenants ts ? ts.tenants() : List.of())
+                                .withSpec(withRuntime(s.spec()))));
+    }
+
+    /** A spec stored before pools named their runtime shows the one it runs on. */
+    private PoolSpec withRuntime(PoolSpec spec) {
+        return spec.runtime() == null ? spec.withRuntime(runtimes.nameOf(spec)) : spec;
     }
 
     public Uni<List<PoolView>> list() {
@@ -178,7 +204,11 @@ public class PoolService {
 
     private PoolSpec checkSpec(String type, PoolSpec candidate) {
         UserInput.checkType(type);
-        PoolSpec spec = BodyValidation.valid(validator, candidate, "the pool");
+        PoolSpec valid = BodyValidation.valid(validator, candidate, "the pool");
+        if (valid.template() != null) {
+            checkPolicy(valid.template()); // whatever the runtime
+        }
+        PoolSpec spec = runtime(valid);
         if ((spec.command() == null || spec.command().isEmpty()) && !spec.rolesHaveCommands()) {
             throw Refusal.invalid(
                     "command",
@@ -211,7 +241,7 @@ public class PoolService {
             throw Refusal.invalid(p.field(), p.detail());
         });
         checkTemplate(spec);
-        runtime.commandProblem(spec).ifPresent(p -> {
+        runtimes.commandProblem(spec).ifPresent(p -> {
             throw Refusal.invalid(p.field(), p.detail());
         });
         if (spec.minIdle() > spec.maxSize()) {
@@ -220,6 +250,29 @@ public class PoolService {
                     "'minIdle' (" + spec.minIdle() + ") must not exceed 'maxSize' (" + spec.maxSize() + ").");
         }
         return spec;
+    }
+
+    /**
+     * The spec with its runtime filled in (the manager's default where it names none), so that it
+     * keeps it when the manager's default changes; refused when this manager does not hold it.
+     */
+    private PoolSpec runtime(PoolSpec spec) {
+        String name = runtimes.nameOf(spec);
+        runtimes.lacks(name).ifPresent(why -> {
+            throw Refusal.invalid(
+                            "runtime",
+                            "The pool's processors would run on the " + name + " runtime"
+                                    + (spec.runtime() != null
+                                            ? ""
+                                            : name.equals(runtimes.defaultName())
+                                                    ? " (the manager's default)"
+                                                    : " (its template names an image: it runs in containers)")
+                                    + ", but " + why
+                                    + ". It would not be run elsewhere: name another 'runtime' (this manager has "
+                                    + String.join(", ", runtimes.names()) + ").")
+                    .with("runtimes", runtimes.names());
+        });
+        return spec.withRuntime(name);
     }
 
     /** Read once: whether this manager (and so its local agents) runs as root. */
@@ -240,7 +293,7 @@ public class PoolService {
      * processor is a container or pod on its own network, which is {@code outbound}.
      */
     private PoolSpec network(PoolSpec spec) {
-        String runtimeType = config.runtime().type();
+        String runtimeType = spec.runtime();
         String n = spec.network();
         if ("local".equals(runtimeType)) {
             if (spec.isGang() && !PoolSpec.NETWORK_HOST.equals(n)) {
@@ -283,26 +336,41 @@ public class PoolService {
         }
     }
 
-    /** Kubernetes templates within the operator's policy: allowed images, no host access unless allowed. */
+    /**
+     * What the pool's runtime can honour: a container image on docker, a pod on Kubernetes, only
+     * limits on local (whose processors are processes of this machine).
+     */
     private void checkTemplate(PoolSpec spec) {
         dev.warmpool.pool.PodTemplate t = spec.template();
-        if ("docker".equals(config.runtime().type())) {
+        String runtime = spec.runtime();
+        if (Runtimes.DOCKER.equals(runtime)) {
             dev.warmpool.runtime.docker.ContainerFactory.unsupported(t).ifPresent(problem -> {
-                throw Refusal.invalid("template", "This warmpool runs processors as containers: " + problem + ".");
+                throw Refusal.invalid("template", "This pool runs processors as containers: " + problem + ".");
             });
         }
         if (t == null) {
             return;
         }
-        if ("kubernetes".equals(config.runtime().type())) {
+        if (Runtimes.KUBERNETES.equals(runtime)) {
             dev.warmpool.runtime.kubernetes.PodFactory.unsupported(t).ifPresent(problem -> {
-                throw Refusal.invalid("template", "This warmpool runs processors as pods: " + problem + ".");
+                throw Refusal.invalid("template", "This pool runs processors as pods: " + problem + ".");
             });
         }
-        dev.warmpool.runtime.ResourceLimits.problem(t, config.runtime().type()).ifPresent(p -> {
+        if (Runtimes.LOCAL.equals(runtime)) {
+            dev.warmpool.runtime.local.LocalTemplate.problem(
+                            t, runtimes.lacks(Runtimes.DOCKER).isEmpty())
+                    .ifPresent(p -> {
+                        throw Refusal.invalid(p.field(), p.detail());
+                    });
+        }
+        dev.warmpool.runtime.ResourceLimits.problem(t, runtime).ifPresent(p -> {
             throw Refusal.invalid(p.field(), p.detail());
         });
-        DeviceCheck.check(spec, runtime.devices());
+        DeviceCheck.check(spec, runtimes.devices(spec));
+    }
+
+    /** The operator's policy: allowed images, no host access unless allowed (403: no runtime changes that). */
+    private void checkPolicy(dev.warmpool.pool.PodTemplate t) {
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
             throw new Refusal(

@@ -67,6 +67,19 @@ public class LocalRuntime implements ProcessorRuntime {
     }
 
     public LocalRuntime(String redisUrl, WarmpoolConfig config, java.util.function.UnaryOperator<String> agentUrl) {
+        this(
+                redisUrl,
+                config,
+                agentUrl,
+                dev.warmpool.runtime.Devices.of(config.runtime().devices()));
+    }
+
+    /** {@code devices}: the GPUs its processors are handed (none where another runtime holds them). */
+    public LocalRuntime(
+            String redisUrl,
+            WarmpoolConfig config,
+            java.util.function.UnaryOperator<String> agentUrl,
+            dev.warmpool.runtime.Devices devices) {
         this.agentUrl = agentUrl;
         this.redisUrl = redisUrl;
         this.config = config;
@@ -79,7 +92,7 @@ public class LocalRuntime implements ProcessorRuntime {
                 config.redis().pinnedCertificate());
         PrivateFiles.secureDir(config.runtime().local().stateDir());
         this.room = JobRoom.of(config);
-        this.devices = dev.warmpool.runtime.Devices.of(config.runtime().devices());
+        this.devices = devices;
         LOG.info(room.describe());
         if (config.runtime().pidsLimit() < 0) {
             throw new IllegalStateException(

@@ -1,0 +1,59 @@
+package dev.warmpool.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** What a spec keeps through its copies: its runtime, and env values masked wherever they are. */
+class PoolSpecTests {
+    static PoolSpec withTemplateEnv() {
+        return new PoolSpec(
+                        List.of("true"),
+                        0,
+                        1,
+                        300,
+                        Map.of("HF_TOKEN", "pool-secret"),
+                        null,
+                        null,
+                        new PodTemplate(
+                                "img",
+                                null,
+                                Map.of("TPL_KEY", "template-secret"),
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null),
+                        null,
+                        null,
+                        null,
+                        null,
+                        null)
+                .withDefaults()
+                .withRuntime("docker");
+    }
+
+    @Test
+    void maskedEnvValuesReachTheTemplatesEnvAndKeepTheRuntime() {
+        PoolSpec shown = withTemplateEnv().withEnvValues(env -> {
+            Map<String, String> out = new java.util.TreeMap<>();
+            env.keySet().forEach(k -> out.put(k, "***"));
+            return out;
+        });
+        assertEquals(Map.of("TPL_KEY", "***"), shown.template().env());
+        assertEquals(Map.of("HF_TOKEN", "***"), shown.env());
+        assertEquals("docker", shown.runtime());
+    }
+
+    @Test
+    void itsRuntimeSurvivesDefaultsAndTheNetworksDefault() {
+        PoolSpec spec = withTemplateEnv().withNetwork("outbound").withDefaults();
+        assertEquals("docker", spec.runtime());
+        assertEquals("outbound", spec.network());
+    }
+}
