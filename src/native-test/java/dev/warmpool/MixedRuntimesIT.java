@@ -58,6 +58,21 @@ class MixedRuntimesIT extends DockerFixture {
     }
 
     @Test
+    void aPoolWhoseImageIsNotOnTheEngineIsRefusedAtItsPutNotLeftToFailItsStarts() throws Exception {
+        java.net.http.HttpResponse<String> r = manager.call(
+                "PUT",
+                "/pools/no-image",
+                "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, "
+                        + "\"template\": {\"image\": \"warmpool-no-such-image:never\"}}");
+        assertEquals(400, r.statusCode(), r.body());
+        JsonNode problem = ManagerProcess.JSON.readTree(r.body());
+        assertEquals("template.image", problem.get("field").asText(), r.body());
+        assertTrue(problem.get("detail").asText().contains("pull or build it there first"), r.body());
+        assertEquals(404, manager.status("GET", "/pools/no-image", null), "nothing was stored");
+        assertEquals(0, containers(poolLabel("no-image")).size());
+    }
+
+    @Test
     void aDockerPoolIsNeverRunOnTheHostByAManagerStartedWithoutDocker() throws Exception {
         pool("stays-in-docker", HOSTNAME_JOB, 0, 1, "");
         manager.kill();

@@ -45,13 +45,23 @@ public class PoolService {
     public record Warned(
             @com.fasterxml.jackson.annotation.JsonUnwrapped PoolView pool, List<String> warnings) {}
 
+    /**
+     * Checks the request (off the event loop: the runtime's checks read the file system or ask
+     * the Docker engine), then puts the pool.
+     */
     public Uni<Put> put(String type, PoolRequest request) {
-        return warned(type, check(type, request));
+        return Uni.createFrom()
+                .item(() -> check(type, request))
+                .runSubscriptionOn(io.smallrye.mutiny.infrastructure.Infrastructure.getDefaultWorkerPool())
+                .flatMap(spec -> warned(type, spec));
     }
 
     /** Creates or updates a pool from a spec (the pools declared in config), checked and warned of as a request is. */
     public Uni<Put> put(String type, PoolSpec spec) {
-        return warned(type, checkSpec(type, spec.withDefaults()));
+        return Uni.createFrom()
+                .item(() -> checkSpec(type, spec.withDefaults()))
+                .runSubscriptionOn(io.smallrye.mutiny.infrastructure.Infrastructure.getDefaultWorkerPool())
+                .flatMap(checked -> warned(type, checked));
     }
 
     private Uni<Put> warned(String type, PoolSpec spec) {

@@ -103,6 +103,31 @@ public class DockerRuntime implements ProcessorRuntime {
      * The gateway address of {@code network}: where its containers reach the host. Docker's default
      * bridge often lists no gateway in its IPAM config; its bridge interface (docker0) has it.
      */
+    /**
+     * A pool whose image is not on the engine is refused at its PUT, with the sentence its start
+     * would fail with (warmpool does not pull); an engine that does not answer refuses nothing here:
+     * the start says why, as the pool's {@code startError}.
+     */
+    @Override
+    public java.util.Optional<dev.warmpool.runtime.ResourceLimits.Problem> commandProblem(
+            dev.warmpool.pool.PoolSpec spec) {
+        String image = spec.template() == null ? null : spec.template().image();
+        if (image == null || image.isBlank()) {
+            return java.util.Optional.empty();
+        }
+        try {
+            docker.inspectImageCmd(image).exec();
+            return java.util.Optional.empty();
+        } catch (NotFoundException e) {
+            return java.util.Optional.of(new dev.warmpool.runtime.ResourceLimits.Problem(
+                    "template.image",
+                    "image " + image + " is not on this docker host: pull or build it there first"
+                            + " (warmpool does not pull), then PUT the pool again"));
+        } catch (RuntimeException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     public static String gateway(DockerClient docker, String network) {
         var n = docker.inspectNetworkCmd().withNetworkId(network).exec();
         Optional<String> listed = n.getIpam().getConfig().stream()
