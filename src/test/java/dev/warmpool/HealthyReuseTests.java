@@ -98,6 +98,7 @@ class HealthyReuseTests {
 
     @Test
     void aPoolShowsWarmAndColdStartsAndItsIdleTime() {
+        long since = System.currentTimeMillis();
         putPool("costs", Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1, "warmth", "learned"));
         assertEquals("SUCCEEDED", awaitEnd(submit(Map.of("type", "costs"))).getString("state")); // no processor: cold
         assertEquals("SUCCEEDED", awaitEnd(submit(Map.of("type", "costs"))).getString("state")); // still warm: warm
@@ -105,7 +106,9 @@ class HealthyReuseTests {
         assertEquals("learned", w.getString("warmth.policy"));
         assertEquals(1, w.getInt("warmth.coldStarts"));
         assertEquals(1, w.getInt("warmth.warmStarts"));
-        assertTrue(w.getDouble("warmth.idleProcessorSeconds") >= 0);
+        double idle = w.getDouble("warmth.idleProcessorSeconds");
+        double upAtMost = (System.currentTimeMillis() - since) / 1000.0;
+        assertTrue(idle >= 0 && idle <= upAtMost, "one processor's idle seconds " + idle + ", up at most " + upAtMost);
         assertEquals(1, w.getInt("warmth.levels[0].level"));
         assertEquals(1, w.getInt("warmth.levels[0].samples"), "one gap at level 1 so far");
         assertEquals(false, w.getBoolean("warmth.levels[0].learned"), "too few to trust: the fixed keep-alive");

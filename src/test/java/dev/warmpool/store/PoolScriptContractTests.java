@@ -278,11 +278,17 @@ class PoolScriptContractTests extends ScriptContract {
         assertEquals(1, h.counts()[1][Warmth.bin(reached - left)]);
         assertEquals(2, h.cold());
         processor("p1"); // takes the queued job b
+        long idleFrom = System.currentTimeMillis();
         processor("p2"); // idles
         SnapshotReply.Pool before =
                 (SnapshotReply.Pool) call(Script.SNAPSHOT, SnapshotReply.args(), SnapshotReply::decode);
+        // two processors up at most this long (Redis's clock is this machine's)
+        long idleAtMost = 2 * (System.currentTimeMillis() - idleFrom + 1);
         assertEquals("2", before.warmth().get("cold"));
-        assertTrue(before.idleNowMs() >= 0);
+        assertTrue(
+                before.idleNowMs() >= 0 && before.idleNowMs() <= idleAtMost,
+                "idle time so far, " + before.idleNowMs() + " ms, within the " + idleAtMost
+                        + " ms two processors have been up");
         String c = newJobId();
         assertInstanceOf(SubmitReply.Assigned.class, submit(c)); // p2 takes it: warm, and its idle time counts
         h = Warmth.History.of(j.hgetAll(warmth));
@@ -314,12 +320,14 @@ class PoolScriptContractTests extends ScriptContract {
     @Test
     void statsCountsTheProcessorsByStateAndReadsTheNamedWarmthFields() {
         putPool(0, 2, 10, false);
+        long idleFrom = System.currentTimeMillis();
         processor("p1");
         processor("p2");
         String a = newJobId();
         assertInstanceOf(SubmitReply.Assigned.class, submit(a));
         dev.warmpool.protocol.StatsReply.Pool s = (dev.warmpool.protocol.StatsReply.Pool)
                 call(Script.STATS, dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode);
+        long idleAtMost = 2 * (System.currentTimeMillis() - idleFrom + 1); // two processors up at most this long
         assertEquals(List.of(0, 1, 1, 0, 0), List.of(s.starting(), s.idle(), s.busy(), s.draining(), s.queued()));
         var ts = (dev.warmpool.protocol.TenantsReply.Tenants) call(
                 Script.TENANTS, dev.warmpool.protocol.TenantsReply.args(), dev.warmpool.protocol.TenantsReply::decode);
@@ -329,7 +337,10 @@ class PoolScriptContractTests extends ScriptContract {
                         .map(t -> t.tenant() + "/" + t.weight() + "/" + t.running() + "/" + t.queued())
                         .toList());
         assertEquals(Long.parseLong(j.hget(KeySchema.warmth(TYPE), "warm")), s.warm());
-        assertTrue(s.idleNowMs() >= 0);
+        assertTrue(
+                s.idleNowMs() >= 0 && s.idleNowMs() <= idleAtMost,
+                "idle time so far, " + s.idleNowMs() + " ms, within the " + idleAtMost
+                        + " ms two processors have been up");
         j.del(KeySchema.pool(TYPE));
         assertInstanceOf(
                 dev.warmpool.protocol.StatsReply.NoPool.class,
