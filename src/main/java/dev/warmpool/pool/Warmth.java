@@ -5,7 +5,7 @@ import java.util.Map;
 /**
  * Warmth that learns demand: the learned keep-alive's model, pure, shared by the reconciler
  * ({@link SizingPolicy}) and the replay (bench/replay), and the Java twin of what
- * {@code lua/lib/warmth.lua} records ({@link WarmthRecorder}).
+ * {@code lua/lib/warmth.lua} records (WarmthRecorder (test sources)).
  *
  * <p>A pool's demand is its jobs that have not ended. Each demand level is treated as a job type
  * of its own: level {@code k} is "left" when demand falls from {@code k} to {@code k - 1}, and

@@ -8,8 +8,8 @@ import static dev.warmpool.pool.Warmth.bin;
 import java.util.Map;
 
 /**
- * The Java twin of warmth.lua, for the replay and the tests: the same records of the same
- * events, kept in memory.
+ * The Java twin of warmth.lua, for the replay (bench) and the tests: the same records of the same
+ * events, kept in memory. Test code, not the product's; WarmthParityTests holds it to warmth.lua.
  */
 public final class WarmthRecorder {
     private int demand;
