@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.protocol.AgentEnv;
 import java.util.Map;
 
 /** The agent's settings, from the environment its runtime gives it. */
@@ -19,18 +20,18 @@ record AgentConfig(
         return new AgentConfig(
                 redisUrl(env),
                 redisCertificate(env),
-                required(env, "WARMPOOL_POOL"),
-                required(env, "WARMPOOL_PROCESSOR_ID"),
-                Long.parseLong(env.getOrDefault("WARMPOOL_HEARTBEAT_INTERVAL_MS", "2000")),
-                Long.parseLong(env.getOrDefault("WARMPOOL_RETENTION_SECONDS", "604800")),
-                Long.parseLong(env.getOrDefault("WARMPOOL_STOP_GRACE_SECONDS", "20")),
+                required(env, AgentEnv.POOL),
+                required(env, AgentEnv.PROCESSOR_ID),
+                Long.parseLong(env.getOrDefault(AgentEnv.HEARTBEAT_INTERVAL_MS, "2000")),
+                Long.parseLong(env.getOrDefault(AgentEnv.RETENTION_SECONDS, "604800")),
+                Long.parseLong(env.getOrDefault(AgentEnv.STOP_GRACE_SECONDS, "20")),
                 // how long a processor whose pool is gone from Redis waits for it to come back
-                Long.parseLong(env.getOrDefault("WARMPOOL_ORPHAN_SECONDS", "60")),
+                Long.parseLong(env.getOrDefault(AgentEnv.ORPHAN_SECONDS, "60")),
                 // about how many entries of a job's live log Redis keeps; 0: no live log
-                Integer.parseInt(env.getOrDefault("WARMPOOL_LOG_LINES", "10000")),
+                Integer.parseInt(env.getOrDefault(AgentEnv.LOG_LINES, "10000")),
                 // the most a job's result file (or a persistent worker's line) may hold
                 Integer.parseInt(
-                        env.getOrDefault("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(ResultFile.DEFAULT_LIMIT))));
+                        env.getOrDefault(AgentEnv.MAX_RESULT_BYTES, Integer.toString(ResultFile.DEFAULT_LIMIT))));
     }
 
     /**
@@ -40,9 +41,9 @@ record AgentConfig(
      * {@code WARMPOOL_REDIS_URL} (on Kubernetes, from a Secret).
      */
     static String redisUrl(Map<String, String> env) {
-        String file = env.get("WARMPOOL_REDIS_URL_FILE");
+        String file = env.get(AgentEnv.REDIS_URL_FILE);
         if (file == null || file.isBlank()) {
-            return required(env, "WARMPOOL_REDIS_URL");
+            return required(env, AgentEnv.REDIS_URL);
         }
         java.nio.file.Path path = java.nio.file.Path.of(file);
         try {

@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.EnvNames;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +21,7 @@ final class ChildEnv {
     static final List<String> BASE =
             List.of("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM");
     /** Names the runtime asks to pass on as well (a pod template's env for the training image). */
-    static final String PASS = "WARMPOOL_PASS_ENV";
+    static final String PASS = AgentEnv.PASS_ENV;
     /**
      * Configs from this size (bytes of JSON) on go to a file, {@code WARMPOOL_CONFIG_FILE}, not
      * into {@code WARMPOOL_CONFIG}: Linux refuses to start a process with one environment string

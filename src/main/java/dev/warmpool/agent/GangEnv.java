@@ -3,6 +3,7 @@ package dev.warmpool.agent;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import dev.warmpool.protocol.AgentEnv;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -99,7 +100,7 @@ final class GangEnv {
      * ({@code WARMPOOL_GANG_MEMBER}, set by the local runtime), a free loopback port; '' for others.
      */
     static String address() {
-        String given = System.getenv("WARMPOOL_MEMBER_ADDR");
+        String given = System.getenv(AgentEnv.MEMBER_ADDR);
         if (given != null && !given.isBlank()) {
             return given;
         }

@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.protocol.AgentEnv;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,7 +110,7 @@ public final class RoomLimits {
             Bounds b = Bounds.fromEnv(env);
             processor = b.none()
                     ? new RoomLimits("", b, null, "no bounds asked")
-                    : of(env.getOrDefault("WARMPOOL_PROCESSOR_ID", "unknown"), b);
+                    : of(env.getOrDefault(AgentEnv.PROCESSOR_ID, "unknown"), b);
         }
         return processor;
     }

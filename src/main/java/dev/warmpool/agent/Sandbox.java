@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.protocol.AgentEnv;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -60,13 +61,13 @@ final class Sandbox {
      * jobs run as another user, so that user can reach its own dir below and list nothing).
      */
     static Sandbox fromEnv(Map<String, String> env, Path root) throws IOException {
-        String kind = env.getOrDefault("WARMPOOL_SANDBOX", "none");
+        String kind = env.getOrDefault(AgentEnv.SANDBOX, "none");
         boolean bwrap = BWRAP.equals(kind);
         String hidden = env.getOrDefault("WARMPOOL_SANDBOX_HIDE", "");
         List<String> hide = hidden.isBlank() ? List.of() : List.of(hidden.split(File.pathSeparator));
         Integer uid = null;
         Integer gid = null;
-        String runAs = env.getOrDefault("WARMPOOL_RUN_AS", "");
+        String runAs = env.getOrDefault(AgentEnv.RUN_AS, "");
         String range = env.getOrDefault("WARMPOOL_JOB_UIDS", "");
         if (!runAs.isBlank()) {
             String[] ids = runAs.split(":");
@@ -85,7 +86,7 @@ final class Sandbox {
         Sandbox s = new Sandbox(bwrap, hide, uid, gid, root);
         s.container = ROOM.equals(kind);
         if (bwrap || ROOM.equals(kind)) {
-            s.resident = ResidentRoom.of(s, env.get("WARMPOOL_ROOM_INIT")).orElse(null);
+            s.resident = ResidentRoom.of(s, env.get(AgentEnv.ROOM_INIT)).orElse(null);
         }
         return s;
     }

@@ -2,6 +2,7 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.Run;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -141,8 +142,8 @@ final class WorkerSlot {
     Worker get(List<String> command, Map<String, String> env, String workingDir) {
         Map<String, String> all = new HashMap<>(baseEnv);
         all.putAll(env);
-        all.put("WARMPOOL_PROCESSOR_ID", processorId);
-        all.put("WARMPOOL_POOL", pool);
+        all.put(AgentEnv.PROCESSOR_ID, processorId);
+        all.put(AgentEnv.POOL, pool);
         Path dir = sandbox.root().resolve(WORKER_DIR);
         if (sandbox.otherUser()) {
             all.put("HOME", dir.toString());

@@ -8,6 +8,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ResourceLimits;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -387,30 +388,30 @@ public final class ContainerFactory {
         if (t.env() != null) {
             env.putAll(t.env());
         }
-        env.put("WARMPOOL_POOL", type);
-        env.put("WARMPOOL_PROCESSOR_ID", processorId);
-        env.put("WARMPOOL_REDIS_URL_FILE", REDIS_URL_FILE);
+        env.put(AgentEnv.POOL, type);
+        env.put(AgentEnv.PROCESSOR_ID, processorId);
+        env.put(AgentEnv.REDIS_URL_FILE, REDIS_URL_FILE);
         if (s.redisCertificate() != null) {
             env.put(dev.warmpool.protocol.PinnedCertificate.ENV, REDIS_CERT_FILE);
         }
-        env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
-        env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
-        env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
-        env.put("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(s.maxResultBytes()));
+        env.put(AgentEnv.HEARTBEAT_INTERVAL_MS, Long.toString(s.heartbeatMillis()));
+        env.put(AgentEnv.RETENTION_SECONDS, Long.toString(s.retentionSeconds()));
+        env.put(AgentEnv.LOG_LINES, Integer.toString(s.logLines()));
+        env.put(AgentEnv.MAX_RESULT_BYTES, Integer.toString(s.maxResultBytes()));
         // the container is the room: wp-room starts each job as the jobs' user and clears up after it
-        env.put("WARMPOOL_SANDBOX", "room");
-        env.put("WARMPOOL_RUN_AS", jobs.runAs());
-        env.put("WARMPOOL_ROOM_INIT", roomInit);
+        env.put(AgentEnv.SANDBOX, "room");
+        env.put(AgentEnv.RUN_AS, jobs.runAs());
+        env.put(AgentEnv.ROOM_INIT, roomInit);
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }
         if (spec.isGang()) {
             // the gang's network resolves a member's processor id (its alias there) to its container
-            env.put("WARMPOOL_MEMBER_ADDR", processorId + ":" + GANG_PORT);
+            env.put(AgentEnv.MEMBER_ADDR, processorId + ":" + GANG_PORT);
         }
         // the agent passes these names of its own environment on to jobs, never warmpool's own
         if (t.env() != null && !t.env().isEmpty()) {
-            env.put("WARMPOOL_PASS_ENV", String.join(",", new TreeSet<>(t.env().keySet())));
+            env.put(AgentEnv.PASS_ENV, String.join(",", new TreeSet<>(t.env().keySet())));
         }
         List<String> out = new ArrayList<>();
         env.forEach((k, v) -> out.add(k + "=" + v));

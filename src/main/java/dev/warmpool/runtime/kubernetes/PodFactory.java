@@ -2,6 +2,7 @@ package dev.warmpool.runtime.kubernetes;
 
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.runtime.Labels;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -378,35 +379,33 @@ public final class PodFactory {
             env.putAll(t.env());
         }
         if (s.redisSecret() == null) {
-            env.put("WARMPOOL_REDIS_URL", s.redisUrl());
+            env.put(AgentEnv.REDIS_URL, s.redisUrl());
         }
-        env.put("WARMPOOL_POOL", type);
-        env.put("WARMPOOL_PROCESSOR_ID", processorId);
-        env.put("WARMPOOL_HEARTBEAT_INTERVAL_MS", Long.toString(s.heartbeatMillis()));
-        env.put("WARMPOOL_RETENTION_SECONDS", Long.toString(s.retentionSeconds()));
-        env.put("WARMPOOL_LOG_LINES", Integer.toString(s.logLines()));
-        env.put("WARMPOOL_MAX_RESULT_BYTES", Integer.toString(s.maxResultBytes()));
+        env.put(AgentEnv.POOL, type);
+        env.put(AgentEnv.PROCESSOR_ID, processorId);
+        env.put(AgentEnv.HEARTBEAT_INTERVAL_MS, Long.toString(s.heartbeatMillis()));
+        env.put(AgentEnv.RETENTION_SECONDS, Long.toString(s.retentionSeconds()));
+        env.put(AgentEnv.LOG_LINES, Integer.toString(s.logLines()));
+        env.put(AgentEnv.MAX_RESULT_BYTES, Integer.toString(s.maxResultBytes()));
         // the container is the room: wp-room starts each job as the jobs' user and clears up after it
-        env.put("WARMPOOL_SANDBOX", "room");
-        env.put("WARMPOOL_RUN_AS", jobUser(t));
-        env.put(
-                "WARMPOOL_ROOM_INIT",
-                PodTemplate.INIT_CONTAINER.equals(t.agentMode()) ? ROOM_INIT : BUILT_IN_ROOM_INIT);
+        env.put(AgentEnv.SANDBOX, "room");
+        env.put(AgentEnv.RUN_AS, jobUser(t));
+        env.put(AgentEnv.ROOM_INIT, PodTemplate.INIT_CONTAINER.equals(t.agentMode()) ? ROOM_INIT : BUILT_IN_ROOM_INIT);
         if (s.sink() != null) {
             env.put("K_SINK", s.sink());
         }
         if (spec.isGang()) {
-            env.put("WARMPOOL_MEMBER_ADDR", processorId + "." + gangServiceName(type) + ":" + GANG_PORT);
+            env.put(AgentEnv.MEMBER_ADDR, processorId + "." + gangServiceName(type) + ":" + GANG_PORT);
         }
         if (s.redisSecret() != null) {
-            env.put("WARMPOOL_REDIS_URL_FILE", REDIS_URL_FILE);
+            env.put(AgentEnv.REDIS_URL_FILE, REDIS_URL_FILE);
         }
         List<EnvVar> out = new ArrayList<>();
         // the agent passes these names of its own environment on to jobs (besides a small safe
         // base): what the template sets for the training image, never warmpool's own variables
         if (t.env() != null && !t.env().isEmpty()) {
             env.put(
-                    "WARMPOOL_PASS_ENV",
+                    AgentEnv.PASS_ENV,
                     String.join(",", new java.util.TreeSet<>(t.env().keySet())));
         }
         env.forEach((k, v) -> out.add(new EnvVar(k, v, null)));

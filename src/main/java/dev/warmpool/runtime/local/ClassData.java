@@ -1,5 +1,6 @@
 package dev.warmpool.runtime.local;
 
+import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.store.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -122,11 +123,11 @@ final class ClassData {
             pb.environment().putAll(LocalRuntime.agentEnvironment(System.getenv()));
             pb.environment()
                     .putAll(Map.of(
-                            "WARMPOOL_REDIS_URL",
+                            AgentEnv.REDIS_URL,
                             redisUrl,
-                            "WARMPOOL_POOL",
+                            AgentEnv.POOL,
                             "_class-data",
-                            "WARMPOOL_PROCESSOR_ID",
+                            AgentEnv.PROCESSOR_ID,
                             "class-data"));
             // its TLS classes land in the archive too, so agents of a pinned Redis start as fast
             certificate.ifPresent(c -> pb.environment().put(dev.warmpool.protocol.PinnedCertificate.ENV, c));

@@ -1,6 +1,7 @@
 package dev.warmpool.runtime.local;
 
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.AgentEnv;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -105,16 +106,16 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
     /** What the agent reads: WARMPOOL_SANDBOX, WARMPOOL_SANDBOX_HIDE, WARMPOOL_RUN_AS or WARMPOOL_JOB_UIDS, WARMPOOL_ROOM_INIT. */
     Map<String, String> environment() {
         Map<String, String> env = new LinkedHashMap<>();
-        env.put("WARMPOOL_SANDBOX", bwrap ? "bwrap" : "none");
+        env.put(AgentEnv.SANDBOX, bwrap ? "bwrap" : "none");
         env.put("WARMPOOL_SANDBOX_HIDE", String.join(File.pathSeparator, hidden));
         if (runAs != null) {
-            env.put("WARMPOOL_RUN_AS", runAs);
+            env.put(AgentEnv.RUN_AS, runAs);
         }
         if (jobUids != null) {
             env.put("WARMPOOL_JOB_UIDS", jobUids);
         }
         if (init != null) {
-            env.put("WARMPOOL_ROOM_INIT", init);
+            env.put(AgentEnv.ROOM_INIT, init);
         }
         return env;
     }

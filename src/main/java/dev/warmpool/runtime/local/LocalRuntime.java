@@ -3,6 +3,7 @@ package dev.warmpool.runtime.local;
 import dev.warmpool.agent.AgentDirs;
 import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.runtime.ResourceLimits;
@@ -178,7 +179,7 @@ public class LocalRuntime implements ProcessorRuntime {
             env.putAll(agentEnvironment(System.getenv()));
             env.putAll(room.environment());
             env.put(
-                    "WARMPOOL_REDIS_URL_FILE",
+                    AgentEnv.REDIS_URL_FILE,
                     secretFile(processorId, agentUrl.apply(type)).toString());
             env.putAll(ResourceLimits.bounds(
                             spec == null ? null : spec.template(),
@@ -186,26 +187,24 @@ public class LocalRuntime implements ProcessorRuntime {
                     .environment());
             // the certificate its Redis must show before the agent sends its password (not secret: a path)
             config.redis().pinnedCertificate().ifPresent(c -> env.put(PinnedCertificate.ENV, c));
-            env.put("WARMPOOL_POOL", type);
-            env.put("WARMPOOL_PROCESSOR_ID", processorId);
+            env.put(AgentEnv.POOL, type);
+            env.put(AgentEnv.PROCESSOR_ID, processorId);
             if (!own.isEmpty()) {
                 // the agent passes it on to its jobs and workers (CUDA numbers the devices it names 0, 1, ...)
                 env.put("CUDA_VISIBLE_DEVICES", dev.warmpool.runtime.Devices.join(own));
-                env.put("WARMPOOL_PASS_ENV", "CUDA_VISIBLE_DEVICES");
+                env.put(AgentEnv.PASS_ENV, "CUDA_VISIBLE_DEVICES");
             }
             if (spec != null && spec.isGang()) {
                 env.put("WARMPOOL_GANG_MEMBER", "1"); // the agent takes a loopback port for its job to serve on
             }
             env.put(
-                    "WARMPOOL_HEARTBEAT_INTERVAL_MS",
+                    AgentEnv.HEARTBEAT_INTERVAL_MS,
                     Long.toString(config.heartbeat().interval().toMillis()));
             env.put(
-                    "WARMPOOL_RETENTION_SECONDS",
+                    AgentEnv.RETENTION_SECONDS,
                     Long.toString(config.jobs().retention().toSeconds()));
-            env.put("WARMPOOL_LOG_LINES", Integer.toString(config.jobs().logLines()));
-            env.put(
-                    "WARMPOOL_MAX_RESULT_BYTES",
-                    Integer.toString(config.runtime().maxResultBytes()));
+            env.put(AgentEnv.LOG_LINES, Integer.toString(config.jobs().logLines()));
+            env.put(AgentEnv.MAX_RESULT_BYTES, Integer.toString(config.runtime().maxResultBytes()));
             config.events()
                     .sink()
                     .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
