@@ -7,9 +7,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Dependencies point one way, held by a test rather than by memory (CONVENTIONS, point 9). */
+@Tag("unit")
 class ArchitectureTests {
     static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -76,6 +78,49 @@ class ArchitectureTests {
                         "io.smallrye.mutiny..",
                         "io.vertx..")
                 .check(MAIN);
+    }
+
+    @Test
+    void entryPointsReachTheReconcilerOnlyThroughItsPort() {
+        noClasses()
+                .that()
+                .resideInAnyPackage("dev.warmpool.api..", "dev.warmpool.events..", "dev.warmpool.ui..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.warmpool.reconcile..")
+                .check(MAIN);
+    }
+
+    @Test
+    void onlyTheRuntimeLayerSeesARuntimesImplementation() {
+        // the producer, Runtimes and `stop` (runtime/) pick and call them; config names their defaults
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.warmpool.runtime..", "dev.warmpool.config..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.warmpool.runtime.local..",
+                        "dev.warmpool.runtime.docker..",
+                        "dev.warmpool.runtime.kubernetes..")
+                .check(MAIN);
+    }
+
+    @Test
+    void runtimeImplementationsDoNotSeeEachOther() {
+        java.util.List<String> impls = java.util.List.of("local", "docker", "kubernetes");
+        for (String impl : impls) {
+            noClasses()
+                    .that()
+                    .resideInAPackage("dev.warmpool.runtime." + impl + "..")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(impls.stream()
+                            .filter(other -> !other.equals(impl))
+                            .map(other -> "dev.warmpool.runtime." + other + "..")
+                            .toArray(String[]::new))
+                    .check(MAIN);
+        }
     }
 
     @Test

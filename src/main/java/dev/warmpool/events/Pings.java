@@ -1,6 +1,6 @@
 package dev.warmpool.events;
 
-import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.service.ReconcilerPort;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public class Pings {
     static final Duration GAP = Duration.ofSeconds(1);
 
-    private final Coalesced<Reconciler.Report> passes;
+    private final Coalesced<ReconcilerPort.Report> passes;
     private final AtomicLong pings = new AtomicLong();
 
-    public Pings(Reconciler reconciler, MeterRegistry registry) {
+    public Pings(ReconcilerPort reconciler, MeterRegistry registry) {
         this.passes = new Coalesced<>(
                 reconciler::reconcileOnce,
                 GAP.toNanos(),
@@ -45,7 +45,7 @@ public class Pings {
     }
 
     /** The report of a pass that starts after this call (the pass runs on a worker thread). */
-    public Uni<Reconciler.Report> pass() {
+    public Uni<ReconcilerPort.Report> pass() {
         pings.incrementAndGet();
         return Uni.createFrom().completionStage(passes.request());
     }

@@ -41,13 +41,6 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
     private static final Duration CALL = Duration.ofSeconds(10);
     private static final int SNAPSHOTS_AT_ONCE = 32;
 
-    /** What one pass did. */
-    public record Report(boolean ran, int started, int retired, int lost, int orphansStopped, int poolsRemoved) {
-        static Report skipped() {
-            return new Report(false, 0, 0, 0, 0, 0);
-        }
-    }
-
     private final PoolStore store;
     private final ProcessorRuntime runtime;
     private final PoolMetrics metrics;
@@ -231,9 +224,10 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
     }
 
     /** One pass, on the calling thread (it blocks: never call it from the event loop). */
+    @Override
     public synchronized Report reconcileOnce() {
         if (!runtime.leads() || !store.tryLock(holder, lockMillis()).await().atMost(CALL)) {
-            return Report.skipped();
+            return Report.SKIPPED;
         }
         try {
             return pass();

@@ -155,6 +155,41 @@ public class Runtimes implements ProcessorRuntime {
         return held.get(defaultName).devices();
     }
 
+    /**
+     * What a pool's template asks that its runtime cannot honour, as the field and a sentence: a
+     * container image on docker, a pod on Kubernetes, only limits on local (whose processors are
+     * processes of this machine), and limit names the runtime does not know.
+     */
+    public Optional<ResourceLimits.Problem> templateProblem(PoolSpec spec) {
+        dev.warmpool.pool.PodTemplate t = spec.template();
+        String runtime = spec.runtime();
+        if (DOCKER.equals(runtime)) {
+            Optional<String> problem = dev.warmpool.runtime.docker.ContainerFactory.unsupported(t);
+            if (problem.isPresent()) {
+                return Optional.of(new ResourceLimits.Problem(
+                        "template", "This pool runs processors as containers: " + problem.get() + "."));
+            }
+        }
+        if (t == null) {
+            return Optional.empty();
+        }
+        if (KUBERNETES.equals(runtime)) {
+            Optional<String> problem = dev.warmpool.runtime.kubernetes.PodFactory.unsupported(t);
+            if (problem.isPresent()) {
+                return Optional.of(new ResourceLimits.Problem(
+                        "template", "This pool runs processors as pods: " + problem.get() + "."));
+            }
+        }
+        if (LOCAL.equals(runtime)) {
+            Optional<ResourceLimits.Problem> problem = dev.warmpool.runtime.local.LocalTemplate.problem(
+                    t, lacks(DOCKER).isEmpty());
+            if (problem.isPresent()) {
+                return problem;
+            }
+        }
+        return ResourceLimits.problem(t, runtime);
+    }
+
     /** The pool's own runtime's check of its command (the local runtime's: it exists and the jobs' user may run it). */
     @Override
     public Optional<ResourceLimits.Problem> commandProblem(PoolSpec spec) {

@@ -351,32 +351,12 @@ public class PoolService {
      * limits on local (whose processors are processes of this machine).
      */
     private void checkTemplate(PoolSpec spec) {
-        dev.warmpool.pool.PodTemplate t = spec.template();
-        String runtime = spec.runtime();
-        if (Runtimes.DOCKER.equals(runtime)) {
-            dev.warmpool.runtime.docker.ContainerFactory.unsupported(t).ifPresent(problem -> {
-                throw Refusal.invalid("template", "This pool runs processors as containers: " + problem + ".");
-            });
-        }
-        if (t == null) {
-            return;
-        }
-        if (Runtimes.KUBERNETES.equals(runtime)) {
-            dev.warmpool.runtime.kubernetes.PodFactory.unsupported(t).ifPresent(problem -> {
-                throw Refusal.invalid("template", "This pool runs processors as pods: " + problem + ".");
-            });
-        }
-        if (Runtimes.LOCAL.equals(runtime)) {
-            dev.warmpool.runtime.local.LocalTemplate.problem(
-                            t, runtimes.lacks(Runtimes.DOCKER).isEmpty())
-                    .ifPresent(p -> {
-                        throw Refusal.invalid(p.field(), p.detail());
-                    });
-        }
-        dev.warmpool.runtime.ResourceLimits.problem(t, runtime).ifPresent(p -> {
+        runtimes.templateProblem(spec).ifPresent(p -> {
             throw Refusal.invalid(p.field(), p.detail());
         });
-        DeviceCheck.check(spec, runtimes.devices(spec));
+        if (spec.template() != null) {
+            DeviceCheck.check(spec, runtimes.devices(spec));
+        }
     }
 
     /** The operator's policy: allowed images, no host access unless allowed (403: no runtime changes that). */

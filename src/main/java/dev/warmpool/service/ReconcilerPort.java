@@ -16,4 +16,13 @@ public interface ReconcilerPort {
 
     /** Queued jobs over all pools at the last reconcile pass. */
     long queuedJobs();
+
+    /** Runs one reconcile pass now (a Knative ping's), on the caller's thread; what it did. */
+    Report reconcileOnce();
+
+    /** What one pass did. */
+    record Report(boolean ran, int started, int retired, int lost, int orphansStopped, int poolsRemoved) {
+        /** A pass that did not run (another manager leads, or Redis was not reached). */
+        public static final Report SKIPPED = new Report(false, 0, 0, 0, 0, 0);
+    }
 }
