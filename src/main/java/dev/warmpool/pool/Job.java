@@ -42,6 +42,50 @@ public record Job(
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Result(Integer exitCode, JsonNode metrics, String logTail) {}
 
+    /**
+     * A job as its submit accepted it, before anything ran: assigned to {@code processor} (its first
+     * attempt) or queued when that is null; no result, error, sweep or progress yet.
+     */
+    public static Job accepted(
+            String id,
+            String type,
+            int priority,
+            int maxAttempts,
+            int timeoutSeconds,
+            String processor,
+            String submittedAt,
+            List<String> args,
+            JsonNode config,
+            Map<String, String> env,
+            String submittedBy,
+            String tenant) {
+        boolean assigned = processor != null;
+        return new Job(
+                id,
+                type,
+                assigned ? JobState.ASSIGNED : JobState.QUEUED,
+                priority,
+                assigned ? 1 : 0,
+                maxAttempts,
+                timeoutSeconds,
+                processor,
+                submittedAt,
+                assigned ? submittedAt : null,
+                null,
+                null,
+                args,
+                config,
+                env == null || env.isEmpty() ? null : env,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                submittedBy,
+                tenant);
+    }
+
     /** The job with {@code env} in place of its own (e.g. its values hidden from a reader who may not see them). */
     public Job withEnv(Map<String, String> env) {
         return new Job(

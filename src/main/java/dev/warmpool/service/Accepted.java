@@ -5,7 +5,6 @@ import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Job;
 import dev.warmpool.protocol.Fields.JobHash;
-import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.NewJob;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,29 +26,17 @@ record Accepted(
 
     /** The job as accepted: assigned to {@code processor}, or queued when that is null; {@code tenant} as stored. */
     Job view(String processor, String now, String tenant) {
-        boolean assigned = processor != null;
-        return new Job(
+        return Job.accepted(
                 id(),
                 request.type(),
-                assigned ? JobState.ASSIGNED : JobState.QUEUED,
                 stored.priority(),
-                assigned ? 1 : 0,
                 maxAttempts,
                 timeout,
                 processor,
                 now,
-                assigned ? now : null,
-                null,
-                null,
                 args,
                 config,
-                env.isEmpty() ? null : env,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
+                env,
                 stored.fields().get("submittedBy"),
                 tenant);
     }
