@@ -13,12 +13,14 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * docs/architecture.md's "Code layout" names every package of src/main/java/dev/warmpool, and no
  * package that is not there: a package added or moved without its line fails here.
  */
+@Tag("unit")
 class DocsLayoutTests {
     static final Path ROOT = Path.of("src/main/java/dev/warmpool");
 
@@ -65,8 +67,8 @@ class DocsLayoutTests {
             }
             String parent = p.substring(0, slash);
             String child = p.substring(slash + 1);
-            Matcher entry =
-                    Pattern.compile("(?ms)^  " + parent + "/ (.*?)(?=^  [a-z]+/ |\\z)").matcher(layout);
+            Matcher entry = Pattern.compile("(?ms)^  " + parent + "/ (.*?)(?=^  [a-z]+/ |\\z)")
+                    .matcher(layout);
             if (!entry.find() || !entry.group(1).contains(child + "/")) {
                 out.add("the line of " + parent + "/ does not name its package " + child + "/ (" + p + ")");
             }

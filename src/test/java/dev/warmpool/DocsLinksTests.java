@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * file that exists (and a heading, when it names one), every dashboard page named ({@code /ui...})
  * is a route of the dashboard, and no example is pinned to one host and port.
  */
+@Tag("unit")
 class DocsLinksTests {
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     /** A dashboard path as the docs name it: {@code /ui}, {@code /ui/jobs/{id}}; not a folder such as resources/ui/. */

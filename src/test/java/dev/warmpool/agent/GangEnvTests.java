@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import com.google.gson.JsonParser;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class GangEnvTests {
     static final List<GangEnv.Member> TF = List.of(
             new GangEnv.Member("g-0", "ps", 0, "10.0.0.1:2222"),

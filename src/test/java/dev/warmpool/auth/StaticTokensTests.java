@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The tokens in force are the file's as last read: a token removed from the file (revoked) or
  * replaced (rotated) is refused from the re-read on, and a wrong token never matches.
  */
+@Tag("unit")
 class StaticTokensTests {
     @Test
     void aTokenRemovedOrRotatedInTheFileIsRefusedFromItsReRead(@TempDir Path dir) throws Exception {

@@ -8,9 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** At most one run a gap, on a clock and a scheduler the test drives by hand. */
+@Tag("unit")
 class CoalescedTests {
     static final long GAP = 1_000_000_000L;
 

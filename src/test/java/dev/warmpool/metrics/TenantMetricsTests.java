@@ -8,9 +8,11 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The per-tenant series follow each scrape's read: values, tenants that leave, pools that go. */
+@Tag("unit")
 class TenantMetricsTests {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final TenantMetrics metrics = new TenantMetrics(registry);

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.warmpool.protocol.ProcessorState;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** What a pool's view says of its processors' start: the last start error, until a processor started after it is up. */
+@Tag("unit")
 class PoolSnapshotTests {
     static final long NOW = SizingPolicyTests.NOW;
     static final PoolSnapshot.StartError NO_IMAGE =

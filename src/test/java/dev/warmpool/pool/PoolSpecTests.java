@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** What a spec keeps through its copies: its runtime, and env values masked wherever they are. */
+@Tag("unit")
 class PoolSpecTests {
     static PoolSpec withTemplateEnv() {
         return new PoolSpec(

@@ -7,9 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Table tests of the sizing rules, pinned to a fixed instant. */
+@Tag("unit")
 class SizingPolicyTests {
     static final long NOW = 1_800_000_000_000L;
     static final SizingPolicy.Timing TIMING = new SizingPolicy.Timing(10_000, 60_000, 30_000);

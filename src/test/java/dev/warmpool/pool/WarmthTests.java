@@ -10,12 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Table tests of the learned keep-alive: the windows it learns from gaps fed through
  * {@link WarmthRecorder} (as the scripts feed Redis), and what {@link SizingPolicy} does with them.
  */
+@Tag("unit")
 class WarmthTests {
     static final long T0 = 1_800_000_000_000L;
     static final Warmth.Params P = Warmth.Params.DEFAULT.withLead(2_000);

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class EnvNamesTests {
     @Test
     void forbidsTheLoaderTheInterpreterHooksAndWarmpoolsOwnInAnyCase() {

@@ -11,9 +11,11 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The scripts and the Java name the same states and end the same ones. */
+@Tag("unit")
 class JobStatesTests {
     static String lib() throws IOException {
         return Files.readString(Path.of("src/main/resources/lua/lib/core.lua"));

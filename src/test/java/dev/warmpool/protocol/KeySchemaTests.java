@@ -11,9 +11,11 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The key builders, the key table of docs/redis-keys.md and the names the Lua scripts give keys say the same. */
+@Tag("unit")
 class KeySchemaTests {
     @Test
     void theReadmesKeyTableListsExactlyTheKeysTheBuildersName() throws IOException {

@@ -11,9 +11,11 @@ import java.util.List;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Each script is assembled from the helpers it names, and gets every helper it calls. */
+@Tag("unit")
 class ScriptTests {
     static final Pattern DEFINED = Pattern.compile("(?m)^(?:local function ([a-z_]+)\\(|([a-z_]+) = function\\()");
 

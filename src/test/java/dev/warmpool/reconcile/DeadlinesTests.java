@@ -9,9 +9,11 @@ import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Table tests of the manager's timeout backstop, pinned to a fixed instant. */
+@Tag("unit")
 class DeadlinesTests {
     static final long NOW = 1_800_000_000_000L;
     static final long GRACE = 30_000;

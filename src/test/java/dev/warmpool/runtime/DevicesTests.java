@@ -10,8 +10,10 @@ import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class DevicesTests {
     static PodTemplate gpus(String n) {
         return new PodTemplate(

@@ -9,9 +9,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A template's limits as the local and docker runtimes read them, and the names each runtime refuses. */
+@Tag("unit")
 class ResourceLimitsTests {
     static PodTemplate limits(Map<String, String> limits) {
         ResourceRequirementsBuilder r = new ResourceRequirementsBuilder();

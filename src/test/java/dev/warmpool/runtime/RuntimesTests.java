@@ -9,9 +9,11 @@ import dev.warmpool.pool.PoolSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** One manager, several runtimes: each pool's processors go to its own runtime, and never to another. */
+@Tag("unit")
 class RuntimesTests {
     /** A runtime that records what it was asked to do. */
     static final class Fake implements ProcessorRuntime {

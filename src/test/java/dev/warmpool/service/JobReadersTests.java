@@ -12,9 +12,11 @@ import dev.warmpool.protocol.JobState;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Who reads a job's details, under both settings of warmpool.auth.job-details. */
+@Tag("unit")
 class JobReadersTests {
     static final Caller ALICE = new Caller("alice", Set.of("submitter"));
     static final Caller BOB = new Caller("bob", Set.of("submitter"));

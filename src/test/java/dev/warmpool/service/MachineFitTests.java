@@ -9,9 +9,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Sizes beyond the machine are warned of on the local and docker runtimes, and only those. */
+@Tag("unit")
 class MachineFitTests {
     static final MachineFit.Machine TWO_CORES = new MachineFit.Machine(2, 8L << 30);
 

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * while no page is open, a page that opens gets the state at once, an unchanged state is not sent
  * again, a failed read is reported without ending the feed; a pool's card carries what it shows.
  */
+@Tag("unit")
 class UiFeedTests {
     static final Duration PERIOD = Duration.ofMillis(20);
     final AtomicInteger reads = new AtomicInteger();

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * virtualenv under /root is for jobs that run as another uid), is refused; commands that work
  * ({@code sh -c}, an absolute interpreter, the agent's no-op) are not.
  */
+@Tag("unit")
 class CommandCheckTests {
     static final String PATH = "/usr/local/bin:/usr/bin:/bin";
     /** A uid that owns none of the files made here, as a processor's job uid owns none. */
