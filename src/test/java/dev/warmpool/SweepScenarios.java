@@ -213,7 +213,8 @@ public abstract class SweepScenarios extends SweepScenarioBase {
     public void aSweepsCostIsItsTrialsRunTimeAndTheColdStartsItsTrialsMet() {
         // a cold pool: no processor is idle when the trials are released, so each of the first ones is a cold start
         putPool("sw-cost-cold", trialPool(0, 2, Map.of()));
-        Map<String, Object> space = Map.of("x", Map.of("grid", List.of(0, 1, 2)), "sleep", Map.of("grid", List.of(0.2)));
+        Map<String, Object> space =
+                Map.of("x", Map.of("grid", List.of(0, 1, 2)), "sleep", Map.of("grid", List.of(0.2)));
         String cold = submitSweep(Map.of("type", "sw-cost-cold", "space", space, "parallelism", 2));
         JsonPath c = awaitSweepEnd(cold);
         assertEquals("SUCCEEDED", c.getString("state"));

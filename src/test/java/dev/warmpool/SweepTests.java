@@ -83,8 +83,10 @@ class SweepTests extends SweepScenarios {
         String series = "warmpool_sweep_trial_busy_seconds_total{pool=\"sw-metered\"}";
         // each scrape reads Redis (scrapes within a second share a read)
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            String m = given().get("/q/metrics").then().statusCode(200).extract().asString();
-            Matcher v = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(m);
+            String m =
+                    given().get("/q/metrics").then().statusCode(200).extract().asString();
+            Matcher v = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$")
+                    .matcher(m);
             assertTrue(v.find(), series + " in\n" + m);
             assertEquals(busy, Double.parseDouble(v.group(1)), 0.002, "the pool's counter holds its one sweep's time");
         });

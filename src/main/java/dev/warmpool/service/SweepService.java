@@ -308,9 +308,7 @@ public class SweepService {
                 warnings(h.get(SweepHash.WARNINGS)),
                 blankToNull(h.get(SweepHash.TENANT)),
                 new Sweep.Cost(
-                        longNum(h, SweepHash.BUSY_MS) / 1000.0,
-                        num(h, SweepHash.DONE),
-                        num(h, SweepHash.COLD_STARTS)));
+                        longNum(h, SweepHash.BUSY_MS) / 1000.0, num(h, SweepHash.DONE), num(h, SweepHash.COLD_STARTS)));
     }
 
     /** The stored warnings (a JSON array of sentences), or null when there are none. */

@@ -284,8 +284,7 @@ class SweepScriptContractTests extends ScriptContract {
         start(first, t1, "1");
         assertInstanceOf(FinishReply.Done.class, finish(first, t1, "1", false));
         assertEquals("ASSIGNED", field(KeySchema.job(TYPE, t2), "state"));
-        assertTrue(
-                !first.equals(field(KeySchema.job(TYPE, t2), "processor")), "the other, idle processor took it");
+        assertTrue(!first.equals(field(KeySchema.job(TYPE, t2), "processor")), "the other, idle processor took it");
         assertEquals(null, field(skey, "coldStarts"));
         assertEquals("2", field(KeySchema.warmth(TYPE), "warm"), "both trials found an idle processor");
         assertEquals(null, field(KeySchema.warmth(TYPE), "cold"));
