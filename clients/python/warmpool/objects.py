@@ -205,6 +205,15 @@ class Sweep:
         return p
 
     @property
+    def cost(self) -> JsonDict:
+        """What the sweep cost so far: ``{"busySeconds", "trials", "coldStarts"}``: the run time of its ended
+        trials summed (processor-seconds), how many trials ended, how many found no idle processor when
+        released (docs/sweeps.md, "What a sweep cost"). Zeros when the server does not say."""
+        c: JsonDict = {"busySeconds": 0.0, "trials": 0, "coldStarts": 0}
+        c.update(self.data.get("cost") or {})
+        return c
+
+    @property
     def best(self) -> Optional[JsonDict]:
         """The best trial so far: ``{"trial", "value", "config", "metrics"}``, or None. A trial whose
         objective is NaN or infinite is never the best."""

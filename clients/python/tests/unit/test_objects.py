@@ -210,6 +210,14 @@ class SweepTests(StubTestCase):
         self.assertTrue(warmpool.Sweep(self.wp, {"id": "s.2", "state": "FAILED"}).done())
         self.assertIsNone(warmpool.Sweep(self.wp, {"id": "s.2", "state": "FAILED"}).tenant)
 
+    def test_a_sweep_shows_what_it_cost(self):
+        ended = {"id": "s.3", "state": "SUCCEEDED", "cost": {"busySeconds": 1.25, "trials": 3, "coldStarts": 2}}
+        self.stub.route("GET", "/sweeps/s.3", ok(ended))
+        sweep = warmpool.Sweep(self.wp, {"id": "s.3", "state": "RUNNING"})
+        self.assertEqual({"busySeconds": 0.0, "trials": 0, "coldStarts": 0}, sweep.cost, "an older server's: zeros")
+        sweep.refresh()
+        self.assertEqual({"busySeconds": 1.25, "trials": 3, "coldStarts": 2}, sweep.cost)
+
     def test_cancel_tries_a_sweep_then_a_job(self):
         self.stub.route("DELETE", "/sweeps/j.1", problem(404, "There is no sweep j.1"))
         self.stub.route("DELETE", "/jobs/j.1", ok({"id": "j.1", "state": "CANCELLED"}))

@@ -55,8 +55,8 @@ end
 -- Sweeps. A sweep's trials are stored PENDING and released into the pool's queue (or straight
 -- to an idle processor) while fewer than 'parallelism' of them are out, here in the scripts that
 -- end jobs, so the bound holds whether or not a manager is running.
--- Keys: wp:{type}:sweep:{id} RW, wp:{type}:sweep:{id}:pending RW, wp:{type}:job:{jobId} RW; then dispatch's for each
---   trial released.
+-- Keys: wp:{type}:sweep:{id} RW (active, coldStarts), wp:{type}:sweep:{id}:pending RW, wp:{type}:job:{jobId} RW;
+--   then dispatch's for each trial released.
 local function sweep_release(sid, now)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'active', 'parallelism', 'state')
@@ -69,7 +69,8 @@ local function sweep_release(sid, now)
     if redis.call('HGET', jkey, 'state') == 'PENDING' then
       redis.call('HSET', jkey, 'state', 'QUEUED', 'queuedAt', now)
       active = redis.call('HINCRBY', skey, 'active', 1)
-      dispatch(jid, now)
+      -- no idle processor took it: the pool's warmth counts a cold arrival, and the sweep the same
+      if not dispatch(jid, now) then redis.call('HINCRBY', skey, 'coldStarts', 1) end
     end
   end
 end
@@ -176,16 +177,18 @@ local function better(goal, a, b)
   return a < b
 end
 
--- A trial ended: count it, keep the best, keep its curve for the median rule, fail the sweep
+-- A trial ended: count it and the time it ran (ran_ms: started to now, 0 when it never started),
+-- keep the best, keep its curve for the median rule, fail the sweep
 -- past maxFailedTrials, release the next pending trial, and finish the sweep after its last.
 -- Keys: wp:{type}:sweep:{id} RW, wp:{type}:job:{jobId} R, wp:{type}:sweep:{id}:trial:{jobId} RW,
 --   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:steps W, wp:{type}:pool R; then watch_objective's,
 --   sweep_stop's, sweep_release's, sweep_finish's.
-local function sweep_trial_ended(sid, jid, prev, state, now, retention_s)
+local function sweep_trial_ended(sid, jid, prev, state, now, retention_s, ran_ms)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'state', 'metric', 'goal', 'bestValue', 'maxFailedTrials', 'total')
   if not s[1] then return end
   if prev ~= 'PENDING' then redis.call('HINCRBY', skey, 'active', -1) end
+  if ran_ms > 0 then redis.call('HINCRBY', skey, 'busyMs', ran_ms) end -- the sweep's cost (docs/sweeps.md)
   local curve = key('sweep', sid, 'trial', jid)
   if state == 'SUCCEEDED' then
     redis.call('HINCRBY', skey, 'succeeded', 1)
@@ -242,20 +245,25 @@ end
 
 -- Ends a job: end state, finish time, reason; it expires a retention period later (a sweep's
 -- trial expires with its sweep, so the sweep can show every trial while it runs).
--- Keys: wp:{type}:job:{jobId} RW, wp:{type}:job:{jobId}:events W, wp:{type}:warmth RW; tenant_stop's; a trial:
---   sweep_trial_ended's; publishes the id and the ended job on wp:{type}:ended (ended_message).
+-- Keys: wp:{type}:job:{jobId} RW, wp:{type}:job:{jobId}:events W, wp:{type}:warmth RW (a trial: sweepBusyMs);
+--   tenant_stop's; a trial: sweep_trial_ended's; publishes the id and the ended job on wp:{type}:ended (ended_message).
 end_job = function(jid, state, reason, now, retention_s)
   local jkey = key('job', jid)
   tenant_stop(jid, now) -- its tenant's share drops now, though the processor is free only once its agent reports
   local j = redis.call('HMGET', jkey, 'state', 'sweep', 'startedAt')
   if j[1] ~= 'PENDING' then demand_down(now) end -- a pending trial was never out
-  if j[1] == 'RUNNING' and tonumber(j[3] or '') then observe('rt:', now - tonumber(j[3])) end
+  local ran = 0 -- ms it ran, started to now
+  if j[1] == 'RUNNING' and tonumber(j[3] or '') then
+    ran = math.max(0, now - tonumber(j[3]))
+    observe('rt:', ran)
+  end
   redis.call('HINCRBY', WARMTH, 'e:' .. state, 1) -- jobs ended, by end state (warmpool_jobs_finished_total)
   redis.call('HSET', jkey, 'state', state, 'finishedAt', now)
   redis.call('HINCRBY', jkey, 'completions', 1) -- a job ends once: tests and the chaos run check it
   if reason and reason ~= '' then redis.call('HSET', jkey, 'error', reason) end
   if j[2] and j[2] ~= '' then
-    sweep_trial_ended(j[2], jid, j[1], state, now, retention_s)
+    if ran > 0 then redis.call('HINCRBY', WARMTH, 'sweepBusyMs', ran) end -- warmpool_sweep_trial_busy_seconds_total
+    sweep_trial_ended(j[2], jid, j[1], state, now, retention_s, ran)
   else
     redis.call('EXPIRE', jkey, retention_s)
     redis.call('EXPIRE', key('job', jid, 'events'), retention_s) -- its log, when it wrote one

@@ -208,4 +208,37 @@ public abstract class SweepScenarios extends SweepScenarioBase {
         assertEquals(2, s.getInt("trials[3].progress.step"), "stopped at its first report past minSteps");
         assertEquals(2.0, s.getDouble("best.config.x"), "(x - 3)^2 is least at x = 2 of 1, 2, 1.5");
     }
+
+    @Test
+    public void aSweepsCostIsItsTrialsRunTimeAndTheColdStartsItsTrialsMet() {
+        // a cold pool: no processor is idle when the trials are released, so each of the first ones is a cold start
+        putPool("sw-cost-cold", trialPool(0, 2, Map.of()));
+        Map<String, Object> space =
+                Map.of("x", Map.of("grid", List.of(0, 1, 2)), "sleep", Map.of("grid", List.of(0.2)));
+        String cold = submitSweep(Map.of("type", "sw-cost-cold", "space", space, "parallelism", 2));
+        JsonPath c = awaitSweepEnd(cold);
+        assertEquals("SUCCEEDED", c.getString("state"));
+        assertEquals(3, c.getInt("cost.trials"));
+        double busy = c.getDouble("cost.busySeconds");
+        assertTrue(busy >= 3 * 0.2, "3 trials of 0.2 s each ran at least 0.6 s in all, saw " + busy);
+        assertTrue(busy < 3 * 10, "3 trials of 0.2 s ran far less than 30 s in all, saw " + busy);
+        assertTrue(c.getInt("cost.coldStarts") >= 2, "the first 2 trials found no idle processor: " + c.get("cost"));
+        Map<String, Object> listed = given().get("/sweeps?type=sw-cost-cold")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getMap("find { it.id == '" + cold + "' }.cost");
+        assertEquals(c.getMap("cost"), listed, "the listing shows the same cost");
+
+        // a warm pool with a processor idle for every trial: no cold start
+        putPool("sw-cost-warm", trialPool(3, 3, Map.of()));
+        awaitIdle("sw-cost-warm", 3);
+        String warm = submitSweep(Map.of("type", "sw-cost-warm", "space", space, "parallelism", 3));
+        JsonPath w = awaitSweepEnd(warm);
+        assertEquals("SUCCEEDED", w.getString("state"));
+        assertEquals(0, w.getInt("cost.coldStarts"), "every trial found an idle processor: " + w.get("cost"));
+        assertTrue(w.getDouble("cost.busySeconds") >= 3 * 0.2, "saw " + w.get("cost"));
+        assertEquals(3, w.getInt("cost.trials"));
+    }
 }

@@ -1,17 +1,22 @@
 package dev.warmpool;
 
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -66,5 +71,24 @@ class SweepTests extends SweepScenarios {
                 given().delete("/sweeps/" + id).then().statusCode(200).extract().jsonPath();
         assertEquals("CANCELLED", cancelled.getString("state"));
         assertNotNull(cancelled.getString("finishedAt"), "finished although one trial's end was never counted");
+    }
+
+    @Test
+    void thePoolsSweepTrialBusySecondsCountEveryTrialsRunTime() {
+        Api.putPool("sw-metered", trialPool(0, 2, Map.of()));
+        Map<String, Object> space = Map.of("x", Map.of("grid", List.of(0, 1)), "sleep", Map.of("grid", List.of(0.2)));
+        double busy = awaitSweepEnd(submitSweep(Map.of("type", "sw-metered", "space", space, "parallelism", 2)))
+                .getDouble("cost.busySeconds");
+        assertTrue(busy >= 2 * 0.2, "saw " + busy);
+        String series = "warmpool_sweep_trial_busy_seconds_total{pool=\"sw-metered\"}";
+        // each scrape reads Redis (scrapes within a second share a read)
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            String m =
+                    given().get("/q/metrics").then().statusCode(200).extract().asString();
+            Matcher v = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$")
+                    .matcher(m);
+            assertTrue(v.find(), series + " in\n" + m);
+            assertEquals(busy, Double.parseDouble(v.group(1)), 0.002, "the pool's counter holds its one sweep's time");
+        });
     }
 }

@@ -33,7 +33,8 @@ import org.jboss.logging.Logger;
  * happened while no manager ran): {@code warmpool_pool_processors{state}},
  * {@code warmpool_pool_queued_jobs}, {@code warmpool_jobs_submitted_total},
  * {@code warmpool_jobs_finished_total{state}}, {@code warmpool_idle_processor_seconds_total},
- * {@code warmpool_warm_starts_total}, {@code warmpool_cold_starts_total}, and the histograms
+ * {@code warmpool_warm_starts_total}, {@code warmpool_cold_starts_total},
+ * {@code warmpool_sweep_trial_busy_seconds_total}, and the histograms
  * {@code warmpool_job_queue_wait_seconds} and {@code warmpool_job_run_seconds} ({@link Timings}).
  * What the learned keep-alive chose comes from the reconcile passes (it needs the pool's full
  * history): {@code warmpool_warmth_window_seconds{level,edge}}; and the passes' own time,
@@ -240,6 +241,14 @@ public class PoolMetrics {
                         m -> of(m, type) == null ? 0 : of(m, type).cold())
                 .tag("pool", type)
                 .description("Jobs that found no warm processor and waited for one")
+                .register(registry));
+        out.add(FunctionCounter.builder(
+                        "warmpool.sweep.trial.busy.seconds",
+                        latest,
+                        m -> of(m, type) == null ? 0 : of(m, type).sweepBusyMs() / 1000.0)
+                .tag("pool", type)
+                .description("Time sweep trials of the pool ran, started to end, counted as each ends"
+                        + " (each sweep's own: its cost.busySeconds)")
                 .register(registry));
         return out;
     }

@@ -219,7 +219,11 @@ public final class Fields {
                 WARNINGS = "warnings",
                 OBJECTIVE_SEEN = "objectiveSeen",
                 OBJECTIVE_MISSING = "objectiveMissing",
-                TENANT = "tenant";
+                TENANT = "tenant",
+                /** ms its trials ran, started to their end, summed as each ends (lib/ends.lua end_job). */
+                BUSY_MS = "busyMs",
+                /** Trials released when no idle processor took them (lib/ends.lua sweep_release; the pool's 'cold'). */
+                COLD_STARTS = "coldStarts";
         public static final List<String> ALL = List.of(
                 ID,
                 TYPE,
@@ -249,7 +253,9 @@ public final class Fields {
                 WARNINGS,
                 OBJECTIVE_SEEN,
                 OBJECTIVE_MISSING,
-                TENANT);
+                TENANT,
+                BUSY_MS,
+                COLD_STARTS);
 
         private SweepHash() {}
     }

@@ -30,10 +30,13 @@ public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
 
     String RUN_TIME = "rt:";
 
+    /** ms sweep trials ran, started to end, summed as each ends (lib/ends.lua end_job; each sweep's own: busyMs). */
+    String SWEEP_BUSY_MS = "sweepBusyMs";
+
     List<String> FIELDS = fields();
 
     private static List<String> fields() {
-        List<String> f = new ArrayList<>(List.of("warm", "cold", "idleMs"));
+        List<String> f = new ArrayList<>(List.of("warm", "cold", "idleMs", SWEEP_BUSY_MS));
         ENDS.forEach(e -> f.add("e:" + e));
         for (String h : List.of(QUEUE_WAIT, RUN_TIME)) {
             for (int i = 1; i <= BOUNDS_MS.size() + 1; i++) {
@@ -58,6 +61,7 @@ public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
             long warm,
             long cold,
             long idleMs,
+            long sweepBusyMs,
             Map<String, Long> ended,
             Histogram queueWait,
             Histogram run)
@@ -100,6 +104,7 @@ public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
                 read.get("warm"),
                 read.get("cold"),
                 read.get("idleMs"),
+                read.get(SWEEP_BUSY_MS),
                 ended,
                 histogram(read, QUEUE_WAIT),
                 histogram(read, RUN_TIME));

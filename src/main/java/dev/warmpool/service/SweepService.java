@@ -306,7 +306,9 @@ public class SweepService {
                 withTrials ? trials : null,
                 blankToNull(h.get(SweepHash.SUBMITTED_BY)),
                 warnings(h.get(SweepHash.WARNINGS)),
-                blankToNull(h.get(SweepHash.TENANT)));
+                blankToNull(h.get(SweepHash.TENANT)),
+                new Sweep.Cost(
+                        longNum(h, SweepHash.BUSY_MS) / 1000.0, num(h, SweepHash.DONE), num(h, SweepHash.COLD_STARTS)));
     }
 
     /** The stored warnings (a JSON array of sentences), or null when there are none. */
@@ -318,6 +320,15 @@ public class SweepService {
         List<String> out = new ArrayList<>();
         (tree.isArray() ? tree : json.createArrayNode().add(tree)).forEach(w -> out.add(w.asText()));
         return out.isEmpty() ? null : out;
+    }
+
+    private static long longNum(Map<String, String> h, String field) {
+        try {
+            String s = h.get(field);
+            return s == null || s.isEmpty() ? 0 : Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     private static int num(Map<String, String> h, String field) {

@@ -23,7 +23,15 @@ public record Sweep(
         List<Trial> trials,
         String submittedBy,
         List<String> warnings,
-        String tenant) {
+        String tenant,
+        Cost cost) {
+
+    /**
+     * What the sweep cost so far (docs/sweeps.md, "What a sweep cost"): {@code busySeconds}, the run time
+     * (started to end) of its ended trials summed; {@code trials}, the trials that ended; {@code coldStarts},
+     * the trials released when no idle processor was there to take them (the pool's cold arrivals).
+     */
+    public record Cost(double busySeconds, int trials, int coldStarts) {}
 
     /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -393,7 +393,9 @@
       const p = s.progress;
       summary.textContent = p.done + ' of ' + p.total + ' trials done, ' + p.active + ' running; ' + p.succeeded + ' succeeded, '
         + p.failed + ' failed, ' + p.earlyStopped + ' stopped early'
-        + (s.best ? '. Best ' + (metric || 'value') + ' ' + s.best.value + ' (' + s.best.trial + ')' : '');
+        + (s.best ? '. Best ' + (metric || 'value') + ' ' + s.best.value + ' (' + s.best.trial + ')' : '')
+        // what it cost (docs/sweeps.md): its trials' run time and the cold starts they met
+        + (s.cost ? '. Cost: ' + s.cost.busySeconds.toFixed(1) + ' processor-seconds busy, ' + s.cost.coldStarts + ' cold starts' : '');
       warnings.replaceChildren(...(s.warnings || []).map(w => el('p', { class: 'warning', text: w })));
       buttons.replaceChildren(...(admin && s.state === 'RUNNING'
         ? [el('button', { class: 'cancel', onclick: e => act(e.target, () => api('DELETE', '/sweeps/' + encodeURIComponent(id))) }, 'Cancel sweep')] : []));

@@ -239,4 +239,54 @@ class SweepScriptContractTests extends ScriptContract {
         assertTrue(field(skey, "finishedAt") != null, "the stuck sweep is finished, so it expires");
         assertTrue(j.ttl(skey) > 0);
     }
+
+    /**
+     * What a sweep cost: the run time of its trials (started to end) in its busyMs and the pool's sweepBusyMs, and
+     * the trials released when no idle processor took them in its coldStarts (the pool's cold arrivals).
+     */
+    @Test
+    void aSweepCountsItsTrialsRunTimeAndTheTrialsNoIdleProcessorTook() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String t1 = newJobId() + "a";
+        String t2 = newJobId() + "b";
+        String sid = sweepOf("minimize", t1, t2);
+        String skey = KeySchema.sweep(TYPE, sid);
+        assertEquals("ASSIGNED", field(KeySchema.job(TYPE, t1), "state"), "p1 was idle: warm");
+        assertEquals(null, field(skey, "coldStarts"));
+        start("p1", t1, "1");
+        long started = Long.parseLong(field(KeySchema.job(TYPE, t1), "startedAt"));
+        j.hset(KeySchema.job(TYPE, t1), "startedAt", Long.toString(started - 5000)); // it ran 5 s
+        assertInstanceOf(FinishReply.Done.class, finish("p1", t1, "1", false));
+        long busy = Long.parseLong(field(skey, "busyMs"));
+        assertTrue(busy >= 5000 && busy < 7000, "the trial ran 5 s, saw " + busy + " ms");
+        assertEquals(Long.toString(busy), field(KeySchema.warmth(TYPE), "sweepBusyMs"), "the pool's counter");
+        // t2 was released as t1 ended, before p1 was free: no idle processor took it (p1 took it from the queue)
+        assertEquals("1", field(skey, "coldStarts"));
+        assertEquals("1", field(KeySchema.warmth(TYPE), "cold"), "the same event as the pool's cold arrival");
+        // t2 never started: cancelled, it adds nothing
+        call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "enough", 60), SweepCancelReply::decode);
+        assertEquals(Long.toString(busy), field(skey, "busyMs"));
+        assertEquals("2", field(skey, "done"));
+    }
+
+    /** A trial released while another processor is idle is warm: the sweep counts no cold start. */
+    @Test
+    void aTrialAnIdleProcessorTakesIsNoColdStart() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        processor("p2");
+        String t1 = newJobId() + "a";
+        String t2 = newJobId() + "b";
+        String sid = sweepOf("minimize", t1, t2);
+        String skey = KeySchema.sweep(TYPE, sid);
+        String first = field(KeySchema.job(TYPE, t1), "processor");
+        start(first, t1, "1");
+        assertInstanceOf(FinishReply.Done.class, finish(first, t1, "1", false));
+        assertEquals("ASSIGNED", field(KeySchema.job(TYPE, t2), "state"));
+        assertTrue(!first.equals(field(KeySchema.job(TYPE, t2), "processor")), "the other, idle processor took it");
+        assertEquals(null, field(skey, "coldStarts"));
+        assertEquals("2", field(KeySchema.warmth(TYPE), "warm"), "both trials found an idle processor");
+        assertEquals(null, field(KeySchema.warmth(TYPE), "cold"));
+    }
 }
