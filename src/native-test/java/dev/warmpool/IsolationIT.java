@@ -174,7 +174,8 @@ class IsolationIT {
                             + ManagerProcess.JSON.valueToTree(shared.toString())
                             + ", \"resetCommand\": [\"sh\", \"-c\", "
                             + "\"echo $(id -u) $(cat /proc/[0-9]*/comm | grep -c '^java$') > reset\"]}");
-            assertEquals("SUCCEEDED", runJob(m, "resets").get("state").asText());
+            JsonNode job = runJob(m, "resets");
+            assertEquals("SUCCEEDED", job.get("state").asText(), job.toString());
             Path reset = shared.resolve("reset");
             await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(reset) && Files.size(reset) > 0);
             String[] uidAndJvms = Files.readString(reset).trim().split(" ");

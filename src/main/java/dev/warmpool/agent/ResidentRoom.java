@@ -138,6 +138,11 @@ final class ResidentRoom {
         return rooms;
     }
 
+    /** Whether the host's /tmp listing is kept until /tmp changes (a test sees a settled one so). */
+    synchronized boolean listingKept() {
+        return tmpStamp != null;
+    }
+
     /** The room's bwrap, or -1 when none is up. */
     synchronized long pid() {
         return bwrap == null ? -1 : bwrap.pid();
@@ -158,16 +163,29 @@ final class ResidentRoom {
         if (bwrap != null) {
             return true;
         }
-        try {
-            start(workingDir, now);
-            return true;
-        } catch (IOException | RuntimeException e) {
-            broken = true;
-            discard();
-            Agent.log("could not set up the resident sandbox (%s): from now on a bwrap per job", e.getMessage());
-            return false;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                start(workingDir, now);
+                return true;
+            } catch (IOException | RuntimeException e) {
+                discard();
+                if (attempt >= START_ATTEMPTS) {
+                    broken = true;
+                    Agent.log(
+                            "could not set up the resident sandbox (%s): from now on a bwrap per job", e.getMessage());
+                    return false;
+                }
+                // most often an entry of the host's /tmp that went away between its listing and
+                // bwrap's mount over it (another processor's dir): a fresh listing does not have it
+                Agent.log("the room did not start (%s): trying again", e.getMessage());
+                tmpStamp = null;
+                now = shownNow();
+            }
         }
     }
+
+    /** A room start that failed is tried again this often in all, the host's /tmp listed anew each time. */
+    static final int START_ATTEMPTS = 3;
 
     /** The host's /tmp entries as a new room would show them: re-read only when /tmp changed (none in a container). */
     private List<String> shownNow() {
@@ -218,9 +236,9 @@ final class ResidentRoom {
             BufferedInputStream in = new BufferedInputStream(p.getInputStream());
             String first = line(in);
             if (!"ready".equals(first)) {
+                String said = first + rest(in); // before the destroy, which closes the stream
                 p.destroyForcibly();
-                throw new IOException(
-                        "the room said: " + first + new String(in.readNBytes(2000), StandardCharsets.UTF_8));
+                throw new IOException("the room said: " + said);
             }
             output = in;
             return p;
@@ -298,6 +316,15 @@ final class ResidentRoom {
             return (Integer) Files.getAttribute(proc, "unix:uid", LinkOption.NOFOLLOW_LINKS);
         } catch (IOException | RuntimeException e) {
             return -1; // gone meanwhile
+        }
+    }
+
+    /** What a room that failed to start said after its first line, as far as it is there now (no wait). */
+    private static String rest(InputStream in) {
+        try {
+            return new String(in.readNBytes(Math.min(2000, in.available())), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -306,6 +307,46 @@ class ResidentRoomTests {
         assertEquals("SUCCEEDED", next.state(), next.logTail() + next.error());
         assertEquals("fine\n", next.logTail());
         assertTrue(room(s).started() > rooms, "a new room");
+    }
+
+    /**
+     * Another processor's dir in the host's /tmp, listed for the room (bwrap hides it with a mount),
+     * went away before the room started (that processor ended): bwrap cannot make the mount point
+     * in the read-only view and the start fails. The room is tried again with a fresh listing, not
+     * given up for a bwrap per job (CI's IsolationIT, 2026-12-07: the job failed). The listing is
+     * kept while /tmp's time stays, so the test puts /tmp's time back after the removal (root).
+     */
+    @Test
+    void anEntryOfTheHostsTmpThatWentAwayBeforeTheRoomStartedDoesNotCostTheRoom() throws Exception {
+        assumeTrue(ROOT, "setting /tmp's time needs root (CI runs as root)");
+        Sandbox s = processor("p9");
+        Path gone = Files.createDirectory(Path.of("/tmp", HostTmp.AGENT_DIRS + (System.nanoTime() & 0xffffffL) + "9"));
+        try {
+            Files.writeString(gone.resolve("job"), "x");
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                run(s, "w" + System.nanoTime(), "true");
+                return room(s).listingKept()
+                        && HostTmp.shown(null).contains(HostTmp.HOST_TMP + "/" + gone.getFileName());
+            });
+            ResidentRoom room = room(s);
+            java.nio.file.attribute.FileTime stamp = Files.getLastModifiedTime(Path.of("/tmp"));
+            long rooms = room.started();
+            ProcessHandle up = ProcessHandle.of(room.pid()).orElseThrow();
+            Files.delete(gone.resolve("job"));
+            Files.delete(gone);
+            Files.setLastModifiedTime(Path.of("/tmp"), stamp);
+            up.destroyForcibly();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !up.isAlive());
+            JobRun.Outcome after = run(s, "after", "echo fine");
+            assertEquals("SUCCEEDED", after.state(), after.logTail() + after.error());
+            assertNotNull(s.room(null), "the processor keeps a resident room, not a bwrap per job");
+            assertTrue(room.started() > rooms, "a new room");
+        } finally {
+            if (Files.exists(gone)) {
+                Files.deleteIfExists(gone.resolve("job"));
+                Files.deleteIfExists(gone);
+            }
+        }
     }
 
     @Test
