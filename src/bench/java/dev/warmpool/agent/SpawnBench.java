@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * processor's own for a root agent): a bwrap per job (the fallback, with no wp-room) against the
  * processor's resident room (wp-room as its init), alternated round by round, p50 per round and
  * the median of the rounds; the room's CPU a job (its init and the jobs it reaped) beside a bare
- * fork+exec of {@code true} from a shell loop, measured in the same round.
+ * fork+exec of {@code true} from a shell loop, measured in the same round; the mean and the rooms
+ * started in the round (a room replaced for a change of the host's /tmp shows there: run it beside
+ * a loop that makes and removes a file in /tmp, as a busy host does).
  *
  * <pre>
  *   java -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" dev.warmpool.agent.SpawnBench [jobs] [rounds]
@@ -46,6 +48,7 @@ public final class SpawnBench {
                         List<Double> ms = new ArrayList<>();
                         long cpu0 = OS.getProcessCpuTime();
                         long room0 = resident ? roomCpuNanos(s) : 0;
+                        long rooms0 = resident ? s.room(null).started() : 0;
                         for (int i = 0; i < n; i++) {
                             long t0 = System.nanoTime();
                             one(s, "j" + i);
@@ -55,6 +58,10 @@ public final class SpawnBench {
                         cpu.computeIfAbsent(mode, k -> new ArrayList<>()).add(cpuMs);
                         Collections.sort(ms);
                         double p50 = ms.get(ms.size() / 2);
+                        double mean = ms.stream()
+                                .mapToDouble(Double::doubleValue)
+                                .average()
+                                .orElse(0);
                         p50s.computeIfAbsent(mode, k -> new ArrayList<>()).add(p50);
                         String room = "";
                         if (resident) {
@@ -63,12 +70,12 @@ public final class SpawnBench {
                             roomCpu.add(roomMs);
                             bareCpu.add(bare);
                             room = String.format(
-                                    "  room CPU %5.2f ms a job (bare fork+exec %5.2f, ratio %.2f)",
-                                    roomMs, bare, roomMs / bare);
+                                    "  room CPU %5.2f ms a job (bare fork+exec %5.2f, ratio %.2f)  rooms started %d",
+                                    roomMs, bare, roomMs / bare, s.room(null).started() - rooms0);
                         }
                         System.out.printf(
-                                "round %d  %-14s p50 %6.2f ms  p90 %6.2f ms  agent CPU %5.2f ms a job%s%n",
-                                round, mode, p50, ms.get(ms.size() * 9 / 10), cpuMs, room);
+                                "round %d  %-14s p50 %6.2f ms  p90 %6.2f ms  mean %6.2f ms  agent CPU %5.2f ms a job%s%n",
+                                round, mode, p50, ms.get(ms.size() * 9 / 10), mean, cpuMs, room);
                     } finally {
                         s.close();
                         Sandbox.remove(dir);

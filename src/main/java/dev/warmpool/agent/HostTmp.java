@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -67,6 +69,35 @@ final class HostTmp {
         out.addAll(hidden);
         out.addAll(links);
         return out;
+    }
+
+    /**
+     * What {@link #shown} asks of bwrap, in two parts: what hides (the bind of the host's /tmp, the
+     * mounts over agents' dirs, sockets and fifos), each as its arguments joined, in order; and the
+     * links made in the job's /tmp, by their path there, to their target.
+     */
+    record Parts(List<String> hiding, Map<String, String> links) {
+        static Parts of(List<String> shown) {
+            List<String> hiding = new ArrayList<>();
+            Map<String, String> links = new HashMap<>();
+            for (int i = 0; i < shown.size(); ) {
+                String arg = shown.get(i);
+                if (arg.equals("--symlink") && i + 2 < shown.size()) {
+                    links.put(shown.get(i + 2), shown.get(i + 1));
+                    i += 3;
+                } else if (arg.equals("--tmpfs") && i + 1 < shown.size()) {
+                    hiding.add(arg + "\0" + shown.get(i + 1));
+                    i += 2;
+                } else if (i + 2 < shown.size()) {
+                    hiding.add(arg + "\0" + shown.get(i + 1) + "\0" + shown.get(i + 2)); // --ro-bind from to
+                    i += 3;
+                } else {
+                    hiding.add(String.join("\0", shown.subList(i, shown.size())));
+                    break;
+                }
+            }
+            return new Parts(hiding, links);
+        }
     }
 
     /**

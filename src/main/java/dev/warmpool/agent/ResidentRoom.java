@@ -157,7 +157,10 @@ final class ResidentRoom {
             return false;
         }
         List<String> now = shownNow();
-        if (bwrap != null && (!bwrap.isAlive() || !Objects.equals(workingDir, this.workingDir) || !now.equals(shown))) {
+        if (bwrap != null
+                && (!bwrap.isAlive()
+                        || !Objects.equals(workingDir, this.workingDir)
+                        || !(now.equals(shown) || relinked(now)))) {
             discard();
         }
         if (bwrap != null) {
@@ -182,6 +185,53 @@ final class ResidentRoom {
                 now = shownNow();
             }
         }
+    }
+
+    /**
+     * The host's /tmp changed only in what the room links (an entry came, one went) and hides the
+     * same: the live room's /tmp gets the new links and loses the old ones, made by the agent
+     * through the init's root while no job runs, instead of a new room (on a busy host a room
+     * was replaced every few seconds, each a bwrap's start and a race with the entries it hides).
+     * Only where the jobs are another user than the agent: they cannot have touched the room's
+     * links (root's, in a sticky /tmp); where they share the agent's user, its clean-up and its
+     * sweep hold the room to what bwrap made, and a new room is the way. False: replace the room.
+     */
+    private boolean relinked(List<String> now) {
+        if (shown == null || sandbox.uid() == null || launcher == null) {
+            return false;
+        }
+        HostTmp.Parts was = HostTmp.Parts.of(shown);
+        HostTmp.Parts is = HostTmp.Parts.of(now);
+        if (!was.hiding().equals(is.hiding())) {
+            return false;
+        }
+        Path root = Path.of("/proc", Long.toString(launcher.pid()), "root");
+        try {
+            for (Map.Entry<String, String> gone : was.links().entrySet()) {
+                if (!gone.getValue().equals(is.links().get(gone.getKey()))) {
+                    Files.deleteIfExists(inRoom(root, gone.getKey()));
+                }
+            }
+            for (Map.Entry<String, String> link : is.links().entrySet()) {
+                if (!link.getValue().equals(was.links().get(link.getKey()))) {
+                    Files.createSymbolicLink(inRoom(root, link.getKey()), Path.of(link.getValue()));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            Agent.log("the room's links to the host's /tmp could not follow it (%s): a new room", e.getMessage());
+            return false;
+        }
+        shown = now;
+        return true;
+    }
+
+    /** {@code path} (/tmp/name) in the room whose root is {@code root}: one name in its /tmp, never a deeper path. */
+    private static Path inRoom(Path root, String path) throws IOException {
+        Path p = Path.of(path);
+        if (p.getNameCount() != 2 || !p.startsWith("/tmp")) {
+            throw new IOException("not an entry of /tmp: " + path);
+        }
+        return root.resolve("tmp").resolve(p.getFileName().toString());
     }
 
     /** A room start that failed is tried again this often in all, the host's /tmp listed anew each time. */

@@ -346,10 +346,20 @@ final class Sandbox {
      * one (then writable too), else {@code dir}.
      */
     List<String> wrap(List<String> command, Path dir, String workingDir) {
+        return wrap(command, dir, workingDir, hostTmpNow());
+    }
+
+    /** The host's /tmp as a room made now would show it ({@link HostTmp#shown}); none without bwrap. */
+    List<String> hostTmpNow() {
+        return bwrap ? HostTmp.shown(HostTmp.ownEntry(root)) : List.of();
+    }
+
+    /** As {@link #wrap(List, Path, String)}, showing the host's /tmp as {@code shown} says (a {@link #hostTmpNow}). */
+    List<String> wrap(List<String> command, Path dir, String workingDir, List<String> shown) {
         List<String> out = new ArrayList<>();
         String cwd = workingDir != null ? workingDir : dir.toString();
         if (bwrap) {
-            room(out, HostTmp.shown(HostTmp.ownEntry(root)), false);
+            room(out, shown, false);
             ways(out, dir);
             out.addAll(List.of("--bind", dir.toString(), dir.toString()));
             if (workingDir != null) {

@@ -26,6 +26,8 @@ final class WorkerSlot {
     private final Sandbox sandbox;
     private final int maxLine;
     private Worker worker;
+    /** The host's /tmp as the worker's bwrap shows it. */
+    private List<String> workerShown;
     /** The tenant whose jobs the worker has served since it started (null: none yet). */
     private String servedTenant;
 
@@ -148,9 +150,19 @@ final class WorkerSlot {
         if (sandbox.otherUser()) {
             all.put("HOME", dir.toString());
         }
-        Worker wanted = new Worker(
-                        sandbox.wrap(command, dir, workingDir), all, sandbox.directory(dir, workingDir), maxLine)
-                .onStart(sandbox::started);
+        List<String> shown = sandbox.hostTmpNow();
+        Worker wanted = worker(command, all, dir, workingDir, shown);
+        if (worker != null
+                && !worker.sameAs(wanted)
+                && HostTmp.Parts.of(shown)
+                        .hiding()
+                        .equals(HostTmp.Parts.of(workerShown).hiding())
+                && worker.sameAs(worker(command, all, dir, workingDir, workerShown))) {
+            // only an entry that came to the host's /tmp or left it: no reason to lose the worker's
+            // warm state (on a busy host it was restarted every few seconds); it hides the same, and
+            // a new entry is not linked into a running worker's /tmp
+            return worker;
+        }
         if (worker == null || !worker.sameAs(wanted)) {
             kill();
             try {
@@ -159,8 +171,16 @@ final class WorkerSlot {
                 Agent.log("could not make the persistent worker's dir %s: %s", dir, e.getMessage());
             }
             worker = wanted;
+            workerShown = shown;
         }
         return worker;
+    }
+
+    private Worker worker(
+            List<String> command, Map<String, String> env, Path dir, String workingDir, List<String> shown) {
+        return new Worker(
+                        sandbox.wrap(command, dir, workingDir, shown), env, sandbox.directory(dir, workingDir), maxLine)
+                .onStart(sandbox::started);
     }
 
     /** The request line a persistent worker reads for one job: its id, config, args and allowed env. */

@@ -318,7 +318,7 @@ class ResidentRoomTests {
      */
     @Test
     void anEntryOfTheHostsTmpThatWentAwayBeforeTheRoomStartedDoesNotCostTheRoom() throws Exception {
-        assumeTrue(ROOT, "setting /tmp's time needs root (CI runs as root)");
+        rootOrNotCi("setting /tmp's time");
         Sandbox s = processor("p9");
         Path gone = Files.createDirectory(Path.of("/tmp", HostTmp.AGENT_DIRS + (System.nanoTime() & 0xffffffL) + "9"));
         try {
@@ -346,6 +346,116 @@ class ResidentRoomTests {
                 Files.deleteIfExists(gone.resolve("job"));
                 Files.deleteIfExists(gone);
             }
+        }
+    }
+
+    /** Root only (a test of root's powers); CI runs as root, so there it fails rather than skips. */
+    static void rootOrNotCi(String what) {
+        if (!"true".equals(System.getenv("CI"))) {
+            assumeTrue(ROOT, what + " needs root");
+        }
+        assertTrue(ROOT, what + " needs root: CI (.ci/run) runs as root");
+    }
+
+    /**
+     * A file put in the host's /tmp after the room started reaches the next job at its /tmp path,
+     * in the same room (its link made in the live room: no new room for each change of a busy
+     * host's /tmp), and one removed is gone from it. Jobs of another user than the agent (root).
+     */
+    @Test
+    void whatComesAndGoesInTheHostsTmpReachesTheNextJobWithoutANewRoom() throws Exception {
+        rootOrNotCi("jobs of another user");
+        Sandbox s = processor("p10");
+        AtomicReference<String> seen = new AtomicReference<>();
+        // another process's change of /tmp that needs hiding (a socket, an agent's dir) does replace
+        // the room; then the pair runs again
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            assertEquals(
+                    "SUCCEEDED", run(s, "first" + System.nanoTime(), "true").state());
+            long rooms = room(s).started();
+            Path fresh = Files.createTempDirectory(Path.of("/tmp"), "wp-fresh");
+            try {
+                Files.setPosixFilePermissions(fresh, PosixFilePermissions.fromString("rwxr-xr-x"));
+                Files.writeString(fresh.resolve("data"), "seen\n");
+                JobRun.Outcome o = run(s, "second" + System.nanoTime(), "cat /tmp/" + fresh.getFileName() + "/data");
+                seen.set(o.logTail());
+            } finally {
+                Files.deleteIfExists(fresh.resolve("data"));
+                Files.deleteIfExists(fresh);
+            }
+            JobRun.Outcome gone =
+                    run(s, "third" + System.nanoTime(), "test -e /tmp/" + fresh.getFileName() + " || echo gone");
+            assertEquals("seen\n", seen.get(), "the new entry of the host's /tmp, read by the next job");
+            assertEquals("gone\n", gone.logTail(), "the entry removed, gone for the job after");
+            return room(s).started() == rooms;
+        });
+    }
+
+    /**
+     * A persistent worker keeps its warm state (the same process) when an entry comes to the host's
+     * /tmp, and is started afresh when the host's /tmp holds something new to hide (a socket).
+     */
+    @Test
+    void aPersistentWorkerOutlivesAnEntryThatCameToTheHostsTmpButNotANewSocket() throws Exception {
+        Sandbox s = processor("p12");
+        WorkerSlot slot = new WorkerSlot(Map.of("PATH", "/usr/bin:/bin"), "p12", "w", s, 1 << 20);
+        List<String> command = List.of(
+                "/bin/bash",
+                "-c",
+                "w=$(cat /proc/sys/kernel/random/uuid); while read job; do echo \"worker $w\"; echo '{\"status\": \"SUCCEEDED\"}'; done");
+        Path socket = Path.of("/tmp", "wp-socket-" + System.nanoTime());
+        try {
+            // another process's change of /tmp that needs hiding would replace the worker too: then again
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                Worker before = slot.get(command, Map.of(), null);
+                String first = served(before);
+                Path fresh = Files.createTempDirectory(Path.of("/tmp"), "wp-fresh");
+                try {
+                    Worker after = slot.get(command, Map.of(), null);
+                    return after == before && served(after).equals(first);
+                } finally {
+                    Files.deleteIfExists(fresh);
+                }
+            });
+            Worker before = slot.get(command, Map.of(), null);
+            String first = served(before);
+            try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+                server.bind(java.net.UnixDomainSocketAddress.of(socket));
+                Worker after = slot.get(command, Map.of(), null);
+                assertTrue(after != before, "a new worker, whose bwrap hides the socket");
+                assertFalse(served(after).equals(first), "another process: " + first);
+            }
+        } finally {
+            slot.kill();
+            Files.deleteIfExists(socket);
+        }
+    }
+
+    /** What the worker printed for one job (a name it drew at its start). */
+    static String served(Worker w) throws Exception {
+        Tail log = new Tail(4096);
+        assertNotNull(w.call("{\"id\": \"j\"}", report -> {}, log), log.text());
+        return log.text().trim();
+    }
+
+    /** A socket made in the host's /tmp after the room started is not reachable by the next job: the room is replaced. */
+    @Test
+    void aSocketMadeInTheHostsTmpAfterTheRoomStartedIsNotReachable() throws Exception {
+        Sandbox s = processor("p11");
+        assertEquals("SUCCEEDED", run(s, "first", "true").state());
+        long rooms = room(s).started();
+        Path socket = Path.of("/tmp", "wp-socket-" + System.nanoTime());
+        try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+            JobRun.Outcome o = run(
+                    s,
+                    "second",
+                    "test -S " + HostTmp.HOST_TMP + "/" + socket.getFileName() + " && echo socket;" + " test -e "
+                            + socket + " || echo no-socket-link");
+            assertEquals("no-socket-link\n", o.logTail());
+            assertTrue(room(s).started() > rooms, "a new room, the socket hidden");
+        } finally {
+            Files.deleteIfExists(socket);
         }
     }
 
