@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -46,20 +47,15 @@ final class HostTmp {
         try (Stream<Path> entries = Files.list(Path.of("/tmp"))) {
             entries.forEach(p -> {
                 String name = p.getFileName().toString();
-                if (name.startsWith(AGENT_DIRS) || name.equals(own)) {
-                    if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-                        hidden.addAll(List.of("--ro-bind", "/dev/null", HOST_TMP + "/" + name));
-                    } else if (name.equals(own) || name.matches(AGENT_DIRS + "[0-9]+") || !empty(p)) {
-                        hidden.addAll(List.of("--tmpfs", HOST_TMP + "/" + name));
+                switch (shownAs(p, own)) {
+                    case HIDDEN_DIR -> hidden.addAll(List.of("--tmpfs", HOST_TMP + "/" + name));
+                    case HIDDEN_FILE -> hidden.addAll(List.of("--ro-bind", "/dev/null", HOST_TMP + "/" + name));
+                    case LINKED -> {
+                        if (!name.equals(hostName) && links.size() < 3 * TMP_ENTRIES_SHOWN) {
+                            links.addAll(List.of("--symlink", HOST_TMP + "/" + name, p.toString()));
+                        }
                     }
-                } else if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
-                        || Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-                    if (!name.equals(hostName) && links.size() < 3 * TMP_ENTRIES_SHOWN) {
-                        links.addAll(List.of("--symlink", HOST_TMP + "/" + name, p.toString()));
-                    }
-                } else if (!Files.isSymbolicLink(p)) {
-                    // a socket or a fifo: a read-only mount does not stop a connect or a write to it
-                    hidden.addAll(List.of("--ro-bind", "/dev/null", HOST_TMP + "/" + name));
+                    case NOT_SHOWN -> {}
                 }
             });
         } catch (IOException | java.io.UncheckedIOException e) {
@@ -69,6 +65,53 @@ final class HostTmp {
         out.addAll(hidden);
         out.addAll(links);
         return out;
+    }
+
+    /** How an entry of the host's /tmp is shown to a job. */
+    enum Shown {
+        /** A dir or a file: a link in the job's /tmp to it, read-only. */
+        LINKED,
+        /** An agent's dir (or the processor's own entry) that holds anything: an empty tmpfs over it. */
+        HIDDEN_DIR,
+        /** A socket, a fifo, a device, an agent's entry that is not a dir: /dev/null over it. */
+        HIDDEN_FILE,
+        /** A link (a job does not follow the host's links), an empty agent dir, or gone. */
+        NOT_SHOWN
+    }
+
+    /** How {@code p}, an entry of the host's /tmp, is shown; {@code own}: the processor's own entry. */
+    static Shown shownAs(Path p, String own) {
+        String name = p.getFileName().toString();
+        BasicFileAttributes a = attributes(p);
+        if (a == null) {
+            return Shown.NOT_SHOWN; // gone since the listing: bwrap could not mount over it
+        }
+        if (name.startsWith(AGENT_DIRS) || name.equals(own)) {
+            if (!a.isDirectory()) {
+                return Shown.HIDDEN_FILE;
+            }
+            return name.equals(own) || name.matches(AGENT_DIRS + "[0-9]+") || !empty(p)
+                    ? Shown.HIDDEN_DIR
+                    : Shown.NOT_SHOWN;
+        }
+        if (a.isDirectory() || a.isRegularFile()) {
+            return Shown.LINKED;
+        }
+        // a socket or a fifo: a read-only mount does not stop a connect or a write to it
+        return a.isOther() ? Shown.HIDDEN_FILE : Shown.NOT_SHOWN;
+    }
+
+    /**
+     * An entry's own attributes (a link's, not its target's), or null when it is gone: an entry
+     * removed between the listing and this look was taken for a socket and hidden with a mount
+     * bwrap could not make (a job failed, a room did not start, on a host whose /tmp is busy).
+     */
+    private static BasicFileAttributes attributes(Path p) {
+        try {
+            return Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /**

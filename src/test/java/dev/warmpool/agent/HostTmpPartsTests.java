@@ -3,10 +3,13 @@ package dev.warmpool.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A processor's room is kept when the host's /tmp changed only in what it links: the
@@ -20,6 +23,34 @@ class HostTmpPartsTests {
         List<String> out = new java.util.ArrayList<>(List.of("--ro-bind", "/tmp", HOST));
         out.addAll(List.of(extra));
         return out;
+    }
+
+    /**
+     * An entry removed between the listing and the look at it is not shown: it was taken for a
+     * socket and hidden with a mount bwrap could not make (`Can't create file at ...: Read-only file
+     * system`), which failed the job or the room's start on a host whose /tmp is busy.
+     */
+    @Test
+    void anEntryThatIsGoneIsNotShownAndEachKindIsShownAsItIs(@TempDir Path tmp) throws Exception {
+        assertEquals(HostTmp.Shown.NOT_SHOWN, HostTmp.shownAs(tmp.resolve("gone-since-the-listing"), null));
+        assertEquals(HostTmp.Shown.LINKED, HostTmp.shownAs(Files.createDirectory(tmp.resolve("checkout")), null));
+        assertEquals(HostTmp.Shown.LINKED, HostTmp.shownAs(Files.writeString(tmp.resolve("script.sh"), "x"), null));
+        assertEquals(
+                HostTmp.Shown.NOT_SHOWN,
+                HostTmp.shownAs(Files.createSymbolicLink(tmp.resolve("link"), Path.of("/etc")), null));
+        Path agents = Files.createDirectory(tmp.resolve(HostTmp.AGENT_DIRS + "4242"));
+        assertEquals(HostTmp.Shown.HIDDEN_DIR, HostTmp.shownAs(agents, null), "an agents' dir, even empty");
+        Path other = Files.createDirectory(tmp.resolve(HostTmp.AGENT_DIRS + "p1x"));
+        assertEquals(
+                HostTmp.Shown.NOT_SHOWN, HostTmp.shownAs(other, null), "an empty leftover: no mount point to lose");
+        Files.writeString(other.resolve("job"), "x");
+        assertEquals(HostTmp.Shown.HIDDEN_DIR, HostTmp.shownAs(other, null));
+        assertEquals(HostTmp.Shown.HIDDEN_DIR, HostTmp.shownAs(tmp.resolve("checkout"), "checkout"), "the own entry");
+        Path socket = tmp.resolve("s");
+        try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+            assertEquals(HostTmp.Shown.HIDDEN_FILE, HostTmp.shownAs(socket, null));
+        }
     }
 
     @Test
