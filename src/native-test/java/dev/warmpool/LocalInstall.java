@@ -77,6 +77,48 @@ final class LocalInstall implements AutoCloseable {
             process.destroyForcibly().waitFor();
         }
         LocalAgents.killAll(redisUrl());
-        redis().ifPresent(ProcessHandle::destroyForcibly);
+        java.util.Optional<ProcessHandle> redis = redis();
+        redis.ifPresent(ProcessHandle::destroyForcibly);
+        if (redis.isPresent()) {
+            try {
+                redis.get().onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                // removed as far as it can be below
+            }
+        }
+        keepLogs();
+        remove(home);
+    }
+
+    /** The manager's and agents' logs, kept under target/installs/ for a look after a failure; the home goes. */
+    private void keepLogs() {
+        try {
+            Path kept = Files.createDirectories(
+                    Path.of("target", "installs", home.getFileName().toString()));
+            Path log = home.resolve("manager.log");
+            if (Files.exists(log)) {
+                Files.copy(log, kept.resolve("manager.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            Path logs = home.resolve(".warmpool/logs");
+            if (Files.isDirectory(logs)) {
+                try (java.util.stream.Stream<Path> agents = Files.list(logs)) {
+                    for (Path a : agents.toList()) {
+                        Files.copy(a, kept.resolve(a.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // a log not kept fails no test
+        }
+    }
+
+    /** Removes {@code dir} and all in it, as far as it can (a file written meanwhile may stay). */
+    static void remove(Path dir) {
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            all.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // gone already, or a file in it went meanwhile
+        }
     }
 }
