@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.HeartbeatReply;
 import dev.warmpool.protocol.RegisterReply;
@@ -75,6 +76,10 @@ public final class Agent {
     }
 
     int run(long jvmStartMillis) {
+        if (AgentEnv.CLASS_DATA_PROCESSOR.equals(config.processorId())) {
+            // the class-data run serves no job: it does not outlive a Redis (and a manager) gone
+            redis.giveUpAt(System.nanoTime() + TimeUnit.SECONDS.toNanos(AgentEnv.CLASS_DATA_WAIT_SECONDS));
+        }
         String cannotServe = tryWorker();
         if (cannotServe != null) {
             boolean recorded = scripts.startFailed(cannotServe);
@@ -86,7 +91,16 @@ public final class Agent {
             done.countDown();
             return 1;
         }
-        RegisterReply reg = scripts.register();
+        RegisterReply reg;
+        try {
+            reg = scripts.register();
+        } catch (RedisLink.GaveUp e) {
+            log("processor %s of pool %s ends: %s", config.processorId(), config.pool(), e.getMessage());
+            workers.kill();
+            sandbox.close();
+            done.countDown();
+            return 1;
+        }
         if (!(reg instanceof RegisterReply.Registered registered)) {
             log(
                     reg instanceof RegisterReply.NoPool

@@ -13,6 +13,20 @@ public final class AgentEnv {
     public static final String POOL = "WARMPOOL_POOL";
     /** The processor's id. */
     public static final String PROCESSOR_ID = "WARMPOOL_PROCESSOR_ID";
+
+    /**
+     * The throw-away agent the local runtime runs once to record the agents' class data: its
+     * processor id and a pool no pool can be. It waits for no Redis (see {@link #CLASS_DATA_WAIT_SECONDS}).
+     */
+    public static final String CLASS_DATA_PROCESSOR = "class-data";
+
+    public static final String CLASS_DATA_POOL = "_class-data";
+
+    /**
+     * How long the class-data agent waits for an unreachable Redis before it exits: it serves no
+     * job, and one whose manager was killed while it started waited forever (CI left them running).
+     */
+    public static final long CLASS_DATA_WAIT_SECONDS = 10;
     /** Redis's URL with the pool user's credentials (Kubernetes, from a Secret). */
     public static final String REDIS_URL = "WARMPOOL_REDIS_URL";
     /** A file that holds Redis's URL (local processes, containers: never on a command line or in the environment). */

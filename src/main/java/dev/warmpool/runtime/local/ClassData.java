@@ -126,9 +126,9 @@ final class ClassData {
                             AgentEnv.REDIS_URL,
                             redisUrl,
                             AgentEnv.POOL,
-                            "_class-data",
+                            AgentEnv.CLASS_DATA_POOL,
                             AgentEnv.PROCESSOR_ID,
-                            "class-data"));
+                            AgentEnv.CLASS_DATA_PROCESSOR));
             // its TLS classes land in the archive too, so agents of a pinned Redis start as fast
             certificate.ifPresent(c -> pb.environment().put(dev.warmpool.protocol.PinnedCertificate.ENV, c));
             Process p = pb.start();
