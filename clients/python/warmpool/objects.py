@@ -207,8 +207,8 @@ class Sweep:
     @property
     def cost(self) -> JsonDict:
         """What the sweep cost so far: ``{"busySeconds", "trials", "coldStarts"}``: the run time of its ended
-        trials summed (processor-seconds), how many trials ended, how many found no idle processor when
-        released (docs/sweeps.md, "What a sweep cost"). Zeros when the server does not say."""
+        trials summed (processor-seconds), how many trials ended, how many waited for a processor's start
+        (docs/sweeps.md, "What a sweep cost"). Zeros when the server does not say."""
         c: JsonDict = {"busySeconds": 0.0, "trials": 0, "coldStarts": 0}
         c.update(self.data.get("cost") or {})
         return c

@@ -7,7 +7,8 @@
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
 --   wp:{type}:pool                       R   command, env, spec for the reply; state (a draining pool retires a freed
 --                                            processor)
---   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token, gang, role, rank; hb, deadline (now plus
+--   wp:{type}:proc:{id}                  RW  the processor ARGV[2]: job, token, gang, role, rank, startedAt, firstJob
+--                                            (set once); hb, deadline (now plus
 --                                            the job's timeout); freed (next job, IDLE, DRAINING); its gang's members:
 --                                            role, rank, addr
 --   wp:{type}:inbox:{id}                 W   a freed processor's next job or 'retire' (every member's, for a gang)
@@ -18,11 +19,30 @@
 --   wp:{type}:tenant:{tenant}            RW  read for the pick; the job taken's: running
 --   wp:{type}:tenants                    W   a tenant with a queued or running job joins it
 --   wp:{type}:warmth                     W   the job's queue wait; idle time
---   wp:{type}:job:{jobId}                RW  the job ARGV[3]: state, attempts, queuedAt, submittedAt; state RUNNING,
+--   wp:{type}:job:{jobId}                RW  the job ARGV[3]: state, attempts, queuedAt, submittedAt, sweep; state RUNNING,
 --                                            startedAt; args, config, env, timeoutSeconds; a next job taken
 --   wp:{type}:gang:{id}                  RW  the processor's gang: members; state when a member is freed
+--   wp:{type}:sweep:{id}                 RW  a trial's sweep: coldStarts, when the trial is the first job of a
+--                                            processor started after the trial was queued
 -- Publishes: wp:{type}:changed (the job's id).
 --- @include "dispatch"
+-- A sweep's trial that is the first job of a processor started after the trial was queued waited
+-- for that processor's start: one cold start the sweep caused (its cost). A trial a processor
+-- already up takes, even from the queue as its last trial ends, is warm. Each processor counts once
+-- (firstJob on its hash).
+local function sweep_cold_start(pid, jid)
+  local pkey = key('proc', pid)
+  if redis.call('HSETNX', pkey, 'firstJob', jid) == 0 then return end
+  local j = redis.call('HMGET', key('job', jid), 'sweep', 'queuedAt', 'submittedAt')
+  if not j[1] or j[1] == '' then return end
+  local queued = tonumber(j[2] or '') or tonumber(j[3] or '')
+  local started = tonumber(redis.call('HGET', pkey, 'startedAt') or '')
+  local skey = key('sweep', j[1])
+  if queued and started and started > queued and redis.call('EXISTS', skey) == 1 then
+    redis.call('HINCRBY', skey, 'coldStarts', 1)
+  end
+end
+
 local pid, jid, token = ARGV[2], ARGV[3], ARGV[4]
 local pkey = key('proc', pid)
 local jkey = key('job', jid)
@@ -52,6 +72,7 @@ else
     return {'STALE', 'job is ' .. tostring(state)}
   end
   job_running(jid, now)
+  sweep_cold_start(pid, jid)
 end
 changed(jid)
 return run_reply(pid, jid, now, gang)

@@ -27,9 +27,8 @@
 --   wp:{type}:idem:{sha256}              RW  the Idempotency-Key: read (DUPLICATE), written with its TTL
 --   wp:{type}:gang:{id}                  RW  the gang a released trial takes: state, members; BUSY, job, token
 --   wp:{type}:sweeps                     W   the sweep ARGV[2] joins it
---   wp:{type}:sweep:{id}                 RW  the sweep: stored RUNNING; parallelism read; total, demand; active (and
---                                            coldStarts, those no idle processor took) counted
---                                            up as trials are released
+--   wp:{type}:sweep:{id}                 RW  the sweep: stored RUNNING; parallelism read; total, demand; active
+--                                            counted up as trials are released
 --   wp:{type}:sweep:{id}:trials          W   every trial, in order
 --   wp:{type}:sweep:{id}:pending         RW  every trial; the first parallelism popped and released
 -- Publishes: nothing.

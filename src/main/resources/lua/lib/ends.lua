@@ -55,7 +55,7 @@ end
 -- Sweeps. A sweep's trials are stored PENDING and released into the pool's queue (or straight
 -- to an idle processor) while fewer than 'parallelism' of them are out, here in the scripts that
 -- end jobs, so the bound holds whether or not a manager is running.
--- Keys: wp:{type}:sweep:{id} RW (active, coldStarts), wp:{type}:sweep:{id}:pending RW, wp:{type}:job:{jobId} RW;
+-- Keys: wp:{type}:sweep:{id} RW (active), wp:{type}:sweep:{id}:pending RW, wp:{type}:job:{jobId} RW;
 --   then dispatch's for each trial released.
 local function sweep_release(sid, now)
   local skey = key('sweep', sid)
@@ -69,8 +69,9 @@ local function sweep_release(sid, now)
     if redis.call('HGET', jkey, 'state') == 'PENDING' then
       redis.call('HSET', jkey, 'state', 'QUEUED', 'queuedAt', now)
       active = redis.call('HINCRBY', skey, 'active', 1)
-      -- no idle processor took it: the pool's warmth counts a cold arrival, and the sweep the same
-      if not dispatch(jid, now) then redis.call('HINCRBY', skey, 'coldStarts', 1) end
+      -- no idle processor took it: the pool's warmth counts a cold arrival (the sweep counts a cold
+      -- start only when a processor started after this is the one that runs it: start.lua)
+      dispatch(jid, now)
     end
   end
 end

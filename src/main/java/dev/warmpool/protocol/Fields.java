@@ -107,6 +107,11 @@ public final class Fields {
          * pool's {@link PoolHash#START_ERROR} when the agent has gone.
          */
         public static final String START_ERROR = "startError";
+        /**
+         * The first job it started (set once, start.lua): a sweep's trial that it is, queued before the
+         * processor was started, is one cold start of the sweep.
+         */
+        public static final String FIRST_JOB = "firstJob";
 
         public static final List<String> ALL = List.of(
                 ID,
@@ -124,7 +129,8 @@ public final class Fields {
                 ROLE,
                 RANK,
                 DEADLINE,
-                START_ERROR);
+                START_ERROR,
+                FIRST_JOB);
 
         private ProcessorHash() {}
     }

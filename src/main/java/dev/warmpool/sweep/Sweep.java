@@ -29,7 +29,7 @@ public record Sweep(
     /**
      * What the sweep cost so far (docs/sweeps.md, "What a sweep cost"): {@code busySeconds}, the run time
      * (started to end) of its ended trials summed; {@code trials}, the trials that ended; {@code coldStarts},
-     * the trials released when no idle processor was there to take them (the pool's cold arrivals).
+     * the trials that waited for a processor's start (each the first job of a processor started after it was queued).
      */
     public record Cost(double busySeconds, int trials, int coldStarts) {}
 

@@ -241,8 +241,9 @@ class SweepScriptContractTests extends ScriptContract {
     }
 
     /**
-     * What a sweep cost: the run time of its trials (started to end) in its busyMs and the pool's sweepBusyMs, and
-     * the trials released when no idle processor took them in its coldStarts (the pool's cold arrivals).
+     * What a sweep cost: the run time of its trials (started to end) in its busyMs and the pool's sweepBusyMs; a
+     * trial released as the last one ends and taken by that trial's processor from the queue is warm for the sweep
+     * (no coldStarts), though the pool counts it a cold arrival (no processor was idle when it came).
      */
     @Test
     void aSweepCountsItsTrialsRunTimeAndTheTrialsNoIdleProcessorTook() {
@@ -261,13 +262,42 @@ class SweepScriptContractTests extends ScriptContract {
         long busy = Long.parseLong(field(skey, "busyMs"));
         assertTrue(busy >= 5000 && busy < 7000, "the trial ran 5 s, saw " + busy + " ms");
         assertEquals(Long.toString(busy), field(KeySchema.warmth(TYPE), "sweepBusyMs"), "the pool's counter");
-        // t2 was released as t1 ended, before p1 was free: no idle processor took it (p1 took it from the queue)
-        assertEquals("1", field(skey, "coldStarts"));
-        assertEquals("1", field(KeySchema.warmth(TYPE), "cold"), "the same event as the pool's cold arrival");
+        // t2 was released as t1 ended, before p1 was free, and p1 took it from the queue: no processor started for it
+        assertEquals("p1", field(KeySchema.job(TYPE, t2), "processor"), "p1 took t2 as it was freed");
+        start("p1", t2, "1");
+        assertEquals(null, field(skey, "coldStarts"), "p1 was up before t2 was queued: warm");
+        assertEquals("1", field(KeySchema.warmth(TYPE), "cold"), "the pool's cold arrival: no processor was idle");
         // t2 never started: cancelled, it adds nothing
         call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "enough", 60), SweepCancelReply::decode);
         assertEquals(Long.toString(busy), field(skey, "busyMs"));
         assertEquals("2", field(skey, "done"));
+    }
+
+    /**
+     * A trial queued before any processor could take it, then run as the first job of a processor started after it
+     * was queued, is one cold start of the sweep; that processor's next trial is not.
+     */
+    @Test
+    void aTrialThatWaitedForItsProcessorsStartIsOneColdStart() {
+        putPool(0, 2, 10, false);
+        String t1 = newJobId() + "a";
+        String t2 = newJobId() + "b";
+        String sid = sweepOf("minimize", t1, t2);
+        String skey = KeySchema.sweep(TYPE, sid);
+        assertEquals("QUEUED", field(KeySchema.job(TYPE, t1), "state"), "no processor: it waits");
+        // it was queued a second ago, and a processor starts for it now
+        for (String t : List.of(t1, t2)) {
+            j.hset(KeySchema.job(TYPE, t), "queuedAt", Long.toString(System.currentTimeMillis() - 1000));
+        }
+        processor("p1");
+        String first = field(KeySchema.processor(TYPE, "p1"), "job");
+        start("p1", first, "1");
+        assertEquals("1", field(skey, "coldStarts"), "it waited for p1's start");
+        assertInstanceOf(FinishReply.Done.class, finish("p1", first, "1", false));
+        String second = first.equals(t1) ? t2 : t1;
+        assertEquals("p1", field(KeySchema.job(TYPE, second), "processor"), "p1 took the other as it was freed");
+        start("p1", second, "1");
+        assertEquals("1", field(skey, "coldStarts"), "p1's second trial: p1 was up, warm");
     }
 
     /** A trial released while another processor is idle is warm: the sweep counts no cold start. */
