@@ -22,6 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 class PoolStartErrorTests {
+    static {
+        dev.warmpool.testing.Tokens.asAdminByDefault(); // its first call may come before any class that sets it
+    }
+
     static final String TYPE = "no-start";
     static final String WHY = "ModuleNotFoundError: No module named 'torhc'";
 
