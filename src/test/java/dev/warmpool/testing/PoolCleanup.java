@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
@@ -47,21 +49,21 @@ public class PoolCleanup implements QuarkusTestAfterAllCallback {
                 String type = pool.path("type").asText("");
                 if (!type.isEmpty()) {
                     deleted.add(type);
-                    HTTP.send(
-                            request(base + "/pools/" + URLEncoder.encode(type, StandardCharsets.UTF_8))
-                                    .DELETE()
-                                    .build(),
-                            HttpResponse.BodyHandlers.discarding());
+                    HTTP.send(request(pool(base, type)).DELETE().build(), HttpResponse.BodyHandlers.discarding());
                 }
             }
             // the next class starts with them gone (drained: a busy processor ends its job first), up to a bound
-            long until = System.nanoTime() + GONE_WITHIN.toNanos();
             List<String> left = new ArrayList<>(deleted);
-            while (!left.isEmpty() && System.nanoTime() < until) {
-                left.removeIf(type -> status(base, type) == 404);
-                if (!left.isEmpty()) {
-                    Thread.sleep(50); // a poll of another process's state, off the app's threads
-                }
+            try {
+                Awaitility.await()
+                        .atMost(GONE_WITHIN)
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> {
+                            left.removeIf(type -> status(base, type) == 404);
+                            return left.isEmpty();
+                        });
+            } catch (ConditionTimeoutException e) {
+                // still draining (a busy processor, a mock cluster's pods): said below, the next class goes on
             }
             System.err.printf(
                     "PoolCleanup: %d pool(s) deleted after %s%s%n",
@@ -78,11 +80,7 @@ public class PoolCleanup implements QuarkusTestAfterAllCallback {
 
     private static int status(String base, String type) {
         try {
-            return HTTP.send(
-                            request(base + "/pools/" + URLEncoder.encode(type, StandardCharsets.UTF_8))
-                                    .GET()
-                                    .build(),
-                            HttpResponse.BodyHandlers.discarding())
+            return HTTP.send(request(pool(base, type)).GET().build(), HttpResponse.BodyHandlers.discarding())
                     .statusCode();
         } catch (java.io.IOException e) {
             return 404; // the app is gone, and its pools with it
@@ -90,6 +88,10 @@ public class PoolCleanup implements QuarkusTestAfterAllCallback {
             Thread.currentThread().interrupt();
             return 404;
         }
+    }
+
+    private static String pool(String base, String type) {
+        return base + "/pools/" + URLEncoder.encode(type, StandardCharsets.UTF_8);
     }
 
     private static String name(QuarkusTestContext context) {
