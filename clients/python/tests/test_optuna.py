@@ -71,3 +71,25 @@ class OptunaTests(unittest.TestCase):
             self.assertEqual({"x": t.params["x"], "y": t.params["y"], "steps": 6, "step_seconds": 0.05},
                              job.data["config"])
             self.assertAlmostEqual(t.value, job.metrics["loss"])
+        # the study's trials were an external sweep's: it shows what the study did, as any sweep does
+        sweep = self.wp.get_sweep(study.user_attrs["warmpool_sweep"])
+        self.assertEqual("external", sweep.data["spec"]["algorithm"])
+        self.assertEqual("SUCCEEDED", sweep.state, "ended with its last trial")
+        self.assertEqual(24, sweep.progress["done"])
+        self.assertEqual(len(pruned), sweep.progress["earlyStopped"])
+        self.assertAlmostEqual(study.best_value, sweep.best["value"])
+        self.assertEqual(24, sweep.cost["trials"])
+        self.assertEqual(sorted(t.user_attrs["warmpool_job"] for t in study.trials),
+                         sorted(t["id"] for t in sweep.trials()))
+
+    def test_a_study_cut_short_cancels_its_sweep_and_the_trials_still_out(self):
+        from warmpool.optuna import optimize
+        study = optuna.create_study(direction="minimize", sampler=optuna.samplers.RandomSampler(seed=5))
+        space = {"x": optuna.distributions.FloatDistribution(-5, 5), "y": optuna.distributions.FloatDistribution(-5, 5)}
+        optimize(study, self.wp, "py-optuna", space, objective="loss", n_trials=6, parallelism=1, timeout=1.0,
+                 config={"steps": 4, "step_seconds": 0.5})
+        sweep = self.wp.get_sweep(study.user_attrs["warmpool_sweep"])
+        self.assertEqual("CANCELLED", sweep.state)
+        self.assertGreater(len(sweep.trials()), 0)
+        for t in sweep.trials():
+            self.assertNotIn(t["state"], ("PENDING", "QUEUED", "ASSIGNED", "RUNNING"), t)

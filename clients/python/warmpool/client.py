@@ -124,10 +124,13 @@ class Client(Transport):
 
     # ---- sweeps
 
-    def sweep(self, type: str, space: Mapping[str, Any], **opts: Any) -> Sweep:
-        """Starts a sweep over ``space`` (``algorithm``, ``trials``, ``parallelism``, ``objective``, ... as keywords)."""
+    def sweep(self, type: str, space: Optional[Mapping[str, Any]] = None, **opts: Any) -> Sweep:
+        """Starts a sweep over ``space`` (``algorithm``, ``trials``, ``parallelism``, ``objective``, ... as keywords).
+        With ``algorithm="external"`` the caller adds each trial (:meth:`Sweep.add_trial`) and ``space`` may be None."""
         opts, names = timeout_alias(opts)
-        body: JsonDict = {"type": type, "space": space}
+        body: JsonDict = {"type": type}
+        if space is not None:
+            body["space"] = space
         body.update(api_names(opts))
         return Sweep(self, self.request("POST", "/sweeps", body, headers=_idempotent(), names=names))
 

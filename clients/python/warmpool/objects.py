@@ -287,6 +287,13 @@ class Sweep:
         self.data = self._client.request("DELETE", self._path())
         return self
 
+    def add_trial(self, config: Mapping[str, Any]) -> Job:
+        """Adds a trial with ``config`` to an external sweep (``algorithm="external"``); its :class:`Job`.
+        It runs at once when fewer than the sweep's ``parallelism`` trials are out, else when one ends.
+        Raises :class:`~warmpool.errors.Conflict` when the sweep has ended or has all its ``trials``."""
+        trial = self._client.request("POST", self._path() + "/trials", {"config": dict(config)})
+        return Job(self._client, trial)
+
     def __repr__(self) -> str:
         p = self.progress
         w = len(self.warnings)

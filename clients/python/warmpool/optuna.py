@@ -24,7 +24,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Set, Tuple
 
 from . import errors
-from .objects import Job
+from .objects import Job, Sweep
 from .progress import Bar
 from .values import numbers
 
@@ -61,14 +61,18 @@ def _follow(job: Job, inbox: queue.Queue[Message]) -> None:
 def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str, optuna.distributions.BaseDistribution],
              objective: str, n_trials: int, parallelism: int = 4, config: Optional[Mapping[str, Any]] = None,
              args: Optional[Iterable[str]] = None, timeout: Optional[float] = None, progress: bool = False,
-             **job_options: Any) -> optuna.Study:
+             sweep: bool = True, **job_options: Any) -> optuna.Study:
     """Runs ``n_trials`` trials of ``study`` as jobs of the pool ``type``, ``parallelism`` at once.
 
     ``space`` maps parameter names to Optuna distributions; ``objective`` names the metric the
     study's direction optimizes. ``config`` is merged under each trial's parameters; ``args`` and
     other keywords (``timeout_seconds``, ``priority``...) go to every job. After ``timeout``
     seconds, trials still running are cancelled and told failed. ``progress=True`` shows a live
-    bar of the trials told and the best value, as ``Sweep.wait(progress=True)`` does. When the first
+    bar of the trials told and the best value, as ``Sweep.wait(progress=True)`` does. With ``sweep=True``
+    (the default) the trials are those of an external sweep (``algorithm="external"``) made for the study:
+    the dashboard, ``GET /sweeps`` and Prometheus show its progress, best trial and cost like any sweep's, and
+    its id is ``study.user_attrs["warmpool_sweep"]``; a study cut short (``timeout``, an exception, Ctrl-C)
+    cancels the sweep and with it every trial still out. ``sweep=False`` submits plain jobs. When the first
     trials that succeeded (three, or all when fewer) all lack a finite ``objective``, it warns once
     (:class:`~warmpool.errors.SweepWarning`, naming the metrics they did report), as a sweep does;
     those trials are told failed, with the reason in ``trial.user_attrs["warmpool_error"]``. Returns the study.
@@ -85,6 +89,13 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
     asked = told = 0
     watch = _ObjectiveWatch(study, objective, min(WARN_AFTER, n_trials))
     deadline = None if timeout is None else time.monotonic() + timeout
+    run: Optional[Sweep] = None
+    if sweep:
+        goal = "maximize" if study.direction == optuna.study.StudyDirection.MAXIMIZE else "minimize"
+        run = client.sweep(type, None, algorithm="external", trials=n_trials, parallelism=parallelism,
+                           objective={"metric": objective, "goal": goal},
+                           **({} if args is None else {"args": list(args)}), **job_options)
+        study.set_user_attr("warmpool_sweep", run.id)
     followers = concurrent.futures.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="warmpool-optuna")
     bar = Bar(n_trials) if progress else None
     try:
@@ -93,7 +104,8 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
                 trial = study.ask(dict(space))
                 cfg = dict(config or {})
                 cfg.update(trial.params)
-                job = client.submit(type, config=cfg, args=args, **job_options)
+                job = (run.add_trial(cfg) if run is not None
+                       else client.submit(type, config=cfg, args=args, **job_options))
                 trial.set_user_attr("warmpool_job", job.id)
                 running[job.id] = (trial, job)
                 asked += 1
@@ -102,8 +114,11 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
                 break  # the deadline passed before the rest were asked
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
+                if run is not None:
+                    _end(run)  # every trial still out with it
                 for trial, job in list(running.values()):
-                    job.cancel()
+                    if run is None:
+                        job.cancel()
                     study.tell(trial, state=optuna.trial.TrialState.FAIL)
                     told += 1
                 running.clear()
@@ -145,7 +160,17 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
         followers.shutdown(wait=False)
         if bar is not None:
             bar.close()
+        if run is not None and told < n_trials:
+            _end(run)  # cut short: the sweep would wait for trials no one adds
     return study
+
+
+def _end(run: Sweep) -> None:
+    """Cancels the study's sweep unless it has ended."""
+    try:
+        run.cancel()
+    except (errors.Conflict, errors.NotFound):
+        pass  # it ended (its last trial did) or expired
 
 
 class _ObjectiveWatch:

@@ -46,7 +46,7 @@ class OptunaWarningTests(StubTestCase):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             optimize(study, self.wp, "t", {"x": optuna.distributions.FloatDistribution(-1, 1)}, objective=objective,
-                     n_trials=n_trials, parallelism=2)
+                     n_trials=n_trials, parallelism=2, sweep=False)
         return study, [w for w in caught if issubclass(w.category, warmpool.SweepWarning)]
 
     def test_a_mistyped_objective_warns_once_naming_the_metrics_the_trials_reported(self):

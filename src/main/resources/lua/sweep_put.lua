@@ -28,7 +28,8 @@
 --   wp:{type}:gang:{id}                  RW  the gang a released trial takes: state, members; BUSY, job, token
 --   wp:{type}:sweeps                     W   the sweep ARGV[2] joins it
 --   wp:{type}:sweep:{id}                 RW  the sweep: stored RUNNING; parallelism read; total, demand; active
---                                            counted up as trials are released
+--                                            counted up as trials are released; an external sweep's
+--                                            (trialFields set): total as given, demand 0
 --   wp:{type}:sweep:{id}:trials          W   every trial, in order
 --   wp:{type}:sweep:{id}:pending         RW  every trial; the first parallelism popped and released
 -- Publishes: nothing.
@@ -63,9 +64,16 @@ while i + 1 <= #ARGV do
   total = total + 1
   i = i + 2
 end
-local demand = math.min(tonumber(redis.call('HGET', skey, 'parallelism')), total)
-redis.call('HSET', skey, 'total', total, 'demand', demand)
-redis.call('INCRBY', key('demand'), demand)
+if (redis.call('HGET', skey, 'trialFields') or '') ~= '' then
+  -- an external sweep: no trial yet (its driver adds them, sweep_add.lua), 'total' as given (the most it
+  -- takes), and no demand of its own: a trial added is a job the pool sees in its queue
+  redis.call('HSET', skey, 'demand', 0)
+  total = tonumber(redis.call('HGET', skey, 'total'))
+else
+  local demand = math.min(tonumber(redis.call('HGET', skey, 'parallelism')), total)
+  redis.call('HSET', skey, 'total', total, 'demand', demand)
+  redis.call('INCRBY', key('demand'), demand)
+end
 redis.call('ZADD', key('sweeps'), now, sid)
 remember(ARGV[3], sid, ARGV[4], ARGV[5])
 sweep_release(sid, now)

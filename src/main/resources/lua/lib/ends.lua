@@ -225,8 +225,13 @@ local function sweep_trial_ended(sid, jid, prev, state, now, retention_s, ran_ms
     sweep_stop(sid, 'CANCELLED', 'the pool was deleted', now, retention_s)
   end
   sweep_release(sid, now)
-  -- a sweep_stop above already finished the sweep when its last trial ended inside it
-  if redis.call('HINCRBY', skey, 'done', 1) == tonumber(s[6]) then
+  -- a sweep_stop above already finished the sweep when its last trial ended inside it; an external
+  -- sweep stopped before its driver added all its trials finishes when the last one added has ended
+  local done = redis.call('HINCRBY', skey, 'done', 1)
+  if done == tonumber(s[6]) then
+    sweep_finish(sid, now, retention_s)
+  elseif redis.call('HGET', skey, 'state') ~= 'RUNNING' and (redis.call('HGET', skey, 'finishedAt') or '') == ''
+      and done == redis.call('LLEN', key('sweep', sid, 'trials')) then
     sweep_finish(sid, now, retention_s)
   end
 end

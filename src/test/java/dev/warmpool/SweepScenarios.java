@@ -9,12 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
+import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -173,10 +178,7 @@ public abstract class SweepScenarios extends SweepScenarioBase {
         assertNotNull(s.getString("finishedAt"));
         // the running trials' processes were killed: both processors are idle again long before 60 s
         await().atMost(Duration.ofSeconds(20)).until(() -> Api.pool("sw-cancel").getInt("status.idle") == 2);
-        given().delete("/sweeps/" + id)
-                .then()
-                .statusCode(409)
-                .body("type", org.hamcrest.Matchers.endsWith("/sweep-ended"));
+        given().delete("/sweeps/" + id).then().statusCode(409).body("type", Matchers.endsWith("/sweep-ended"));
     }
 
     @Test
@@ -240,5 +242,96 @@ public abstract class SweepScenarios extends SweepScenarioBase {
         assertEquals(0, w.getInt("cost.coldStarts"), "every trial found an idle processor: " + w.get("cost"));
         assertTrue(w.getDouble("cost.busySeconds") >= 3 * 0.2, "saw " + w.get("cost"));
         assertEquals(3, w.getInt("cost.trials"));
+    }
+
+    static Response addTrial(String sweep, Object body) {
+        return given().contentType(ContentType.JSON).body(body).post("/sweeps/" + sweep + "/trials");
+    }
+
+    /** An external sweep: its driver adds each trial, they run under its parallelism, and it ends after its total. */
+    @Test
+    public void anExternalSweepRunsTheTrialsItsDriverAddsAndEndsAfterItsTotal() {
+        putPool("sw-ext", trialPool(0, 2, Map.of()));
+        String id = submitSweep(Map.of(
+                "type",
+                "sw-ext",
+                "algorithm",
+                "external",
+                "trials",
+                3,
+                "parallelism",
+                2,
+                "objective",
+                Map.of("metric", "loss")));
+        JsonPath s = sweep(id);
+        assertEquals("external", s.getString("spec.algorithm"));
+        assertEquals(3, s.getInt("progress.total"));
+        assertEquals(0, s.getList("trials").size(), "no trial until its driver adds one");
+        for (int x = 0; x < 3; x++) {
+            JsonPath t = addTrial(id, Map.of("config", Map.of("x", x)))
+                    .then()
+                    .statusCode(201)
+                    .header("Location", "/jobs/" + id + "-" + x)
+                    .extract()
+                    .jsonPath();
+            assertEquals(x, t.getInt("index"));
+            assertEquals(x, t.getInt("config.x"));
+        }
+        addTrial(id, Map.of("config", Map.of("x", 9)))
+                .then()
+                .statusCode(409)
+                .body("type", Matchers.endsWith("sweep-full"))
+                .body("total", Matchers.equalTo(3));
+        JsonPath done = awaitSweepEnd(id);
+        assertEquals("SUCCEEDED", done.getString("state"));
+        assertEquals(3, done.getInt("progress.succeeded"));
+        assertEquals(id + "-2", done.getString("best.trial"), "x = 2 is nearest 3");
+        assertEquals(3, done.getInt("cost.trials"));
+        assertEquals(1.0, Api.job(id + "-2").getDouble("result.metrics.loss"), 1e-9, "a trial is a job like any");
+        addTrial(id, Map.of("config", Map.of("x", 1)))
+                .then()
+                .statusCode(409)
+                .body("type", Matchers.endsWith("sweep-ended"));
+    }
+
+    /** What an external sweep and its trials refuse, each with a sentence that names the field or the way out. */
+    @Test
+    public void whatAnExternalSweepRefuses() {
+        putPool("sw-ext-bad", trialPool(0, 1, Map.of()));
+        Map<String, Object> external = Map.of("type", "sw-ext-bad", "algorithm", "external");
+        given().contentType(ContentType.JSON)
+                .body(external)
+                .post("/sweeps")
+                .then()
+                .statusCode(400)
+                .body("field", Matchers.equalTo("trials"));
+        Map<String, Object> seeded = new HashMap<>(external);
+        seeded.put("trials", 2);
+        seeded.put("seed", 7);
+        given().contentType(ContentType.JSON)
+                .body(seeded)
+                .post("/sweeps")
+                .then()
+                .statusCode(400)
+                .body("field", Matchers.equalTo("seed"));
+        String id = submitSweep(Map.of("type", "sw-ext-bad", "algorithm", "external", "trials", 2));
+        addTrial(id, Map.of()).then().statusCode(400).body("field", Matchers.equalTo("config"));
+        addTrial(id, Map.of("config", List.of(1, 2))).then().statusCode(400);
+        given().header("Authorization", Tokens.bearer(Tokens.BOB))
+                .contentType(ContentType.JSON)
+                .body(Map.of("config", Map.of("x", 1)))
+                .post("/sweeps/" + id + "/trials")
+                .then()
+                .statusCode(403)
+                .body("detail", Matchers.containsString("only they or an admin may add its trials"));
+        addTrial(id + "0", Map.of("config", Map.of())).then().statusCode(404);
+        String grid = submitSweep(Map.of("type", "sw-ext-bad", "space", Map.of("x", Map.of("grid", List.of(0)))));
+        addTrial(grid, Map.of("config", Map.of("x", 1)))
+                .then()
+                .statusCode(409)
+                .body("type", Matchers.endsWith("sweep-not-external"));
+        assertEquals(0, sweep(id).getList("trials").size(), "nothing refused was added");
+        given().delete("/sweeps/" + id).then().statusCode(200).body("state", Matchers.equalTo("CANCELLED"));
+        assertNotNull(sweep(id).getString("finishedAt"), "a cancelled external sweep with no trial ends too");
     }
 }

@@ -1,5 +1,6 @@
 package dev.warmpool.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.service.Caller;
@@ -108,6 +109,25 @@ public class SweepResource {
     public Uni<List<Sweep>> list(@QueryParam("type") String type, @QueryParam("limit") String limit) {
         return sweeps.list(type, limit == null ? null : QueryParams.integer("limit", limit));
     }
+
+    /**
+     * Adds a trial to an external sweep (201, the trial; its job is {@code /jobs/{trial id}}): its
+     * driver chose the configuration. Only the sweep's submitter or an admin may.
+     */
+    @POST
+    @Path("/{id}/trials")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+    public Uni<Response> addTrial(@PathParam("id") String id, TrialRequest body) {
+        return sweeps.addTrial(id, body == null ? null : body.config(), RequestCaller.of(identity))
+                .map(trial -> Response.status(Response.Status.CREATED)
+                        .entity(trial)
+                        .header(HttpHeaders.LOCATION, "/jobs/" + trial.id())
+                        .build());
+    }
+
+    /** The body of {@code POST /sweeps/{id}/trials}: the trial's configuration. */
+    public record TrialRequest(JsonNode config) {}
 
     /** Cancels every trial that has not ended; running ones are killed. */
     @DELETE

@@ -229,7 +229,12 @@ public final class Fields {
                 /** ms its trials ran, started to their end, summed as each ends (lib/ends.lua end_job). */
                 BUSY_MS = "busyMs",
                 /** Trials released when no idle processor took them (lib/ends.lua sweep_release; the pool's 'cold'). */
-                COLD_STARTS = "coldStarts";
+                COLD_STARTS = "coldStarts",
+                /**
+                 * An external sweep's: the job fields every trial its driver adds gets (a flat JSON array of
+                 * field, value pairs: priority, timeout, attempts, args, env, submitter); absent on other sweeps.
+                 */
+                TRIAL_FIELDS = "trialFields";
         public static final List<String> ALL = List.of(
                 ID,
                 TYPE,
@@ -261,7 +266,8 @@ public final class Fields {
                 OBJECTIVE_MISSING,
                 TENANT,
                 BUSY_MS,
-                COLD_STARTS);
+                COLD_STARTS,
+                TRIAL_FIELDS);
 
         private SweepHash() {}
     }

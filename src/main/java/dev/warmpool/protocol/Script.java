@@ -41,13 +41,14 @@ public enum Script {
     SWEEP_GET,
     SWEEP_LIST,
     SWEEP_CANCEL,
+    SWEEP_ADD,
     TENANTS;
 
     /** The helpers, in the order they are put in front of a script. */
     public static final List<String> LIB =
             List.of("core", "idempotency", "warmth", "tenants", "jobs", "gang", "dispatch", "ends", "drop");
 
-    // read and hashed on first use, not all 22 at class initialisation: an agent uses six of
+    // read and hashed on first use, not all 28 at class initialisation: an agent uses six of
     // them, and hashing them all (each with its helpers in front) took about 20 ms of its start
     private volatile String source;
     private volatile String sha;

@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * The body of {@code POST /sweeps}: a search space, how to draw configurations from it, and how
- * to run them as trial jobs of the pool of {@code type}. Only {@code type} and {@code space} are required.
+ * to run them as trial jobs of the pool of {@code type}. Only {@code type} and {@code space} are required
+ * (an external sweep, whose driver adds each trial, needs {@code trials} and may leave the space out).
  */
 public record SweepRequest(
         @NotEmpty(message = "must name the job type of the trials, e.g. \"pytorch-cpu\"")
@@ -28,8 +29,9 @@ public record SweepRequest(
         JsonNode space,
 
         @Pattern(
-                regexp = "grid|random",
-                message = "must be \"grid\" (every combination) or \"random\" (with trials and a seed)")
+                regexp = "grid|random|external",
+                message = "must be \"grid\" (every combination), \"random\" (with trials and a seed) or \"external\""
+                        + " (its driver adds each trial: POST /sweeps/{id}/trials)")
         String algorithm,
 
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")

@@ -10,6 +10,7 @@ import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Fields.SweepHash;
 import dev.warmpool.protocol.JobState;
+import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.store.PoolStore;
@@ -36,6 +37,9 @@ import java.util.Optional;
 public class SweepService {
     /** Most trials of one sweep; the grid algorithm refuses a larger product. */
     public static final int MAX_TRIALS = 10_000;
+
+    /** The algorithm of a sweep whose driver adds each trial ({@link #addTrial}). */
+    public static final String EXTERNAL = "external";
 
     private static final SecureRandom SEEDS = new SecureRandom();
 
@@ -80,9 +84,10 @@ public class SweepService {
         UserInput.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
         Sweep.Spec spec = normalize(r);
-        List<Map<String, Object>> configs = configurations(r, spec);
+        boolean external = EXTERNAL.equals(spec.algorithm());
+        List<Map<String, Object>> configs = external ? List.of() : configurations(r, spec);
         dev.warmpool.protocol.Idempotency idem = keys.check(idempotencyKey, r, caller);
-        limiter.take(caller, configs.size());
+        limiter.take(caller, configs.size()); // an external sweep's trials are taken as they are added
         String id = Ids.newJobId(r.type(), System.currentTimeMillis());
         Map<String, String> sweep = new LinkedHashMap<>();
         sweep.put(SweepHash.TYPE, r.type());
@@ -119,6 +124,16 @@ public class SweepService {
         shared.put(JobHash.ARGS, store.write(r.args() == null ? List.of() : r.args()));
         shared.put(JobHash.ENV, store.write(r.env() == null ? Map.of() : r.env()));
         shared.put(JobHash.SUBMITTED_BY, caller.name());
+        if (external) {
+            // the most trials its driver adds, and the fields each gets (sweep_add.lua)
+            sweep.put(SweepHash.TOTAL, Integer.toString(r.trials()));
+            List<String> pairs = new ArrayList<>();
+            shared.forEach((k, v) -> {
+                pairs.add(k);
+                pairs.add(v);
+            });
+            sweep.put(SweepHash.TRIAL_FIELDS, store.write(pairs));
+        }
         Map<String, String> trials = new LinkedHashMap<>();
         for (int i = 0; i < configs.size(); i++) {
             trials.put(Ids.trialId(id, i), store.write(configs.get(i)));
@@ -143,7 +158,23 @@ public class SweepService {
 
     /** The request with every default filled in; a random sweep without a seed gets one, shown back. */
     private static Sweep.Spec normalize(SweepRequest r) {
-        if (r.space() == null || r.space().isNull()) {
+        if (EXTERNAL.equals(r.algorithm())) {
+            if (r.trials() == null) {
+                throw Refusal.invalid(
+                        "trials",
+                        "An external sweep needs 'trials': the most trials its driver adds (POST /sweeps/{id}/trials);"
+                                + " the sweep ends when that many have ended, or when it is cancelled.");
+            }
+            if (r.seed() != null) {
+                throw Refusal.invalid(
+                        "seed",
+                        "An external sweep's driver chooses its configurations, so 'seed' is its own to use;"
+                                + " the random algorithm takes one (\"algorithm\": \"random\").");
+            }
+            if (r.space() != null && !r.space().isNull()) {
+                configurationsOf(r.space()); // shown with the sweep, so it must read as a space does
+            }
+        } else if (r.space() == null || r.space().isNull()) {
             throw Refusal.invalid(
                     "space",
                     "'space' is required: an object of parameters, e.g. "
@@ -194,9 +225,21 @@ public class SweepService {
     }
 
     private static List<Map<String, Object>> configurations(SweepRequest r, Sweep.Spec spec) {
+        SearchSpace space = configurationsOf(r.space());
         try {
-            SearchSpace space = SearchSpace.parse(r.space());
             return "grid".equals(spec.algorithm()) ? space.grid(MAX_TRIALS) : space.random(r.trials(), spec.seed());
+        } catch (IllegalArgumentException e) {
+            throw Refusal.invalid(
+                    "space",
+                    e.getMessage().substring(0, 1).toUpperCase()
+                            + e.getMessage().substring(1) + ".");
+        }
+    }
+
+    /** The space parsed, or a 400 that says what is wrong with it. */
+    private static SearchSpace configurationsOf(JsonNode space) {
+        try {
+            return SearchSpace.parse(space);
         } catch (IllegalArgumentException e) {
             throw Refusal.invalid(
                     "space",
@@ -229,6 +272,77 @@ public class SweepService {
                                 hs.stream().map(h -> view(h, List.of(), false)).toList()),
                 Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
                         .thenComparing(Sweep::id, Comparator.reverseOrder()));
+    }
+
+    /**
+     * Adds a trial with {@code trialConfig} to an external sweep: the caller's own, or anyone's as an
+     * admin. The trial runs at once when fewer than the sweep's {@code parallelism} are out, else when one ends.
+     */
+    public Uni<Sweep.Trial> addTrial(String id, JsonNode trialConfig, Caller caller) {
+        String type = typeOf(id);
+        if (trialConfig == null || !trialConfig.isObject()) {
+            throw Refusal.invalid(
+                    "config",
+                    "'config' is required: the trial's configuration, a JSON object such as {\"lr\": 0.01}"
+                            + " (its job's config and WARMPOOL_CONFIG).");
+        }
+        return store.sweep(type, id)
+                .flatMap(reply -> {
+                    if (!(reply instanceof SweepGetReply.Found found)) {
+                        throw noSweep(id);
+                    }
+                    Access.checkMayAddTrials(caller, id, found.sweep().get(SweepHash.SUBMITTED_BY));
+                    limiter.take(caller, 1);
+                    return store.addTrial(
+                            type,
+                            id,
+                            store.write(trialConfig),
+                            config.jobs().retention().toSeconds());
+                })
+                .map(reply -> {
+                    if (reply instanceof SweepAddReply.Added added) {
+                        if (JobState.QUEUED.name().equals(added.state())) {
+                            reconciler.nudge(); // no idle processor took it: start one now, not at the next tick
+                        }
+                        return new Sweep.Trial(
+                                added.jobId(),
+                                added.index(),
+                                JobState.parse(added.state()),
+                                trialConfig,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null,
+                                null);
+                    }
+                    throw refusal(id, reply);
+                });
+    }
+
+    private static Refusal refusal(String id, SweepAddReply reply) {
+        if (reply instanceof SweepAddReply.NotExternal) {
+            return Refusal.conflict(
+                    "sweep-not-external",
+                    "Sweep " + id + " draws its own configurations; trials are added only to a sweep"
+                            + " submitted with \"algorithm\": \"external\".");
+        }
+        if (reply instanceof SweepAddReply.Ended ended) {
+            return Refusal.conflict(
+                            "sweep-ended",
+                            "Sweep " + id + " has ended (" + ended.state() + "); it takes no more trials.")
+                    .with("state", ended.state());
+        }
+        if (reply instanceof SweepAddReply.Full full) {
+            return Refusal.conflict(
+                            "sweep-full",
+                            "Sweep " + id + " has all its " + full.total()
+                                    + " trials ('trials' when it was submitted); it ends when they have.")
+                    .with("total", full.total());
+        }
+        return noSweep(id);
     }
 
     /** Cancels a sweep: the caller's own, or anyone's as an admin (403 otherwise, and nothing changes). */

@@ -29,6 +29,7 @@ import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.StatsReply;
 import dev.warmpool.protocol.SubmitReply;
+import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.protocol.SweepListReply;
@@ -294,6 +295,12 @@ public class PoolStore {
     public Uni<List<Map<String, String>>> sweeps(String type, int limit) {
         return scripts.run(Script.SWEEP_LIST, type, SweepListReply.args(limit))
                 .map(r -> SweepListReply.decode(r).sweeps());
+    }
+
+    /** Adds a trial to an external sweep (sweep_add.lua). */
+    public Uni<SweepAddReply> addTrial(String type, String sweepId, String configJson, long retentionSeconds) {
+        return scripts.run(Script.SWEEP_ADD, type, SweepAddReply.args(sweepId, configJson, retentionSeconds))
+                .map(SweepAddReply::decode);
     }
 
     /** Cancels a sweep (sweep_cancel.lua). */

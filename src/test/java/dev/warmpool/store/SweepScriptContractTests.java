@@ -9,6 +9,7 @@ import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.ReportReply;
 import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.protocol.SweepListReply;
@@ -114,6 +115,98 @@ class SweepScriptContractTests extends ScriptContract {
         assertEquals(
                 new SweepCancelReply.NoSweep(),
                 call(Script.SWEEP_CANCEL, SweepCancelReply.args("sw-none", "x", 60), SweepCancelReply::decode));
+    }
+
+    /** An external sweep of at most {@code total} trials, one out at a time, stored with no trial; returns its id. */
+    String externalSweep(String name, int total) {
+        String sid = "sw-" + TYPE + "-" + name;
+        Map<String, String> sweep = new LinkedHashMap<>(Map.of(
+                "type", TYPE, "parallelism", "1", "metric", "loss", "goal", "minimize", "maxFailedTrials", "-1"));
+        sweep.put("spec", "{}");
+        sweep.put("total", Integer.toString(total));
+        sweep.put(
+                "trialFields",
+                "[\"type\",\"" + TYPE + "\",\"args\",\"[]\",\"maxAttempts\",\"1\",\"priority\",\"5\","
+                        + "\"submittedBy\",\"alice\"]");
+        SweepPutReply.Created created = (SweepPutReply.Created) call(
+                Script.SWEEP_PUT,
+                SweepPutReply.args(sid, Idempotency.NONE, 5, sweep, Map.of("submittedBy", "alice"), Map.of()),
+                SweepPutReply::decode);
+        assertEquals(total, created.total(), "its total as given, though no trial is stored yet");
+        assertEquals("0", field(KeySchema.sweep(TYPE, sid), "demand"), "no demand of its own");
+        return sid;
+    }
+
+    SweepAddReply add(String sid, String config) {
+        return call(Script.SWEEP_ADD, SweepAddReply.args(sid, config, 60), SweepAddReply::decode);
+    }
+
+    /** sweep_add: trials come one by one, run under the sweep's parallelism, and the sweep ends after its total. */
+    @Test
+    void anExternalSweepTakesTrialsAsTheyAreAddedAndEndsAfterItsTotal() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String sid = externalSweep("ext", 2);
+        assertEquals(
+                new SweepAddReply.Added(sid + "-0", 0, "ASSIGNED"),
+                add(sid, "{\"lr\":1}"),
+                "an idle processor takes it");
+        assertEquals(
+                new SweepAddReply.Added(sid + "-1", 1, "PENDING"), add(sid, "{\"lr\":2}"), "parallelism 1: it waits");
+        assertEquals(new SweepAddReply.Full(2), add(sid, "{\"lr\":3}"));
+        String second = KeySchema.job(TYPE, sid + "-1");
+        assertEquals("{\"lr\":2}", field(second, "config"));
+        assertEquals("alice", field(second, "submittedBy"), "the fields the sweep stored for its trials");
+        assertEquals("5", field(second, "priority"));
+        assertEquals(sid, field(second, "sweep"));
+        assertEquals("1", field(second, "trial"));
+
+        start("p1", sid + "-0", "1");
+        FinishReply.Done next = (FinishReply.Done) finish("p1", sid + "-0", "1", true);
+        assertEquals(sid + "-1", next.nextJob(), "the waiting trial is released as the first ends");
+        assertEquals("RUNNING", field(KeySchema.sweep(TYPE, sid), "state"));
+        finish("p1", sid + "-1", next.nextToken(), false);
+        assertEquals("SUCCEEDED", field(KeySchema.sweep(TYPE, sid), "state"), "ended after its total");
+        assertEquals("2", field(KeySchema.sweep(TYPE, sid), "done"));
+        assertEquals(new SweepAddReply.Ended("SUCCEEDED"), add(sid, "{}"));
+        assertEquals(new SweepAddReply.NoSweep(), add("sw-none", "{}"));
+        String drawn = sweepOf("minimize", newJobId() + "a");
+        assertEquals(new SweepAddReply.NotExternal(), add(drawn, "{}"), "a sweep that draws its own takes none");
+    }
+
+    /** An external sweep cancelled, or stopped by maxFailedTrials, before its driver added all its trials still ends. */
+    @Test
+    void anExternalSweepStoppedBeforeItsTotalStillFinishes() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String sid = externalSweep("cut", 5);
+        add(sid, "{}");
+        add(sid, "{}");
+        assertEquals(
+                new SweepCancelReply.Cancelled(),
+                call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "enough", 60), SweepCancelReply::decode));
+        String key = KeySchema.sweep(TYPE, sid);
+        assertEquals("CANCELLED", field(key, "state"));
+        assertTrue(field(key, "finishedAt") != null && !field(key, "finishedAt").isEmpty(), "finished");
+        assertEquals("2", field(key, "done"), "both trials it had ended");
+        assertTrue(j.ttl(key) > 0, "it expires as an ended sweep does");
+
+        String failing = externalSweep("fails", 5);
+        j.hset(KeySchema.sweep(TYPE, failing), "maxFailedTrials", "0");
+        processor("p2"); // p1 holds the cancelled trial until its agent says it stopped
+        add(failing, "{}");
+        add(failing, "{}");
+        start("p2", failing + "-0", "1");
+        call(
+                Script.FINISH,
+                new FinishReply.Args("p2", failing + "-0", "1", "FAILED", 1, "{}", "tail", "boom", 60, false, false)
+                        .argv(),
+                FinishReply::decode);
+        String fkey = KeySchema.sweep(TYPE, failing);
+        assertEquals("FAILED", field(fkey, "state"));
+        assertTrue(
+                field(fkey, "finishedAt") != null && !field(fkey, "finishedAt").isEmpty(),
+                "finished though 3 never came");
     }
 
     /** A sweep of one trial at a time, its trials t1..tn stored; returns the sweep id. */

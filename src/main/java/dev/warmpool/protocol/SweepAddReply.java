@@ -1,0 +1,44 @@
+package dev.warmpool.protocol;
+
+import java.util.List;
+
+/**
+ * sweep_add.lua: a trial added to an external sweep (its job id, index and state: PENDING, or
+ * QUEUED/ASSIGNED when released at once), or why not: no such sweep, one that draws its own
+ * configurations, one that has ended, or one that has all its trials.
+ */
+public sealed interface SweepAddReply
+        permits SweepAddReply.Added,
+                SweepAddReply.NoSweep,
+                SweepAddReply.NotExternal,
+                SweepAddReply.Ended,
+                SweepAddReply.Full {
+    record Added(String jobId, int index, String state) implements SweepAddReply {}
+
+    record NoSweep() implements SweepAddReply {}
+
+    record NotExternal() implements SweepAddReply {}
+
+    record Ended(String state) implements SweepAddReply {}
+
+    record Full(int total) implements SweepAddReply {}
+
+    /** ARGV after the prefix: sweep id, the trial's config JSON, retention seconds. */
+    static List<String> args(String sweepId, String configJson, long retentionSeconds) {
+        return List.of(sweepId, configJson, Long.toString(retentionSeconds));
+    }
+
+    static SweepAddReply decode(Object raw) {
+        List<Object> r = Replies.listOrStatus(raw);
+        return switch (Replies.string(r.get(0))) {
+            case "ADDED" ->
+                new Added(
+                        Replies.string(r.get(1)), Integer.parseInt(Replies.string(r.get(2))), Replies.string(r.get(3)));
+            case "NOSWEEP" -> new NoSweep();
+            case "NOTEXTERNAL" -> new NotExternal();
+            case "ENDED" -> new Ended(Replies.string(r.get(1)));
+            case "FULL" -> new Full(Integer.parseInt(Replies.string(r.get(1))));
+            default -> throw Replies.unexpected(Script.SWEEP_ADD, raw);
+        };
+    }
+}

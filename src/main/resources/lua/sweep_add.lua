@@ -1,0 +1,48 @@
+-- sweep_add: adds one trial to an external sweep (its driver chose the configuration: a notebook's
+-- Optuna study, a search of the caller's own) and releases it at once when fewer than 'parallelism'
+-- of the sweep's trials are out (else it waits PENDING, released as others end), in one step.
+-- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, sweep id, config JSON,
+--   retention seconds (a sweep whose pool was deleted is finished with it)
+-- The trial's job fields are those the sweep stored for its trials at submit ('trialFields': priority,
+-- timeout, attempts, args, env, submitter); its id is '<sweep id>-<index>', the index counted here.
+-- Returns {'ADDED', job id, index, state}, 'NOSWEEP', 'NOTEXTERNAL', {'ENDED', state} or {'FULL', total}.
+-- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
+--   wp:{type}:pool                       R   state: a deleted pool's sweep is stopped, no trial added
+--   wp:{type}:sweep:{id}                 RW  state, trialFields, total, tenant, parallelism, active; counts as it ends
+--   wp:{type}:sweep:{id}:trials          RW  its length is the new trial's index; the trial joins it
+--   wp:{type}:sweep:{id}:pending         RW  the trial joins it; released trials leave it
+--   wp:{type}:job:{jobId}                RW  the trial stored PENDING; released: QUEUED, queuedAt, then ASSIGNED or queued
+--   wp:{type}:jobs                       W   the trial joins the listing index
+--   wp:{type}:seq                        RW  the submission counter
+--   wp:{type}:proc:{id}, inbox:{id}, idle, tq:{tenant}, waiting, tenant:{tenant}, tenants, warmth, gang:{id}
+--                                        RW  as sweep_put's, for a released trial (lib/dispatch.lua)
+--   then sweep_finish's keys, when a deleted pool's sweep is stopped.
+-- Publishes: wp:{type}:ended (the sweep's trials stopped with a deleted pool).
+--- @include "ends"
+local sid = ARGV[2]
+local skey = key('sweep', sid)
+local s = redis.call('HMGET', skey, 'state', 'trialFields', 'total', 'tenant')
+if not s[1] then return 'NOSWEEP' end
+if (s[2] or '') == '' then return 'NOTEXTERNAL' end
+if s[1] ~= 'RUNNING' then return {'ENDED', s[1]} end
+local now = now_ms()
+if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
+  local retention = tonumber(ARGV[4])
+  sweep_stop(sid, 'CANCELLED', 'the pool was deleted', now, retention)
+  if (redis.call('HGET', skey, 'finishedAt') or '') == '' then sweep_finish(sid, now, retention) end
+  return {'ENDED', 'CANCELLED'}
+end
+local index = redis.call('LLEN', key('sweep', sid, 'trials'))
+if index >= tonumber(s[3]) then return {'FULL', s[3]} end
+local common = cjson.decode(s[2])
+local priority = tonumber(field_in(common, 1, 'priority') or '0')
+local jid = sid .. '-' .. index
+local score = (1000 - priority) * 1e12 + redis.call('INCR', key('seq'))
+redis.call('HSET', key('job', jid), 'id', jid, 'state', 'PENDING', 'attempts', 0, 'completions', 0,
+  'submittedAt', now, 'score', string.format('%.0f', score), 'config', ARGV[3], 'sweep', sid, 'trial', index,
+  'tenant', s[4], unpack(common))
+redis.call('ZADD', JOBS, now, jid)
+redis.call('RPUSH', key('sweep', sid, 'trials'), jid)
+redis.call('RPUSH', key('sweep', sid, 'pending'), jid)
+sweep_release(sid, now)
+return {'ADDED', jid, tostring(index), redis.call('HGET', key('job', jid), 'state')}
