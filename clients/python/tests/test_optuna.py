@@ -2,7 +2,10 @@
 persistent workers: the study's sampler picks, the trials run warm, the pruner's verdicts end
 jobs EARLY_STOPPED on the server."""
 import os
+import signal
+import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
@@ -93,3 +96,39 @@ class OptunaTests(unittest.TestCase):
         self.assertGreater(len(sweep.trials()), 0)
         for t in sweep.trials():
             self.assertNotIn(t["state"], ("PENDING", "QUEUED", "ASSIGNED", "RUNNING"), t)
+
+    def test_a_study_in_the_sweeps_journal_survives_its_driver_killed_three_times(self):
+        n = 16
+        sweep = self.wp.sweep("py-optuna", algorithm="external", trials=n, parallelism=2,
+                              objective={"metric": "loss", "goal": "minimize"})
+        driver = [sys.executable, os.path.join(HERE, "tests", "optuna_driver.py"), sweep.id, str(n), "11"]
+        for done in (3, 7, 11):  # kill the driver once that many trials have ended, then start it again
+            proc = subprocess.Popen(driver, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            try:
+                deadline = time.monotonic() + 120
+                while sweep.refresh().progress["done"] < done:
+                    self.assertIsNone(proc.poll(), "the driver ended early: %s" % proc.stdout.read().decode())
+                    self.assertLess(time.monotonic(), deadline, "no progress: %s" % sweep.progress)
+                    time.sleep(0.05)
+            finally:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                proc.stdout.close()
+        last = subprocess.run(driver, capture_output=True, text=True, timeout=180)
+        self.assertEqual(0, last.returncode, last.stdout + last.stderr)
+        sweep.refresh()
+        self.assertEqual("SUCCEEDED", sweep.state)
+        self.assertEqual(n, sweep.progress["done"], "no trial lost")
+        trials = sweep.trials()
+        self.assertEqual(n, len(trials), "none added twice")
+        from warmpool.optuna import journal
+        study = optuna.load_study(study_name=sweep.id, storage=journal(sweep))
+        ours = [t for t in study.trials if t.user_attrs.get("warmpool_sweep") == sweep.id]
+        told = [t for t in ours if t.state.is_finished()]
+        self.assertEqual(n, len(told), [(t.number, t.state) for t in study.trials])
+        self.assertEqual(sorted(t["id"] for t in trials), sorted(t.user_attrs["warmpool_job"] for t in told),
+                         "every trial of the sweep told once in the study")
+        by_id = {t["id"]: t for t in trials}
+        for t in told:
+            if t.state == optuna.trial.TrialState.COMPLETE:
+                self.assertAlmostEqual(t.value, by_id[t.user_attrs["warmpool_job"]]["metrics"]["loss"])

@@ -287,12 +287,35 @@ class Sweep:
         self.data = self._client.request("DELETE", self._path())
         return self
 
-    def add_trial(self, config: Mapping[str, Any]) -> Job:
+    def add_trial(self, config: Mapping[str, Any], key: Optional[str] = None) -> Job:
         """Adds a trial with ``config`` to an external sweep (``algorithm="external"``); its :class:`Job`.
         It runs at once when fewer than the sweep's ``parallelism`` trials are out, else when one ends.
-        Raises :class:`~warmpool.errors.Conflict` when the sweep has ended or has all its ``trials``."""
-        trial = self._client.request("POST", self._path() + "/trials", {"config": dict(config)})
+        ``key`` (the driver's name for the trial) makes the call safe to repeat: the same key again is the
+        trial added first, even from a restarted driver. Raises :class:`~warmpool.errors.Conflict` when the
+        sweep has ended or has all its ``trials``."""
+        body: JsonDict = {"config": dict(config)}
+        if key is not None:
+            body["key"] = key
+        trial = self._client.request("POST", self._path() + "/trials", body)
         return Job(self._client, trial)
+
+    def journal(self, start: int = 0) -> List[JsonDict]:
+        """The entries of an external sweep's journal from index ``start`` (a driver's log, e.g. an Optuna study's)."""
+        out: List[JsonDict] = []
+        while True:
+            page = self._client.request("GET", self._path() + "/journal?from=%d&limit=10000" % (start + len(out)))
+            out.extend(page.get("entries") or [])
+            if not page.get("entries") or page.get("next", 0) >= page.get("size", 0):
+                return out
+
+    def append_journal(self, entries: Iterable[Mapping[str, Any]]) -> int:
+        """Appends JSON objects to an external sweep's journal (at most 1000 a call here, split as needed);
+        how many entries it holds now."""
+        batch = [dict(e) for e in entries]
+        size = 0
+        for i in range(0, len(batch), 1000):
+            size = int(self._client.request("POST", self._path() + "/journal", {"entries": batch[i:i + 1000]})["size"])
+        return size
 
     def __repr__(self) -> str:
         p = self.progress

@@ -21,7 +21,7 @@ import queue
 import time
 import urllib.parse
 import warnings
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
 from . import errors
 from .objects import Job, Sweep
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from .client import Client
 
-__all__ = ["optimize"]
+__all__ = ["optimize", "journal", "Journal"]
 
 # As the native sweep does (lib/ends.lua's watch_objective): when the first WARN_AFTER trials that succeeded
 # (or all of them, when fewer are asked) all lack a finite objective, say so once, since a mistyped metric
@@ -61,7 +61,7 @@ def _follow(job: Job, inbox: queue.Queue[Message]) -> None:
 def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str, optuna.distributions.BaseDistribution],
              objective: str, n_trials: int, parallelism: int = 4, config: Optional[Mapping[str, Any]] = None,
              args: Optional[Iterable[str]] = None, timeout: Optional[float] = None, progress: bool = False,
-             sweep: bool = True, **job_options: Any) -> optuna.Study:
+             sweep: Union[bool, Sweep] = True, **job_options: Any) -> optuna.Study:
     """Runs ``n_trials`` trials of ``study`` as jobs of the pool ``type``, ``parallelism`` at once.
 
     ``space`` maps parameter names to Optuna distributions; ``objective`` names the metric the
@@ -72,7 +72,15 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
     (the default) the trials are those of an external sweep (``algorithm="external"``) made for the study:
     the dashboard, ``GET /sweeps`` and Prometheus show its progress, best trial and cost like any sweep's, and
     its id is ``study.user_attrs["warmpool_sweep"]``; a study cut short (``timeout``, an exception, Ctrl-C)
-    cancels the sweep and with it every trial still out. ``sweep=False`` submits plain jobs. When the first
+    cancels the sweep and with it every trial still out. ``sweep=False`` submits plain jobs.
+
+    ``sweep=<an external Sweep>`` runs the study on that sweep and picks up where a driver before left
+    it: keep the study in the sweep's journal (``storage=warmpool.optuna.journal(sweep)``), and a driver
+    that died (a killed process, a closed notebook) is replaced by running the same lines again. Trials of
+    the sweep already told count toward ``n_trials``; those still running are adopted (followed, told
+    when they end, none started twice: each trial is added under its number as its key); a trial asked
+    but never added is added now, one asked but not fully sampled is told failed (it never ran). An
+    exception then leaves the sweep running, for the next driver; ``timeout`` still cancels it. When the first
     trials that succeeded (three, or all when fewer) all lack a finite ``objective``, it warns once
     (:class:`~warmpool.errors.SweepWarning`, naming the metrics they did report), as a sweep does;
     those trials are told failed, with the reason in ``trial.user_attrs["warmpool_error"]``. Returns the study.
@@ -90,23 +98,45 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
     watch = _ObjectiveWatch(study, objective, min(WARN_AFTER, n_trials))
     deadline = None if timeout is None else time.monotonic() + timeout
     run: Optional[Sweep] = None
-    if sweep:
+    resumed = isinstance(sweep, Sweep)
+    if isinstance(sweep, Sweep):
+        run = sweep
+    elif sweep:
         goal = "maximize" if study.direction == optuna.study.StudyDirection.MAXIMIZE else "minimize"
         run = client.sweep(type, None, algorithm="external", trials=n_trials, parallelism=parallelism,
                            objective={"metric": objective, "goal": goal},
                            **({} if args is None else {"args": list(args)}), **job_options)
+    if run is not None:
         study.set_user_attr("warmpool_sweep", run.id)
+
+    def add(trial: Any, params: Mapping[str, Any]) -> Job:
+        cfg = dict(config or {})
+        cfg.update(params)
+        if run is None:
+            return client.submit(type, config=cfg, args=args, **job_options)
+        job = run.add_trial(cfg, key=str(trial.number))
+        trial.set_user_attr("warmpool_job", job.id)
+        return job
+
     followers = concurrent.futures.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="warmpool-optuna")
+    if run is not None and resumed:
+        for trial, job, ended in _adopt(study, run, space, add):
+            asked += 1
+            if ended:
+                told += 1
+            else:
+                running[job.id] = (trial, job)
+                followers.submit(_follow, job, inbox)
     bar = Bar(n_trials) if progress else None
     try:
         while told < n_trials:
             while asked < n_trials and len(running) < parallelism and (deadline is None or time.monotonic() < deadline):
                 trial = study.ask(dict(space))
-                cfg = dict(config or {})
-                cfg.update(trial.params)
-                job = (run.add_trial(cfg) if run is not None
-                       else client.submit(type, config=cfg, args=args, **job_options))
-                trial.set_user_attr("warmpool_job", job.id)
+                if run is not None:
+                    trial.set_user_attr("warmpool_sweep", run.id)  # first: a driver after this one knows it is ours
+                job = add(trial, trial.params)
+                if run is None:
+                    trial.set_user_attr("warmpool_job", job.id)
                 running[job.id] = (trial, job)
                 asked += 1
                 followers.submit(_follow, job, inbox)
@@ -160,9 +190,39 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
         followers.shutdown(wait=False)
         if bar is not None:
             bar.close()
-        if run is not None and told < n_trials:
-            _end(run)  # cut short: the sweep would wait for trials no one adds
+        if run is not None and told < n_trials and (not resumed or (deadline is not None and time.monotonic() >= deadline)):
+            _end(run)  # cut short: the sweep would wait for trials no one adds (a resumable one waits for its next driver)
     return study
+
+
+def _adopt(study: optuna.Study, run: Sweep, space: Mapping[str, Any],
+           add: Callable[[Any, Mapping[str, Any]], Job]) -> List[Tuple[Any, Job, bool]]:
+    """The study's trials of sweep ``run`` as a driver before left them: (trial, job, told already).
+    A running trial whose job was added is followed again; one asked but not added is added now (under its
+    number as key, so one added just before that driver died is the same job); one not fully sampled never
+    ran and is told failed, outside the count."""
+    import optuna
+
+    out: List[Tuple[Any, Job, bool]] = []
+    for frozen in study.get_trials(deepcopy=False):
+        if frozen.user_attrs.get("warmpool_sweep") != run.id:
+            if frozen.state == optuna.trial.TrialState.RUNNING and "warmpool_job" not in frozen.user_attrs:
+                study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)  # asked, never ours, never ran
+            continue
+        jid = frozen.user_attrs.get("warmpool_job")
+        if frozen.state.is_finished():
+            out.append((frozen, Job(run._client, {"id": jid}), True))
+            continue
+        trial = optuna.trial.Trial(study, frozen._trial_id)
+        if jid is None:
+            if set(frozen.params) != set(space):
+                study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
+                continue
+            job = add(trial, frozen.params)
+        else:
+            job = Job(run._client, {"id": jid})
+        out.append((trial, job, False))
+    return out
 
 
 def _end(run: Sweep) -> None:
@@ -214,3 +274,35 @@ def _prune(client: Client, job: Job, step: int) -> None:
         client.request("DELETE", job._path() + "?state=EARLY_STOPPED&reason=" + urllib.parse.quote(reason))
     except errors.Conflict:
         pass  # it ended first: its own end is what the study is told
+
+
+class Journal:
+    """An Optuna journal backend kept in warmpool: an external sweep's journal (``/sweeps/{id}/journal``).
+    ``optuna.storages.JournalStorage(Journal(sweep))`` keeps a study where its sweep is, so a driver that
+    died leaves it for the next (:func:`journal` builds that storage)."""
+
+    def __init__(self, sweep: Sweep) -> None:
+        self.sweep = sweep
+
+    def read_logs(self, log_number_from: int) -> List[Dict[str, Any]]:
+        return self.sweep.journal(log_number_from)
+
+    def append_logs(self, logs: List[Dict[str, Any]]) -> None:
+        self.sweep.append_journal(logs)
+
+
+def journal(sweep: Sweep) -> Any:
+    """An ``optuna.storages.JournalStorage`` whose log is ``sweep``'s journal in warmpool:
+    ``optuna.create_study(study_name=sweep.id, storage=journal(sweep), load_if_exists=True, ...)``."""
+    import optuna
+
+    import importlib
+
+    try:  # Optuna 4: optuna.storages.journal.BaseJournalBackend
+        base = getattr(importlib.import_module("optuna.storages.journal"), "BaseJournalBackend")
+    except (ImportError, AttributeError):  # Optuna 3
+        base = getattr(importlib.import_module("optuna.storages._journal.base"), "BaseJournalLogStorage")
+    backend = type("WarmpoolJournal", (Journal, base), {})(sweep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)  # Optuna 3's word on JournalStorage
+        return optuna.storages.JournalStorage(backend)

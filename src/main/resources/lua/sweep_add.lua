@@ -2,15 +2,19 @@
 -- Optuna study, a search of the caller's own) and releases it at once when fewer than 'parallelism'
 -- of the sweep's trials are out (else it waits PENDING, released as others end), in one step.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, sweep id, config JSON,
---   retention seconds (a sweep whose pool was deleted is finished with it)
+--   retention seconds (a sweep whose pool was deleted is finished with it), the driver's key for the trial or ''
+-- A key the sweep has seen answers with that trial, whatever the sweep's state now (a driver that retries or
+-- restarts adds each trial once).
 -- The trial's job fields are those the sweep stored for its trials at submit ('trialFields': priority,
 -- timeout, attempts, args, env, submitter); its id is '<sweep id>-<index>', the index counted here.
--- Returns {'ADDED', job id, index, state}, 'NOSWEEP', 'NOTEXTERNAL', {'ENDED', state} or {'FULL', total}.
+-- Returns {'ADDED', job id, index, state, '1' when the key named a trial added before else '0'}, 'NOSWEEP',
+--   'NOTEXTERNAL', {'ENDED', state} or {'FULL', total}.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
 --   wp:{type}:pool                       R   state: a deleted pool's sweep is stopped, no trial added
 --   wp:{type}:sweep:{id}                 RW  state, trialFields, total, tenant, parallelism, active; counts as it ends
 --   wp:{type}:sweep:{id}:trials          RW  its length is the new trial's index; the trial joins it
 --   wp:{type}:sweep:{id}:pending         RW  the trial joins it; released trials leave it
+--   wp:{type}:sweep:{id}:keys            RW  the driver's key: read (a trial added before), written
 --   wp:{type}:job:{jobId}                RW  the trial stored PENDING; released: QUEUED, queuedAt, then ASSIGNED or queued
 --   wp:{type}:jobs                       W   the trial joins the listing index
 --   wp:{type}:seq                        RW  the submission counter
@@ -24,6 +28,15 @@ local skey = key('sweep', sid)
 local s = redis.call('HMGET', skey, 'state', 'trialFields', 'total', 'tenant')
 if not s[1] then return 'NOSWEEP' end
 if (s[2] or '') == '' then return 'NOTEXTERNAL' end
+local tkey = ARGV[5] or ''
+if tkey ~= '' then
+  -- the driver added this trial before (it retried, or a restarted driver adopts it): the same trial
+  local known = redis.call('HGET', key('sweep', sid, 'keys'), tkey)
+  if known then
+    local k = redis.call('HMGET', key('job', known), 'trial', 'state')
+    return {'ADDED', known, k[1] or '0', k[2] or 'CANCELLED', '1'}
+  end
+end
 if s[1] ~= 'RUNNING' then return {'ENDED', s[1]} end
 local now = now_ms()
 if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
@@ -44,5 +57,6 @@ redis.call('HSET', key('job', jid), 'id', jid, 'state', 'PENDING', 'attempts', 0
 redis.call('ZADD', JOBS, now, jid)
 redis.call('RPUSH', key('sweep', sid, 'trials'), jid)
 redis.call('RPUSH', key('sweep', sid, 'pending'), jid)
+if tkey ~= '' then redis.call('HSET', key('sweep', sid, 'keys'), tkey, jid) end
 sweep_release(sid, now)
-return {'ADDED', jid, tostring(index), redis.call('HGET', key('job', jid), 'state')}
+return {'ADDED', jid, tostring(index), redis.call('HGET', key('job', jid), 'state'), '0'}

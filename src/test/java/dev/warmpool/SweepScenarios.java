@@ -334,4 +334,56 @@ public abstract class SweepScenarios extends SweepScenarioBase {
         given().delete("/sweeps/" + id).then().statusCode(200).body("state", Matchers.equalTo("CANCELLED"));
         assertNotNull(sweep(id).getString("finishedAt"), "a cancelled external sweep with no trial ends too");
     }
+
+    /** A driver's retry adds a trial once (its key), and its study's log lives in the sweep's journal. */
+    @Test
+    public void anExternalSweepsDriverAddsATrialOnceUnderItsKeyAndKeepsItsJournalThere() {
+        putPool("sw-ext-key", trialPool(0, 1, Map.of()));
+        String id = submitSweep(Map.of("type", "sw-ext-key", "algorithm", "external", "trials", 2));
+        Map<String, Object> first = Map.of("config", Map.of("x", 3), "key", "0");
+        addTrial(id, first).then().statusCode(201).body("id", Matchers.equalTo(id + "-0"));
+        addTrial(id, first).then().statusCode(200).body("id", Matchers.equalTo(id + "-0"));
+        addTrial(id, Map.of("config", Map.of("x", 3), "key", ""))
+                .then()
+                .statusCode(400)
+                .body("field", Matchers.equalTo("key"));
+        assertEquals(1, sweep(id).getList("trials").size(), "added once");
+
+        String journal = "/sweeps/" + id + "/journal";
+        List<Map<String, Object>> entries = List.of(Map.of("op_code", 0, "n", 1), Map.of("op_code", 4, "n", 2));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("entries", entries))
+                .post(journal)
+                .then()
+                .statusCode(200)
+                .body("size", Matchers.equalTo(2));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("entries", List.of(1)))
+                .post(journal)
+                .then()
+                .statusCode(400)
+                .body("field", Matchers.equalTo("entries[0]"));
+        JsonPath page = given().get(journal + "?from=1")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
+        assertEquals(List.of(2), page.getList("entries.n"));
+        assertEquals(2, page.getInt("next"));
+        assertEquals(2, page.getInt("size"));
+        given().header("Authorization", Tokens.bearer(Tokens.BOB))
+                .contentType(ContentType.JSON)
+                .body(Map.of("entries", entries))
+                .post(journal)
+                .then()
+                .statusCode(403);
+        String grid = submitSweep(Map.of("type", "sw-ext-key", "space", Map.of("x", Map.of("grid", List.of(0)))));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("entries", entries))
+                .post("/sweeps/" + grid + "/journal")
+                .then()
+                .statusCode(409)
+                .body("type", Matchers.endsWith("sweep-not-external"));
+        given().delete("/sweeps/" + id).then().statusCode(200);
+    }
 }

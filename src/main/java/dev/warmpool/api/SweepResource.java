@@ -31,6 +31,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
 import java.util.List;
+import java.util.Map;
 
 /** Sweeps: submit (the configurations are drawn and stored at once), read with every trial, list, cancel. */
 @Path("/sweeps")
@@ -119,15 +120,46 @@ public class SweepResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
     public Uni<Response> addTrial(@PathParam("id") String id, TrialRequest body) {
-        return sweeps.addTrial(id, body == null ? null : body.config(), RequestCaller.of(identity))
-                .map(trial -> Response.status(Response.Status.CREATED)
-                        .entity(trial)
-                        .header(HttpHeaders.LOCATION, "/jobs/" + trial.id())
+        return sweeps.addTrial(
+                        id,
+                        body == null ? null : body.config(),
+                        body == null ? null : body.key(),
+                        RequestCaller.of(identity))
+                .map(added -> Response.status(added.existing() ? Response.Status.OK : Response.Status.CREATED)
+                        .entity(added.trial())
+                        .header(HttpHeaders.LOCATION, "/jobs/" + added.trial().id())
                         .build());
     }
 
-    /** The body of {@code POST /sweeps/{id}/trials}: the trial's configuration. */
-    public record TrialRequest(JsonNode config) {}
+    /**
+     * The body of {@code POST /sweeps/{id}/trials}: the trial's configuration, and optionally the
+     * driver's key for it (the same key again answers 200 with the trial added first).
+     */
+    public record TrialRequest(JsonNode config, String key) {}
+
+    /** Appends entries to an external sweep's journal (its driver's study log); how many it holds now. */
+    @POST
+    @Path("/{id}/journal")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+    public Uni<Map<String, Long>> appendJournal(@PathParam("id") String id, JournalAppend body) {
+        return sweeps.appendJournal(id, body == null ? null : body.entries(), RequestCaller.of(identity))
+                .map(size -> Map.of("size", size));
+    }
+
+    /** The body of {@code POST /sweeps/{id}/journal}. */
+    public record JournalAppend(List<JsonNode> entries) {}
+
+    /** A sweep's journal from {@code from} (default 0), at most {@code limit} (default 1000) entries. */
+    @GET
+    @Path("/{id}/journal")
+    public Uni<SweepService.Journal> readJournal(
+            @PathParam("id") String id, @QueryParam("from") String from, @QueryParam("limit") String limit) {
+        return sweeps.readJournal(
+                id,
+                from == null ? 0 : QueryParams.integer("from", from),
+                limit == null ? 1000 : QueryParams.integer("limit", limit));
+    }
 
     /** Cancels every trial that has not ended; running ones are killed. */
     @DELETE

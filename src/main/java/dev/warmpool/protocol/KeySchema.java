@@ -202,6 +202,16 @@ public final class KeySchema {
         return sweep(type, sweepId) + ":steps";
     }
 
+    /** LIST: an external sweep's journal, appended by its driver (an Optuna study's log: {@code POST /sweeps/{id}/journal}). */
+    public static String sweepJournal(String type, String sweepId) {
+        return sweep(type, sweepId) + ":journal";
+    }
+
+    /** HASH: an external sweep's trials by the key its driver gave each (a trial added twice under one key is one trial). */
+    public static String sweepKeys(String type, String sweepId) {
+        return sweep(type, sweepId) + ":keys";
+    }
+
     /** Every key, as docs/redis-keys.md writes it ({@code wp:{type}:proc:{id}}). */
     public static List<String> patterns() {
         String t = "type";
@@ -233,6 +243,8 @@ public final class KeySchema {
                 sweepTrial(t, "{id}", "{jobId}"),
                 sweepAt(t, "{id}", "{step}"),
                 sweepSteps(t, "{id}"),
+                sweepJournal(t, "{id}"),
+                sweepKeys(t, "{id}"),
                 AGENTS,
                 RECONCILE_LOCK,
                 uiSession("{sha256}"));

@@ -42,13 +42,14 @@ public enum Script {
     SWEEP_LIST,
     SWEEP_CANCEL,
     SWEEP_ADD,
+    SWEEP_JOURNAL,
     TENANTS;
 
     /** The helpers, in the order they are put in front of a script. */
     public static final List<String> LIB =
             List.of("core", "idempotency", "warmth", "tenants", "jobs", "gang", "dispatch", "ends", "drop");
 
-    // read and hashed on first use, not all 28 at class initialisation: an agent uses six of
+    // read and hashed on first use, not all 29 at class initialisation: an agent uses six of
     // them, and hashing them all (each with its helpers in front) took about 20 ms of its start
     private volatile String source;
     private volatile String sha;

@@ -13,7 +13,8 @@ public sealed interface SweepAddReply
                 SweepAddReply.NotExternal,
                 SweepAddReply.Ended,
                 SweepAddReply.Full {
-    record Added(String jobId, int index, String state) implements SweepAddReply {}
+    /** {@code existing}: the driver's key named a trial it added before, which this is. */
+    record Added(String jobId, int index, String state, boolean existing) implements SweepAddReply {}
 
     record NoSweep() implements SweepAddReply {}
 
@@ -23,9 +24,9 @@ public sealed interface SweepAddReply
 
     record Full(int total) implements SweepAddReply {}
 
-    /** ARGV after the prefix: sweep id, the trial's config JSON, retention seconds. */
-    static List<String> args(String sweepId, String configJson, long retentionSeconds) {
-        return List.of(sweepId, configJson, Long.toString(retentionSeconds));
+    /** ARGV after the prefix: sweep id, the trial's config JSON, retention seconds, the driver's key or "". */
+    static List<String> args(String sweepId, String configJson, long retentionSeconds, String key) {
+        return List.of(sweepId, configJson, Long.toString(retentionSeconds), key == null ? "" : key);
     }
 
     static SweepAddReply decode(Object raw) {
@@ -33,7 +34,10 @@ public sealed interface SweepAddReply
         return switch (Replies.string(r.get(0))) {
             case "ADDED" ->
                 new Added(
-                        Replies.string(r.get(1)), Integer.parseInt(Replies.string(r.get(2))), Replies.string(r.get(3)));
+                        Replies.string(r.get(1)),
+                        Integer.parseInt(Replies.string(r.get(2))),
+                        Replies.string(r.get(3)),
+                        "1".equals(Replies.string(r.get(4))));
             case "NOSWEEP" -> new NoSweep();
             case "NOTEXTERNAL" -> new NotExternal();
             case "ENDED" -> new Ended(Replies.string(r.get(1)));

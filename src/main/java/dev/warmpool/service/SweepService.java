@@ -13,6 +13,7 @@ import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
+import dev.warmpool.protocol.SweepJournalReply;
 import dev.warmpool.store.PoolStore;
 import dev.warmpool.sweep.SearchSpace;
 import dev.warmpool.sweep.Sweep;
@@ -278,8 +279,14 @@ public class SweepService {
      * Adds a trial with {@code trialConfig} to an external sweep: the caller's own, or anyone's as an
      * admin. The trial runs at once when fewer than the sweep's {@code parallelism} are out, else when one ends.
      */
-    public Uni<Sweep.Trial> addTrial(String id, JsonNode trialConfig, Caller caller) {
+    public Uni<AddedTrial> addTrial(String id, JsonNode trialConfig, String key, Caller caller) {
         String type = typeOf(id);
+        if (key != null && (key.isEmpty() || key.length() > MAX_KEY_LENGTH)) {
+            throw Refusal.invalid(
+                    "key",
+                    "'key' names the trial for its driver (a retry or a restarted driver adding it again gets the same"
+                            + " trial): 1 to " + MAX_KEY_LENGTH + " characters, e.g. the Optuna trial's number.");
+        }
         if (trialConfig == null || !trialConfig.isObject()) {
             throw Refusal.invalid(
                     "config",
@@ -297,37 +304,120 @@ public class SweepService {
                             type,
                             id,
                             store.write(trialConfig),
-                            config.jobs().retention().toSeconds());
+                            config.jobs().retention().toSeconds(),
+                            key);
                 })
                 .map(reply -> {
                     if (reply instanceof SweepAddReply.Added added) {
                         if (JobState.QUEUED.name().equals(added.state())) {
                             reconciler.nudge(); // no idle processor took it: start one now, not at the next tick
                         }
-                        return new Sweep.Trial(
-                                added.jobId(),
-                                added.index(),
-                                JobState.parse(added.state()),
-                                trialConfig,
-                                null,
-                                null,
-                                null,
-                                null,
-                                null,
-                                null,
-                                null,
-                                null);
+                        return new AddedTrial(
+                                added.existing(),
+                                new Sweep.Trial(
+                                        added.jobId(),
+                                        added.index(),
+                                        JobState.parse(added.state()),
+                                        trialConfig,
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null));
                     }
                     throw refusal(id, reply);
                 });
     }
 
+    /** A trial added, or ({@code existing}) the one added before under the same key (its config shown as asked now). */
+    public record AddedTrial(boolean existing, Sweep.Trial trial) {}
+
+    /** The longest key a driver gives a trial. */
+    static final int MAX_KEY_LENGTH = 200;
+    /** Most entries one append carries. */
+    public static final int MAX_JOURNAL_APPEND = 1000;
+    /** Most entries a sweep's journal holds. */
+    public static final long MAX_JOURNAL = 1_000_000;
+
+    /**
+     * Appends {@code entries} (JSON objects) to an external sweep's journal, for its submitter or an
+     * admin; how many entries it holds now. Its driver's study lives there (docs/sweeps.md).
+     */
+    public Uni<Long> appendJournal(String id, List<JsonNode> entries, Caller caller) {
+        String type = typeOf(id);
+        if (entries == null || entries.isEmpty() || entries.size() > MAX_JOURNAL_APPEND) {
+            throw Refusal.invalid(
+                    "entries",
+                    "'entries' is a list of 1 to " + MAX_JOURNAL_APPEND + " JSON objects, e.g. [{\"op_code\": 0}].");
+        }
+        List<String> text = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
+            if (entries.get(i) == null || !entries.get(i).isObject()) {
+                throw Refusal.invalid("entries[" + i + "]", "Each journal entry is a JSON object.");
+            }
+            text.add(store.write(entries.get(i)));
+        }
+        return store.sweep(type, id)
+                .flatMap(reply -> {
+                    if (!(reply instanceof SweepGetReply.Found found)) {
+                        throw noSweep(id);
+                    }
+                    Access.checkMayAddTrials(caller, id, found.sweep().get(SweepHash.SUBMITTED_BY));
+                    if (found.sweep().get(SweepHash.TRIAL_FIELDS) == null) {
+                        throw notExternal(id);
+                    }
+                    return store.appendJournal(type, id, MAX_JOURNAL, text);
+                })
+                .map(reply -> {
+                    if (reply instanceof SweepJournalReply.Appended appended) {
+                        return appended.size();
+                    }
+                    if (reply instanceof SweepJournalReply.Full full) {
+                        throw Refusal.conflict(
+                                        "journal-full",
+                                        "Sweep " + id + "'s journal holds " + full.most()
+                                                + " entries, the most it may; start another sweep for more.")
+                                .with("most", full.most());
+                    }
+                    throw noSweep(id);
+                });
+    }
+
+    /** A sweep's journal from entry {@code from}, at most {@code limit} entries. */
+    public Uni<Journal> readJournal(String id, long from, int limit) {
+        String type = typeOf(id);
+        if (from < 0) {
+            throw Refusal.invalid("from", "'from' is the index of the first entry to read: 0 or more.");
+        }
+        if (limit < 1 || limit > 10_000) {
+            throw Refusal.invalid("limit", "'limit' must be between 1 and 10000.");
+        }
+        return store.readJournal(type, id, from, limit).map(reply -> {
+            if (reply instanceof SweepJournalReply.Read read) {
+                List<JsonNode> out = new ArrayList<>(read.entries().size());
+                read.entries().forEach(e -> out.add(tree(e)));
+                return new Journal(out, from + out.size(), read.size());
+            }
+            throw noSweep(id);
+        });
+    }
+
+    /** A page of a journal: its entries from the index asked, the index after them, and how many it holds. */
+    public record Journal(List<JsonNode> entries, long next, long size) {}
+
+    private static Refusal notExternal(String id) {
+        return Refusal.conflict(
+                "sweep-not-external",
+                "Sweep " + id + " draws its own configurations; trials and a journal belong to a sweep"
+                        + " submitted with \"algorithm\": \"external\".");
+    }
+
     private static Refusal refusal(String id, SweepAddReply reply) {
         if (reply instanceof SweepAddReply.NotExternal) {
-            return Refusal.conflict(
-                    "sweep-not-external",
-                    "Sweep " + id + " draws its own configurations; trials are added only to a sweep"
-                            + " submitted with \"algorithm\": \"external\".");
+            return notExternal(id);
         }
         if (reply instanceof SweepAddReply.Ended ended) {
             return Refusal.conflict(

@@ -32,6 +32,7 @@ import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
+import dev.warmpool.protocol.SweepJournalReply;
 import dev.warmpool.protocol.SweepListReply;
 import dev.warmpool.protocol.SweepPutReply;
 import dev.warmpool.protocol.TenantsReply;
@@ -298,9 +299,22 @@ public class PoolStore {
     }
 
     /** Adds a trial to an external sweep (sweep_add.lua). */
-    public Uni<SweepAddReply> addTrial(String type, String sweepId, String configJson, long retentionSeconds) {
-        return scripts.run(Script.SWEEP_ADD, type, SweepAddReply.args(sweepId, configJson, retentionSeconds))
+    public Uni<SweepAddReply> addTrial(
+            String type, String sweepId, String configJson, long retentionSeconds, String key) {
+        return scripts.run(Script.SWEEP_ADD, type, SweepAddReply.args(sweepId, configJson, retentionSeconds, key))
                 .map(SweepAddReply::decode);
+    }
+
+    /** Appends entries to an external sweep's journal (sweep_journal.lua). */
+    public Uni<SweepJournalReply> appendJournal(String type, String sweepId, long most, List<String> entries) {
+        return scripts.run(Script.SWEEP_JOURNAL, type, SweepJournalReply.appendArgs(sweepId, most, entries))
+                .map(SweepJournalReply::decode);
+    }
+
+    /** Reads an external sweep's journal from {@code from}, at most {@code limit} entries (sweep_journal.lua). */
+    public Uni<SweepJournalReply> readJournal(String type, String sweepId, long from, int limit) {
+        return scripts.run(Script.SWEEP_JOURNAL, type, SweepJournalReply.readArgs(sweepId, from, limit))
+                .map(SweepJournalReply::decode);
     }
 
     /** Cancels a sweep (sweep_cancel.lua). */

@@ -12,6 +12,7 @@ import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
+import dev.warmpool.protocol.SweepJournalReply;
 import dev.warmpool.protocol.SweepListReply;
 import dev.warmpool.protocol.SweepPutReply;
 import java.util.LinkedHashMap;
@@ -138,7 +139,66 @@ class SweepScriptContractTests extends ScriptContract {
     }
 
     SweepAddReply add(String sid, String config) {
-        return call(Script.SWEEP_ADD, SweepAddReply.args(sid, config, 60), SweepAddReply::decode);
+        return add(sid, config, "");
+    }
+
+    SweepAddReply add(String sid, String config, String key) {
+        return call(Script.SWEEP_ADD, SweepAddReply.args(sid, config, 60, key), SweepAddReply::decode);
+    }
+
+    /** A driver that adds a trial again under its key (a retry, a restarted driver) gets that trial, even past the end. */
+    @Test
+    void aTrialAddedAgainUnderItsKeyIsTheSameTrial() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String sid = externalSweep("keyed", 2);
+        assertEquals(new SweepAddReply.Added(sid + "-0", 0, "ASSIGNED", false), add(sid, "{\"lr\":1}", "t0"));
+        assertEquals(new SweepAddReply.Added(sid + "-0", 0, "ASSIGNED", true), add(sid, "{\"lr\":1}", "t0"));
+        assertEquals(new SweepAddReply.Added(sid + "-1", 1, "PENDING", false), add(sid, "{\"lr\":2}", "t1"));
+        assertEquals(new SweepAddReply.Full(2), add(sid, "{}", "t2"), "a new key past the total");
+        assertEquals(
+                new SweepAddReply.Added(sid + "-1", 1, "PENDING", true),
+                add(sid, "{}", "t1"),
+                "a known key answers before the total is checked");
+        assertEquals(2, j.llen(KeySchema.sweepTrials(TYPE, sid)), "two trials, not four");
+    }
+
+    /** sweep_journal: entries appended in order, read from an index, bounded, and expiring with an ended sweep. */
+    @Test
+    void anExternalSweepsJournalIsAppendedReadAndExpiresWithIt() {
+        putPool(0, 2, 10, false);
+        String sid = externalSweep("journal", 1);
+        assertEquals(
+                new SweepJournalReply.Appended(2),
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.appendArgs(sid, 3, List.of("{\"a\":1}", "{\"a\":2}")),
+                        SweepJournalReply::decode));
+        assertEquals(
+                new SweepJournalReply.Full(3),
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.appendArgs(sid, 3, List.of("{}", "{}")),
+                        SweepJournalReply::decode),
+                "two more than the most it holds: none appended");
+        assertEquals(
+                new SweepJournalReply.Read(2, List.of("{\"a\":2}")),
+                call(Script.SWEEP_JOURNAL, SweepJournalReply.readArgs(sid, 1, 10), SweepJournalReply::decode));
+        assertEquals(
+                new SweepJournalReply.Read(2, List.of()),
+                call(Script.SWEEP_JOURNAL, SweepJournalReply.readArgs(sid, 5, 10), SweepJournalReply::decode));
+        assertEquals(
+                new SweepJournalReply.NoSweep(),
+                call(Script.SWEEP_JOURNAL, SweepJournalReply.readArgs("sw-none", 0, 10), SweepJournalReply::decode));
+        call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "enough", 60), SweepCancelReply::decode);
+        String journal = KeySchema.sweepJournal(TYPE, sid);
+        assertTrue(j.ttl(journal) > 0 && j.ttl(journal) <= 60, "expires with its sweep");
+        call(
+                Script.SWEEP_JOURNAL,
+                SweepJournalReply.appendArgs(sid, 3, List.of("{\"told\":1}")),
+                SweepJournalReply::decode);
+        assertTrue(j.ttl(journal) > 0, "an entry appended after the end keeps its time to live");
+        assertEquals(3, j.llen(journal));
     }
 
     /** sweep_add: trials come one by one, run under the sweep's parallelism, and the sweep ends after its total. */
@@ -148,11 +208,13 @@ class SweepScriptContractTests extends ScriptContract {
         processor("p1");
         String sid = externalSweep("ext", 2);
         assertEquals(
-                new SweepAddReply.Added(sid + "-0", 0, "ASSIGNED"),
+                new SweepAddReply.Added(sid + "-0", 0, "ASSIGNED", false),
                 add(sid, "{\"lr\":1}"),
                 "an idle processor takes it");
         assertEquals(
-                new SweepAddReply.Added(sid + "-1", 1, "PENDING"), add(sid, "{\"lr\":2}"), "parallelism 1: it waits");
+                new SweepAddReply.Added(sid + "-1", 1, "PENDING", false),
+                add(sid, "{\"lr\":2}"),
+                "parallelism 1: it waits");
         assertEquals(new SweepAddReply.Full(2), add(sid, "{\"lr\":3}"));
         String second = KeySchema.job(TYPE, sid + "-1");
         assertEquals("{\"lr\":2}", field(second, "config"));
