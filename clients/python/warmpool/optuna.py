@@ -94,6 +94,7 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
     inbox: queue.Queue[Message] = queue.Queue()
     running: Dict[str, Tuple[Any, Job]] = {}  # job id -> (trial, job)
     pruned: Set[str] = set()
+    steps: Dict[str, Set[int]] = {}  # an adopted trial's job id -> the steps its study has already
     asked = told = 0
     watch = _ObjectiveWatch(study, objective, min(WARN_AFTER, n_trials))
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -120,12 +121,14 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
 
     followers = concurrent.futures.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="warmpool-optuna")
     if run is not None and resumed:
-        for trial, job, ended in _adopt(study, run, space, add):
+        for trial, job, ended, told_steps in _adopt(study, run, space, add):
             asked += 1
             if ended:
                 told += 1
             else:
                 running[job.id] = (trial, job)
+                # its events start from the job's first: the steps the driver before told are not told again
+                steps[job.id] = told_steps
                 followers.submit(_follow, job, inbox)
     bar = Bar(n_trials) if progress else None
     try:
@@ -162,7 +165,7 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
             trial, job = running[jid]
             if kind == "report":
                 step, value = data.get("step"), data.get(objective)
-                if isinstance(step, int) and isinstance(value, (int, float)):
+                if isinstance(step, int) and isinstance(value, (int, float)) and step not in steps.get(jid, ()):
                     trial.report(float(value), step)
                     if jid not in pruned and trial.should_prune():
                         pruned.add(jid)
@@ -196,14 +199,15 @@ def optimize(study: optuna.Study, client: Client, type: str, space: Mapping[str,
 
 
 def _adopt(study: optuna.Study, run: Sweep, space: Mapping[str, Any],
-           add: Callable[[Any, Mapping[str, Any]], Job]) -> List[Tuple[Any, Job, bool]]:
-    """The study's trials of sweep ``run`` as a driver before left them: (trial, job, told already).
+           add: Callable[[Any, Mapping[str, Any]], Job]) -> List[Tuple[Any, Job, bool, Set[int]]]:
+    """The study's trials of sweep ``run`` as a driver before left them: (trial, job, told already, the steps
+    reported to the study).
     A running trial whose job was added is followed again; one asked but not added is added now (under its
     number as key, so one added just before that driver died is the same job); one not fully sampled never
     ran and is told failed, outside the count."""
     import optuna
 
-    out: List[Tuple[Any, Job, bool]] = []
+    out: List[Tuple[Any, Job, bool, Set[int]]] = []
     for frozen in study.get_trials(deepcopy=False):
         if frozen.user_attrs.get("warmpool_sweep") != run.id:
             if frozen.state == optuna.trial.TrialState.RUNNING and "warmpool_job" not in frozen.user_attrs:
@@ -211,7 +215,7 @@ def _adopt(study: optuna.Study, run: Sweep, space: Mapping[str, Any],
             continue
         jid = frozen.user_attrs.get("warmpool_job")
         if frozen.state.is_finished():
-            out.append((frozen, Job(run._client, {"id": jid}), True))
+            out.append((frozen, Job(run._client, {"id": jid}), True, set()))
             continue
         trial = optuna.trial.Trial(study, frozen._trial_id)
         if jid is None:
@@ -221,7 +225,7 @@ def _adopt(study: optuna.Study, run: Sweep, space: Mapping[str, Any],
             job = add(trial, frozen.params)
         else:
             job = Job(run._client, {"id": jid})
-        out.append((trial, job, False))
+        out.append((trial, job, False, set(frozen.intermediate_values)))
     return out
 
 
