@@ -42,17 +42,18 @@ local function assign(jid, pid, now, quiet)
 end
 
 -- What the agent of processor pid needs to run job jid (whose state the caller has set):
--- {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang, tenant}. The processor's
+-- {'RUN', args, config, env, timeoutSeconds, pool command, pool env, pool spec, gang, tenant, apiToken (a sweep
+-- driver's, else '')}. The processor's
 -- deadline is now plus the job's timeout, as the agent counts it (0: no timeout): past it and the
 -- reconciler's grace, the manager ends the job itself and replaces the processor (overdue.lua).
 -- Keys: wp:{type}:proc:{id} W (hb: the reply counts as a heartbeat; deadline), wp:{type}:job:{jobId} R, wp:{type}:pool R.
 local function run_reply(pid, jid, now, gang)
-  local j = redis.call('HMGET', key('job', jid), 'args', 'config', 'env', 'timeoutSeconds', 'tenant')
+  local j = redis.call('HMGET', key('job', jid), 'args', 'config', 'env', 'timeoutSeconds', 'tenant', 'apiToken')
   local timeout = tonumber(j[4] or '') or 0
   redis.call('HSET', key('proc', pid), 'hb', now, 'deadline', timeout > 0 and string.format('%d', now + timeout * 1000) or 0)
   local spec = redis.call('HMGET', POOL, 'command', 'env', 'spec')
   return {'RUN', j[1] or '[]', j[2] or '{}', j[3] or '{}', j[4] or '0', spec[1] or '[]', spec[2] or '{}', spec[3] or '{}', gang,
-    j[5] or ''}
+    j[5] or '', j[6] or ''}
 end
 
 -- Retires processor pid: no more work; its agent deregisters when it reads 'retire'.

@@ -14,7 +14,8 @@ record AgentConfig(
         long stopGraceSeconds,
         long orphanSeconds,
         int logLines,
-        int maxResultBytes) {
+        int maxResultBytes,
+        String apiAddress) {
 
     static AgentConfig fromEnv(Map<String, String> env) {
         return new AgentConfig(
@@ -31,7 +32,9 @@ record AgentConfig(
                 Integer.parseInt(env.getOrDefault(AgentEnv.LOG_LINES, "10000")),
                 // the most a job's result file (or a persistent worker's line) may hold
                 Integer.parseInt(
-                        env.getOrDefault(AgentEnv.MAX_RESULT_BYTES, Integer.toString(ResultFile.DEFAULT_LIMIT))));
+                        env.getOrDefault(AgentEnv.MAX_RESULT_BYTES, Integer.toString(ResultFile.DEFAULT_LIMIT))),
+                // the manager's HTTP port, for a sweep driver's relay (the local runtime's agents only)
+                env.get(AgentEnv.API_ADDRESS));
     }
 
     /**

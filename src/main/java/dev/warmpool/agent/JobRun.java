@@ -71,6 +71,8 @@ final class JobRun implements Runnable {
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
     private int maxResultBytes = ResultFile.DEFAULT_LIMIT;
+    /** What goes when the job's room is readied for the next (a sweep driver's way to the API). */
+    private AutoCloseable closeAtEnd;
 
     /**
      * A job run in {@code dir} (its own, made by {@code sandbox}; the result file is in it), or,
@@ -324,6 +326,15 @@ final class JobRun implements Runnable {
      * starts; the agent does so after the finish, so a client waiting for the end does not wait for this.
      */
     void cleanUp() {
+        AutoCloseable c = closeAtEnd;
+        closeAtEnd = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                Agent.log("job %s: %s", jobId, e.getMessage());
+            }
+        }
         ResidentRoom r = ranIn;
         RoomOutput o = ranOut;
         ranIn = null;
@@ -334,6 +345,11 @@ final class JobRun implements Runnable {
         if (dir != null) {
             Sandbox.remove(dir);
         }
+    }
+
+    /** Closes {@code c} when the job is cleaned up ({@link #cleanUp}). */
+    void closeAtEnd(AutoCloseable c) {
+        this.closeAtEnd = c;
     }
 
     /** The outcome of a job whose process (or worker call) ended with {@code exit}. */

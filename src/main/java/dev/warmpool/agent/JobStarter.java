@@ -2,6 +2,7 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.protocol.Relay;
 import dev.warmpool.protocol.Run;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -71,6 +72,41 @@ final class JobStarter {
         return out;
     }
 
+    /**
+     * A sweep driver's way to the API (its job carries a token): a socket in its dir relayed to the
+     * manager, named in {@code WARMPOOL_URL}, and the token in {@code WARMPOOL_TOKEN}; null, and
+     * neither set, where this agent knows no manager address (a container's) or the socket fails.
+     */
+    private ApiRelay apiWay(String jobId, Path dir, Map<String, String> env, Run r) {
+        if (config.apiAddress() == null || config.apiAddress().isBlank()) {
+            Agent.log("job %s is a sweep's driver, but this runtime gives its agents no way to the API", jobId);
+            return null;
+        }
+        Path socket = dir.resolve(Relay.SOCKET);
+        try {
+            ApiRelay relay = ApiRelay.open(socket, config.apiAddress(), sandbox::handOver);
+            env.put("WARMPOOL_URL", "http+unix://" + percentEncoded(socket.toString()));
+            env.put("WARMPOOL_TOKEN", r.apiToken());
+            return relay;
+        } catch (IOException | RuntimeException e) {
+            Agent.log("job %s: no way to the API (%s)", jobId, e.getMessage());
+            return null;
+        }
+    }
+
+    /** {@code s} with every byte but letters, digits and {@code -._~} as %XX (a socket path as a URL's host). */
+    static String percentEncoded(String s) {
+        StringBuilder b = new StringBuilder();
+        for (byte c : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~".indexOf(c) >= 0) {
+                b.append((char) c);
+            } else {
+                b.append('%').append(String.format("%02X", c & 0xff));
+            }
+        }
+        return b.toString();
+    }
+
     /** The job ready to run, or null when it could not be (its outcome is posted already). */
     Started prepare(String jobId, String token, Run r) {
         List<String> args = AgentJson.strings(r.argsJson());
@@ -111,6 +147,7 @@ final class JobStarter {
                 sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
             }
         }
+        ApiRelay relay = r.apiToken().isEmpty() || WorkerSlot.persistent(spec) ? null : apiWay(jobId, dir, env, r);
         Map<String, String> poolEnv = pool.env();
         Worker w = null;
         String request = null;
@@ -134,6 +171,9 @@ final class JobStarter {
                 reporter::report,
                 () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
         run.limitResult(config.maxResultBytes());
+        if (relay != null) {
+            run.closeAtEnd(relay);
+        }
         // the benchmarks' in-agent no-op: the dispatch path without a process spawn
         return new Started(run, command.size() == 1 && NOOP.equals(command.get(0)));
     }

@@ -119,7 +119,9 @@ public class JobResource {
      */
     @GET
     @Path("/{id}")
+    @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Uni<Job> get(@PathParam("id") String id, @QueryParam("wait") String wait, @Context RoutingContext rc) {
+        DriverScope.trial(identity, id);
         Caller caller = RequestCaller.of(identity);
         if (wait != null) {
             quiet.allowQuiet(rc);
@@ -146,12 +148,14 @@ public class JobResource {
     @Path("/{id}/events")
     @Blocking
     @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Multi<OutboundSseEvent> events(
             @PathParam("id") String id,
             @HeaderParam("Last-Event-ID") String lastEventId,
             @QueryParam("after") String after,
             @Context Sse sse,
             @Context RoutingContext rc) {
+        DriverScope.trial(identity, id);
         Multi<Follower.Item> items = follow.job(id, lastEventId != null ? lastEventId : after, true); // a bad id: 400
         Caller caller = RequestCaller.of(identity);
         if (!readers.mayRead(exists(id), caller)) {
@@ -202,9 +206,10 @@ public class JobResource {
      */
     @DELETE
     @Path("/{id}")
-    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Uni<Job> cancel(
             @PathParam("id") String id, @QueryParam("state") String state, @QueryParam("reason") String reason) {
+        DriverScope.trial(identity, id);
         JobState end = state == null ? JobState.CANCELLED : QueryParams.jobState("state", state);
         Caller caller = RequestCaller.of(identity);
         return jobs.cancel(id, caller, end, reason).map(job -> readers.shownTo(job, caller));

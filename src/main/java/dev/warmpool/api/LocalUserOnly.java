@@ -2,6 +2,7 @@ package dev.warmpool.api;
 
 import dev.warmpool.auth.SocketOwners;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.protocol.Relay;
 import io.netty.util.AttributeKey;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpConnection;
@@ -81,6 +82,12 @@ public class LocalUserOnly {
         });
     }
 
+    /** A connection an agent relays for a sweep's driver job ({@link Relay#SOURCE}). */
+    static boolean relayed(InetSocketAddress client) {
+        return client.getAddress() != null
+                && Relay.SOURCE.equals(client.getAddress().getHostAddress());
+    }
+
     /** The manager's own user, and root (who could read the manager's memory anyway). */
     boolean trusted(int uid) {
         return me >= 0 && (uid == me || uid == 0);
@@ -102,7 +109,8 @@ public class LocalUserOnly {
     private Future<OptionalInt> lookup(RoutingContext rc, HttpConnection connection) {
         InetSocketAddress client = inet(connection.remoteAddress());
         InetSocketAddress server = inet(connection.localAddress());
-        if (client == null || server == null) {
+        if (client == null || server == null || relayed(client)) {
+            // a sweep driver's, relayed by its agent (which is this user's or root's): a job's, never trusted
             return Future.succeededFuture(OptionalInt.empty());
         }
         return rc.vertx().executeBlocking(() -> owners.owner(client, server), false);

@@ -80,7 +80,9 @@ public class SweepResource {
 
     @GET
     @Path("/{id}")
+    @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Uni<Sweep> get(@PathParam("id") String id) {
+        DriverScope.sweep(identity, id);
         return sweeps.get(id);
     }
 
@@ -95,7 +97,9 @@ public class SweepResource {
     @Path("/{id}/events")
     @io.smallrye.common.annotation.Blocking
     @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @Context Sse sse, @Context RoutingContext rc) {
+        DriverScope.sweep(identity, id);
         sweeps.get(id)
                 .await()
                 .atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
@@ -118,8 +122,9 @@ public class SweepResource {
     @POST
     @Path("/{id}/trials")
     @Consumes(MediaType.APPLICATION_JSON)
-    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Uni<Response> addTrial(@PathParam("id") String id, TrialRequest body) {
+        DriverScope.sweep(identity, id);
         return sweeps.addTrial(
                         id,
                         body == null ? null : body.config(),
@@ -141,8 +146,9 @@ public class SweepResource {
     @POST
     @Path("/{id}/journal")
     @Consumes(MediaType.APPLICATION_JSON)
-    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN})
+    @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Uni<Map<String, Long>> appendJournal(@PathParam("id") String id, JournalAppend body) {
+        DriverScope.sweep(identity, id);
         return sweeps.appendJournal(id, body == null ? null : body.entries(), RequestCaller.of(identity))
                 .map(size -> Map.of("size", size));
     }
@@ -153,8 +159,10 @@ public class SweepResource {
     /** A sweep's journal from {@code from} (default 0), at most {@code limit} (default 1000) entries. */
     @GET
     @Path("/{id}/journal")
+    @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Uni<SweepService.Journal> readJournal(
             @PathParam("id") String id, @QueryParam("from") String from, @QueryParam("limit") String limit) {
+        DriverScope.sweep(identity, id);
         return sweeps.readJournal(
                 id,
                 from == null ? 0 : QueryParams.integer("from", from),

@@ -11,6 +11,11 @@ public final class Roles {
     public static final String SUBMITTER = "submitter";
     /** Decides what a pool runs (PUT/DELETE /pools), cancels anyone's jobs. */
     public static final String ADMIN = "admin";
+    /**
+     * A server-side sweep's driver ({@link DriverTokens}): reads its one sweep and that sweep's trials,
+     * adds trials, keeps the journal and stops trials early; no endpoint outside those lists it.
+     */
+    public static final String DRIVER = "sweep-driver";
 
     private Roles() {}
 }

@@ -39,9 +39,11 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
     private final boolean enabled;
     private final boolean jwt;
     private final UiSessions sessions;
+    private final DriverTokens drivers;
 
-    public TokenMechanism(WarmpoolConfig config, UiSessions sessions) {
+    public TokenMechanism(WarmpoolConfig config, UiSessions sessions, DriverTokens drivers) {
         this.sessions = sessions;
+        this.drivers = drivers;
         this.enabled = config.auth().enabled();
         this.jwt = config.auth().jwt().issuer().isPresent();
     }
@@ -65,6 +67,9 @@ public class TokenMechanism implements HttpAuthenticationMechanism {
         String token = header.substring(7).trim();
         if (token.isEmpty()) {
             return refuse("The Authorization header has no token after 'Bearer'.");
+        }
+        if (DriverTokens.looksLikeOne(token)) {
+            return drivers.identity(token); // a server-side sweep's driver: its sweep only
         }
         if (jwt && looksLikeJwt(token)) {
             return Uni.createFrom().nullItem(); // the JWT mechanism's

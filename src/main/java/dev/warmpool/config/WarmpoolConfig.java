@@ -35,6 +35,25 @@ public interface WarmpoolConfig {
 
     Redis redis();
 
+    /** Sweeps the manager drives itself ({@code "algorithm": "optuna"}, docs/sweeps.md). */
+    Sweeps sweeps();
+
+    interface Sweeps {
+        /** The pool their drivers run on when a sweep names none; made on the local runtime on first use. */
+        @WithDefault("warmpool-driver")
+        String driverPool();
+
+        /** How many drivers that pool runs at once (more sweeps' drivers wait in its queue). */
+        @WithDefault("4")
+        int driverPoolSize();
+
+        /** The Python that pool runs (it needs Optuna): /usr/bin/python3 where there is one, else python3. */
+        Optional<String> driverPython();
+
+        /** Where that Python finds the client's warmpool package; by default clients/python under the working dir. */
+        Optional<Path> driverPythonPath();
+    }
+
     interface Redis {
         /** Port of the run command's own redis-server (read by WarmpoolMain, before this config exists). */
         @WithDefault("6380")

@@ -50,6 +50,11 @@ public final class AgentEnv {
     public static final String RUN_AS = "WARMPOOL_RUN_AS";
     /** The address a gang member is reached at by the others. */
     public static final String MEMBER_ADDR = "WARMPOOL_MEMBER_ADDR";
+    /**
+     * The manager's HTTP port on the agent's machine ({@code host:port}; the local runtime's only): the
+     * agent relays a sweep driver's calls to it from a socket in the driver job's own dir.
+     */
+    public static final String API_ADDRESS = "WARMPOOL_API_ADDRESS";
 
     /** Every name above. */
     public static final List<String> ALL = List.of(
@@ -67,7 +72,8 @@ public final class AgentEnv {
             SANDBOX,
             ROOM_INIT,
             RUN_AS,
-            MEMBER_ADDR);
+            MEMBER_ADDR,
+            API_ADDRESS);
 
     private AgentEnv() {}
 }

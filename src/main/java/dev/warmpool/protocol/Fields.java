@@ -44,6 +44,11 @@ public final class Fields {
         public static final String TENANT = "tenant";
         /** While the job holds a processor: since when its tenant is charged for it (ms); gone once it gives it back. */
         public static final String CHARGED_FROM = "chargedFrom";
+        /**
+         * A server-side sweep's driver job's: the token its API calls carry (auth/DriverTokens; handed to the
+         * job by its agent with the way to the API, never shown in a view), and the sweep it drives.
+         */
+        public static final String API_TOKEN = "apiToken", DRIVER_OF = "driverOf";
         /** A gang job's member outcomes: {@code member:<role>-<index>}, e.g. "SUCCEEDED (exit 0)". */
         public static final String MEMBER_PREFIX = "member:";
 
@@ -76,7 +81,9 @@ public final class Fields {
                 TRIAL,
                 QUEUED_AT,
                 TENANT,
-                CHARGED_FROM);
+                CHARGED_FROM,
+                API_TOKEN,
+                DRIVER_OF);
 
         private JobHash() {}
     }
@@ -234,7 +241,11 @@ public final class Fields {
                  * An external sweep's: the job fields every trial its driver adds gets (a flat JSON array of
                  * field, value pairs: priority, timeout, attempts, args, env, submitter); absent on other sweeps.
                  */
-                TRIAL_FIELDS = "trialFields";
+                TRIAL_FIELDS = "trialFields",
+                /** A server-side sweep's: its driver job's id. */
+                DRIVER = "driver",
+                /** A server-side sweep's: the hex SHA-256 of its driver token's secret (auth/DriverTokens). */
+                DRIVER_TOKEN = "driverToken";
         public static final List<String> ALL = List.of(
                 ID,
                 TYPE,
@@ -267,7 +278,9 @@ public final class Fields {
                 TENANT,
                 BUSY_MS,
                 COLD_STARTS,
-                TRIAL_FIELDS);
+                TRIAL_FIELDS,
+                DRIVER,
+                DRIVER_TOKEN);
 
         private SweepHash() {}
     }

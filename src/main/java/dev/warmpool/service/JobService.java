@@ -9,6 +9,7 @@ import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
+import dev.warmpool.protocol.NewJob;
 import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.SubmitReply;
@@ -21,6 +22,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -105,6 +107,20 @@ public class JobService {
         return access.check(r.type(), caller, List.of(job.env()), List.of("env"))
                 .flatMap(ok -> store.submit(r.type(), job.stored(), idem))
                 .flatMap(reply -> submitted(reply, job, idem, idempotencyKey));
+    }
+
+    /**
+     * Stores a server-side sweep's driver job (SweepDrivers): {@code r} as {@code caller} submitted it,
+     * plus the fields only the manager writes ({@code apiToken}, {@code driverOf}), no access check (the
+     * manager's own pool) and no rate taken (the sweep took it).
+     */
+    Uni<Job> submitDriver(JobRequest r, Caller caller, Map<String, String> managerFields) {
+        Accepted job = accept(r, "", caller);
+        Map<String, String> fields = new java.util.LinkedHashMap<>(job.stored().fields());
+        fields.putAll(managerFields);
+        NewJob stored = new NewJob(job.stored().id(), job.stored().priority(), fields);
+        return store.submit(r.type(), stored, Idempotency.NONE)
+                .flatMap(reply -> submitted(reply, job, Idempotency.NONE, null));
     }
 
     /** The submit script's reply as the accepted job, or the refusal it means. */

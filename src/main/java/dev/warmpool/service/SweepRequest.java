@@ -29,9 +29,10 @@ public record SweepRequest(
         JsonNode space,
 
         @Pattern(
-                regexp = "grid|random|external",
+                regexp = "grid|random|external|optuna",
                 message = "must be \"grid\" (every combination), \"random\" (with trials and a seed) or \"external\""
-                        + " (its driver adds each trial: POST /sweeps/{id}/trials)")
+                        + " (its driver adds each trial: POST /sweeps/{id}/trials) or \"optuna\" (an Optuna study the manager"
+                        + " runs as a driver job: sampler, pruner)")
         String algorithm,
 
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
@@ -65,4 +66,12 @@ public record SweepRequest(
         Integer timeoutSeconds,
 
         @Min(value = 1, message = "must be 1 or more") @Max(value = 100, message = "must be at most 100")
-        Integer maxAttempts) {}
+        Integer maxAttempts,
+
+        // "algorithm": "optuna": the study's sampler and pruner by Optuna's class names, and the pool its driver runs
+        // on
+        dev.warmpool.sweep.OptunaCatalogue.Part sampler,
+        dev.warmpool.sweep.OptunaCatalogue.Part pruner,
+
+        @Size(max = 63, message = "must be at most 63 characters")
+        String driver) {}

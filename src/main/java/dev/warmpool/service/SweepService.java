@@ -41,6 +41,12 @@ public class SweepService {
 
     /** The algorithm of a sweep whose driver adds each trial ({@link #addTrial}). */
     public static final String EXTERNAL = "external";
+    /** The algorithm of a sweep whose Optuna study the manager runs as a driver job ({@link SweepDrivers}). */
+    public static final String OPTUNA = "optuna";
+    /** An Optuna sweep's trials out at once unless it says: a sampler learns only from trials that ended. */
+    static final int OPTUNA_PARALLELISM = 4;
+    /** The largest seed an Optuna sampler takes (NumPy's RandomState). */
+    static final long MAX_OPTUNA_SEED = 4_294_967_295L;
 
     private static final SecureRandom SEEDS = new SecureRandom();
 
@@ -54,6 +60,7 @@ public class SweepService {
     private final Access access;
     private final JobService jobs;
     private final IdempotencyKeys keys;
+    private final SweepDrivers drivers;
 
     public SweepService(
             PoolStore store,
@@ -64,7 +71,9 @@ public class SweepService {
             ObjectMapper json,
             SubmitLimiter limiter,
             JobService jobs,
-            IdempotencyKeys keys) {
+            IdempotencyKeys keys,
+            SweepDrivers drivers) {
+        this.drivers = drivers;
         this.jobs = jobs;
         this.keys = keys;
         this.limiter = limiter;
@@ -84,12 +93,38 @@ public class SweepService {
                 "at least {\"type\": \"<job type>\", \"space\": {\"lr\": " + "{\"grid\": [0.01, 0.1]}}}");
         UserInput.checkType(r.type());
         Access.checkEnvNames(r.env(), "env");
-        Sweep.Spec spec = normalize(r);
-        boolean external = EXTERNAL.equals(spec.algorithm());
+        Sweep.Spec spec = normalize(r, config.sweeps().driverPool());
+        boolean optuna = OPTUNA.equals(spec.algorithm());
+        boolean external = EXTERNAL.equals(spec.algorithm()) || optuna;
+        if (optuna && !config.auth().enabled()) {
+            throw Refusal.conflict(
+                    "sweep-driver-needs-auth",
+                    "An Optuna sweep's driver reaches the API with a token good for its sweep only, and with"
+                            + " warmpool.auth.enabled=false there are no tokens: turn authentication on, or run the study"
+                            + " from a notebook (warmpool.optuna.optimize).");
+        }
         List<Map<String, Object>> configs = external ? List.of() : configurations(r, spec);
         dev.warmpool.protocol.Idempotency idem = keys.check(idempotencyKey, r, caller);
         limiter.take(caller, configs.size()); // an external sweep's trials are taken as they are added
         String id = Ids.newJobId(r.type(), System.currentTimeMillis());
+        if (optuna) {
+            return drivers.pool(r.driver())
+                    .flatMap(pool -> store(r, spec, id, idem, idempotencyKey, caller, configs, pool));
+        }
+        return store(r, spec, id, idem, idempotencyKey, caller, configs, null);
+    }
+
+    /** Stores the sweep (and, for {@code driverPool} not null, starts its driver there); the sweep as it is then. */
+    private Uni<Sweep> store(
+            SweepRequest r,
+            Sweep.Spec spec,
+            String id,
+            dev.warmpool.protocol.Idempotency idem,
+            String idempotencyKey,
+            Caller caller,
+            List<Map<String, Object>> configs,
+            String driverPool) {
+        boolean external = configs.isEmpty() && (EXTERNAL.equals(spec.algorithm()) || driverPool != null);
         Map<String, String> sweep = new LinkedHashMap<>();
         sweep.put(SweepHash.TYPE, r.type());
         sweep.put(SweepHash.PARALLELISM, Integer.toString(spec.parallelism()));
@@ -135,6 +170,14 @@ public class SweepService {
             });
             sweep.put(SweepHash.TRIAL_FIELDS, store.write(pairs));
         }
+        dev.warmpool.auth.DriverTokens.Minted token = null;
+        String driverId = null;
+        if (driverPool != null) {
+            token = dev.warmpool.auth.DriverTokens.mint(id);
+            driverId = Ids.newJobId(driverPool, System.currentTimeMillis());
+            sweep.put(SweepHash.DRIVER_TOKEN, token.hash());
+        }
+        String driverToken = token == null ? null : token.token();
         Map<String, String> trials = new LinkedHashMap<>();
         for (int i = 0; i < configs.size(); i++) {
             trials.put(Ids.trialId(id, i), store.write(configs.get(i)));
@@ -153,12 +196,78 @@ public class SweepService {
                                         : Uni.createFrom().failure(keys.reused(idempotencyKey, "sweep", d.first())));
                     }
                     reconciler.nudge(); // the pool grows to the sweep's parallelism now, not at the next tick
-                    return get(id);
+                    if (driverPool == null) {
+                        return get(id);
+                    }
+                    return drivers.start(driverPool, id, study(id, r.type(), spec, r.trials()), driverToken, caller)
+                            .flatMap(job -> store.setSweepDriver(r.type(), id, job.id()))
+                            .onFailure()
+                            .call(e -> store.cancelSweep(
+                                    r.type(),
+                                    id,
+                                    "its driver could not be started: " + e.getMessage(),
+                                    config.jobs().retention().toSeconds()))
+                            .flatMap(x -> get(id));
                 });
     }
 
-    /** The request with every default filled in; a random sweep without a seed gets one, shown back. */
-    private static Sweep.Spec normalize(SweepRequest r) {
+    /** What a server-side sweep's driver is given as its config: the study to run (warmpool/driver.py reads it). */
+    private JsonNode study(String id, String type, Sweep.Spec spec, int trials) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("sweep", id);
+        c.put("type", type);
+        c.put("space", spec.space());
+        c.put("objective", spec.objective());
+        c.put("trials", trials);
+        c.put("parallelism", spec.parallelism());
+        c.put("seed", spec.seed());
+        c.put("sampler", spec.sampler());
+        if (spec.pruner() != null) {
+            c.put("pruner", spec.pruner());
+        }
+        return json.valueToTree(c);
+    }
+
+    /**
+     * The request with every default filled in; a random or Optuna sweep without a seed gets one, shown
+     * back; an Optuna sweep's driver runs on {@code driverPool} unless it names its own.
+     */
+    private static Sweep.Spec normalize(SweepRequest r, String driverPool) {
+        boolean optuna = OPTUNA.equals(r.algorithm());
+        if (!optuna && (r.sampler() != null || r.pruner() != null || r.driver() != null)) {
+            throw Refusal.invalid(
+                    r.sampler() != null ? "sampler" : r.pruner() != null ? "pruner" : "driver",
+                    "'sampler', 'pruner' and 'driver' belong to a study the manager runs (\"algorithm\": \"optuna\").");
+        }
+        if (optuna) {
+            if (r.trials() == null) {
+                throw Refusal.invalid(
+                        "trials", "An Optuna sweep needs 'trials': how many trials its study runs, e.g. 40.");
+            }
+            if (r.objective() == null) {
+                throw Refusal.invalid(
+                        "objective",
+                        "An Optuna study optimizes one metric of its trials: give 'objective', e.g."
+                                + " {\"metric\": \"loss\", \"goal\": \"minimize\"}.");
+            }
+            if (r.earlyStopping() != null) {
+                throw Refusal.invalid(
+                        "earlyStopping",
+                        "An Optuna study stops trials early by its pruner: give 'pruner', e.g. {\"name\":"
+                                + " \"MedianPruner\", \"args\": {\"n_warmup_steps\": 2}}.");
+            }
+            for (String field : List.of("sampler", "pruner")) {
+                dev.warmpool.sweep.OptunaCatalogue.Part part = "sampler".equals(field) ? r.sampler() : r.pruner();
+                dev.warmpool.sweep.OptunaCatalogue.Problem p =
+                        part == null ? null : dev.warmpool.sweep.OptunaCatalogue.check(field, part);
+                if (p != null) {
+                    throw Refusal.invalid(p.field(), p.detail());
+                }
+            }
+            if (r.driver() != null) {
+                UserInput.checkType(r.driver(), "driver");
+            }
+        }
         if (EXTERNAL.equals(r.algorithm())) {
             if (r.trials() == null) {
                 throw Refusal.invalid(
@@ -212,8 +321,21 @@ public class SweepService {
                     stopping.minSteps() == null ? 1 : stopping.minSteps(),
                     stopping.minTrials() == null ? 3 : stopping.minTrials());
         }
-        Long seed = "random".equals(algorithm) ? (r.seed() == null ? SEEDS.nextLong() >>> 12 : r.seed()) : null;
-        int parallelism = r.parallelism() == null ? MAX_TRIALS : r.parallelism();
+        if (optuna) {
+            configurationsOf(r.space()); // its driver turns it into Optuna's distributions
+        }
+        if (optuna && r.seed() != null && r.seed() > MAX_OPTUNA_SEED) {
+            throw Refusal.invalid("seed", "An Optuna sampler's seed is at most 4294967295 (2^32 - 1, NumPy's bound).");
+        }
+        Long seed = null;
+        if (r.seed() != null && ("random".equals(algorithm) || optuna)) {
+            seed = r.seed();
+        } else if ("random".equals(algorithm)) {
+            seed = SEEDS.nextLong() >>> 12;
+        } else if (optuna) {
+            seed = Integer.toUnsignedLong(SEEDS.nextInt());
+        }
+        int parallelism = r.parallelism() == null ? (optuna ? OPTUNA_PARALLELISM : MAX_TRIALS) : r.parallelism();
         return new Sweep.Spec(
                 algorithm,
                 seed,
@@ -222,7 +344,14 @@ public class SweepService {
                 parallelism,
                 objective,
                 stopping,
-                r.maxFailedTrials());
+                r.maxFailedTrials(),
+                optuna
+                        ? (r.sampler() == null
+                                ? new dev.warmpool.sweep.OptunaCatalogue.Part("TPESampler", null)
+                                : r.sampler())
+                        : null,
+                optuna ? r.pruner() : null,
+                optuna ? (r.driver() == null ? driverPool : r.driver()) : null);
     }
 
     private static List<Map<String, Object>> configurations(SweepRequest r, Sweep.Spec spec) {
@@ -251,12 +380,14 @@ public class SweepService {
 
     public Uni<Sweep> get(String id) {
         String type = typeOf(id);
-        return store.sweep(type, id).map(reply -> {
-            if (!(reply instanceof SweepGetReply.Found found)) {
-                throw noSweep(id);
-            }
-            return view(found.sweep(), found.trials(), true);
-        });
+        return store.sweep(type, id)
+                .map(reply -> {
+                    if (!(reply instanceof SweepGetReply.Found found)) {
+                        throw noSweep(id);
+                    }
+                    return view(found.sweep(), found.trials(), true);
+                })
+                .flatMap(this::withDriver);
     }
 
     /** The newest sweeps (without their trials), of one pool or all. */
@@ -456,7 +587,21 @@ public class SweepService {
                                 .with("state", ended.state());
                     }
                     return get(id);
-                });
+                })
+                .flatMap(s -> stopDriver(s, caller));
+    }
+
+    /** A cancelled sweep's driver job ends with it (one that has ended already is left as it is). */
+    private Uni<Sweep> stopDriver(Sweep s, Caller caller) {
+        if (s.driver() == null
+                || s.driver().state() == null
+                || s.driver().state().ended()) {
+            return Uni.createFrom().item(s);
+        }
+        return jobs.cancel(s.driver().job(), caller, JobState.CANCELLED, "its sweep was cancelled")
+                .onFailure(Refusal.class)
+                .recoverWithNull()
+                .flatMap(x -> withDriver(s));
     }
 
     private Sweep view(Map<String, String> h, List<Map<String, String>> trialFields, boolean withTrials) {
@@ -512,7 +657,37 @@ public class SweepService {
                 warnings(h.get(SweepHash.WARNINGS)),
                 blankToNull(h.get(SweepHash.TENANT)),
                 new Sweep.Cost(
-                        longNum(h, SweepHash.BUSY_MS) / 1000.0, num(h, SweepHash.DONE), num(h, SweepHash.COLD_STARTS)));
+                        longNum(h, SweepHash.BUSY_MS) / 1000.0, num(h, SweepHash.DONE), num(h, SweepHash.COLD_STARTS)),
+                blankToNull(h.get(SweepHash.DRIVER)) == null
+                        ? null
+                        : new Sweep.Driver(h.get(SweepHash.DRIVER), null, null));
+    }
+
+    /** The sweep with its driver job's state and error as they are now (a driver that is gone: as it was). */
+    private Uni<Sweep> withDriver(Sweep s) {
+        if (s.driver() == null) {
+            return Uni.createFrom().item(s);
+        }
+        return jobs.get(s.driver().job())
+                .flatMap(job -> {
+                    Sweep shown = s.withDriver(new Sweep.Driver(s.driver().job(), job.state(), job.error()));
+                    if (!"RUNNING".equals(s.state())
+                            || job.state() == null
+                            || !job.state().ended()) {
+                        return Uni.createFrom().item(shown);
+                    }
+                    // its driver ended (failed for good, or gave up) while the sweep waits for trials it will never add
+                    String why = "its driver job " + job.id() + " ended " + job.state()
+                            + (job.error() == null ? "" : ": " + job.error());
+                    return store.cancelSweep(
+                                    s.type(),
+                                    s.id(),
+                                    why,
+                                    config.jobs().retention().toSeconds())
+                            .flatMap(x -> get(s.id()));
+                })
+                .onFailure(Refusal.class)
+                .recoverWithItem(s);
     }
 
     /** The stored warnings (a JSON array of sentences), or null when there are none. */

@@ -11,6 +11,7 @@ import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Fields.PoolHash;
+import dev.warmpool.protocol.Fields.SweepHash;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;
@@ -303,6 +304,12 @@ public class PoolStore {
             String type, String sweepId, String configJson, long retentionSeconds, String key) {
         return scripts.run(Script.SWEEP_ADD, type, SweepAddReply.args(sweepId, configJson, retentionSeconds, key))
                 .map(SweepAddReply::decode);
+    }
+
+    /** Records a server-side sweep's driver job (one field of the sweep's hash, which sweep_put made). */
+    public Uni<Void> setSweepDriver(String type, String sweepId, String jobId) {
+        return redis.hset(List.of(KeySchema.sweep(type, sweepId), SweepHash.DRIVER, jobId))
+                .replaceWithVoid();
     }
 
     /** Appends entries to an external sweep's journal (sweep_journal.lua). */

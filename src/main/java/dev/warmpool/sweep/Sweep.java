@@ -24,7 +24,32 @@ public record Sweep(
         String submittedBy,
         List<String> warnings,
         String tenant,
-        Cost cost) {
+        Cost cost,
+        Driver driver) {
+
+    /** This sweep with {@code d} as its driver. */
+    public Sweep withDriver(Driver d) {
+        return new Sweep(
+                id,
+                type,
+                state,
+                spec,
+                progress,
+                best,
+                createdAt,
+                finishedAt,
+                error,
+                trials,
+                submittedBy,
+                warnings,
+                tenant,
+                cost,
+                d);
+    }
+
+    /** A server-side sweep's driver job ({@code "algorithm": "optuna"}): its id, and its state and error as it is. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Driver(String job, JobState state, String error) {}
 
     /**
      * What the sweep cost so far (docs/sweeps.md, "What a sweep cost"): {@code busySeconds}, the run time
@@ -43,7 +68,10 @@ public record Sweep(
             int parallelism,
             dev.warmpool.sweep.Objective objective,
             dev.warmpool.sweep.EarlyStopping earlyStopping,
-            Integer maxFailedTrials) {}
+            Integer maxFailedTrials,
+            OptunaCatalogue.Part sampler,
+            OptunaCatalogue.Part pruner,
+            String driver) {}
 
     /** Trials by where they are: {@code active} were released (queued or running) and have not ended. */
     public record Progress(

@@ -36,6 +36,32 @@ public class BadSweepInputTests {
         return BadInputTests.problem(r, status);
     }
 
+    /**
+     * An Optuna sweep of the test pool with {@code changes} over a valid one (an empty string removes a
+     * field; the valid one itself is accepted, see the scoped-driver tests).
+     */
+    static Map<String, Object> optuna(Map<String, Object> changes) {
+        Map<String, Object> body = new java.util.HashMap<>(Map.of(
+                "type",
+                POOL,
+                "algorithm",
+                "optuna",
+                "trials",
+                4,
+                "objective",
+                Map.of("metric", "loss"),
+                "space",
+                Map.of("x", Map.of("uniform", List.of(0, 1)))));
+        changes.forEach((k, v) -> {
+            if ("".equals(v)) {
+                body.remove(k);
+            } else {
+                body.put(k, v);
+            }
+        });
+        return body;
+    }
+
     static Stream<Arguments> badSweeps() {
         Map<String, Object> grid = Map.of("x", Map.of("grid", List.of(1, 2)));
         return Stream.of(
@@ -66,6 +92,26 @@ public class BadSweepInputTests {
                         "space",
                         "more than 10000 configurations"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "algorithm", "random"), "trials", "needs 'trials'"),
+                Arguments.of(optuna(Map.of("sampler", Map.of("name", "BayesSampler"))), "sampler.name", "TPESampler"),
+                Arguments.of(
+                        optuna(Map.of("sampler", Map.of("name", "TPESampler", "args", Map.of("n_trials", 3)))),
+                        "sampler.args.n_trials",
+                        "n_startup_trials"),
+                Arguments.of(
+                        optuna(Map.of("pruner", Map.of("name", "HyperbandPruner", "args", List.of(1)))),
+                        "pruner.args",
+                        "keyword arguments"),
+                Arguments.of(optuna(Map.of("pruner", Map.of("args", Map.of()))), "pruner.name", "MedianPruner"),
+                Arguments.of(optuna(Map.of("trials", "")), "trials", "needs 'trials'"),
+                Arguments.of(optuna(Map.of("objective", "")), "objective", "one metric"),
+                Arguments.of(
+                        optuna(Map.of("earlyStopping", Map.of("rule", "median"))), "earlyStopping", "by its pruner"),
+                Arguments.of(optuna(Map.of("seed", 1L << 32)), "seed", "4294967295"),
+                Arguments.of(optuna(Map.of("driver", "no-such-driver-pool")), "driver", "no pool"),
+                Arguments.of(
+                        Map.of("type", POOL, "space", grid, "pruner", Map.of("name", "MedianPruner")),
+                        "pruner",
+                        "\"algorithm\": \"optuna\""),
                 Arguments.of(
                         Map.of("type", POOL, "space", grid, "algorithm", "grid", "seed", 7),
                         "seed",

@@ -205,6 +205,7 @@ public class LocalRuntime implements ProcessorRuntime {
                     Long.toString(config.jobs().retention().toSeconds()));
             env.put(AgentEnv.LOG_LINES, Integer.toString(config.jobs().logLines()));
             env.put(AgentEnv.MAX_RESULT_BYTES, Integer.toString(config.runtime().maxResultBytes()));
+            ManagerPort.now().ifPresent(port -> env.put(AgentEnv.API_ADDRESS, "127.0.0.1:" + port));
             config.events()
                     .sink()
                     .or(() -> Optional.ofNullable(System.getenv("K_SINK")))

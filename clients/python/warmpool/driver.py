@@ -1,0 +1,86 @@
+"""A server-side sweep's driver: ``python3 -m warmpool.driver``, run by warmpool as a job of its driver
+pool for a sweep submitted with ``"algorithm": "optuna"`` (docs/sweeps.md). It reads the sweep from its
+config (``WARMPOOL_CONFIG``: the sweep's id, pool, space, objective, trials, parallelism, seed, sampler
+and pruner), keeps the Optuna study in the sweep's journal and runs it with
+:func:`warmpool.optuna.optimize` on the sweep: a retry of this job (or another driver) takes the study up
+where it was left. It reaches the API through the way its agent opened for it alone (``WARMPOOL_URL``, a
+Unix socket in its own dir) with a token that is good for its sweep only (``WARMPOOL_TOKEN``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Dict, Mapping
+
+from .client import Client
+from .optuna import journal, optimize
+
+__all__ = ["distributions", "main"]
+
+
+def distributions(space: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+    """A sweep's space (``{"lr": {"logUniform": [1e-4, 0.1]}, ...}``) as Optuna distributions."""
+    import optuna.distributions as d
+
+    out: Dict[str, Any] = {}
+    for name, spec in space.items():
+        (kind, values), = spec.items()
+        if kind in ("grid", "choice"):
+            out[name] = d.CategoricalDistribution(list(values))
+        elif kind == "uniform":
+            out[name] = d.FloatDistribution(float(values[0]), float(values[1]))
+        elif kind == "logUniform":
+            out[name] = d.FloatDistribution(float(values[0]), float(values[1]), log=True)
+        elif kind == "int":
+            out[name] = d.IntDistribution(int(values[0]), int(values[1]))
+        else:
+            raise ValueError("parameter %r: %r is not a kind of the sweep's space" % (name, kind))
+    return out
+
+
+def _built(module: Any, part: Mapping[str, Any], seed: Any = None) -> Any:
+    """``{"name": "TPESampler", "args": {...}}`` as ``module.TPESampler(**args)``, the sweep's seed given to a
+    sampler that takes one and was not given one."""
+    cls = getattr(module, part["name"])
+    args = dict(part.get("args") or {})
+    if seed is not None and "seed" not in args:
+        import inspect
+
+        if "seed" in inspect.signature(cls).parameters:
+            args["seed"] = seed
+    return cls(**args)
+
+
+def main() -> int:
+    import optuna
+
+    raw = os.environ.get("WARMPOOL_CONFIG")
+    if raw is None and os.environ.get("WARMPOOL_CONFIG_FILE"):
+        with open(os.environ["WARMPOOL_CONFIG_FILE"]) as f:
+            raw = f.read()
+    if not raw or not os.environ.get("WARMPOOL_URL", "").startswith("http+unix://"):
+        print("warmpool.driver runs as a sweep's driver job: it needs the sweep in WARMPOOL_CONFIG and the way to "
+              "the API its agent opens (WARMPOOL_URL); this runtime or job has neither", file=sys.stderr)
+        return 2
+    c = json.loads(raw)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    wp = Client()
+    sweep = wp.get_sweep(c["sweep"])
+    goal = (c.get("objective") or {}).get("goal") or "minimize"
+    sampler = _built(optuna.samplers, c.get("sampler") or {"name": "TPESampler"}, c.get("seed"))
+    pruner = _built(optuna.pruners, c["pruner"]) if c.get("pruner") else optuna.pruners.NopPruner()
+    study = optuna.create_study(study_name=sweep.id, storage=journal(sweep), load_if_exists=True,
+                                direction=goal, sampler=sampler, pruner=pruner)
+    optimize(study, wp, c["type"], distributions(c["space"]), objective=c["objective"]["metric"],
+             n_trials=int(c["trials"]), parallelism=int(c["parallelism"]), sweep=sweep)
+    done = [t for t in study.trials if t.user_attrs.get("warmpool_sweep") == sweep.id and t.state.is_finished()]
+    try:
+        print("told %d trials; best %s = %s" % (len(done), c["objective"]["metric"], study.best_value))
+    except ValueError:
+        print("told %d trials; none completed" % len(done))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

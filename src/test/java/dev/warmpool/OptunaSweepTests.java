@@ -1,0 +1,165 @@
+package dev.warmpool;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Sweeps the manager runs itself ({@code "algorithm": "optuna"}): a real Optuna study as a driver job
+ * of the manager's driver pool, reaching the API through its agent's relay with its sweep-scoped
+ * token; and what that token may and may not do.
+ */
+@QuarkusTest
+class OptunaSweepTests extends SweepScenarioBase {
+    @ConfigProperty(name = "quarkus.redis.hosts")
+    String redisUrl;
+
+    static Map<String, Object> study(String type, int trials, Map<String, Object> extra) {
+        Map<String, Object> body = new java.util.HashMap<>(Map.of(
+                "type",
+                type,
+                "algorithm",
+                "optuna",
+                "trials",
+                trials,
+                "parallelism",
+                2,
+                "objective",
+                Map.of("metric", "loss", "goal", "minimize"),
+                "space",
+                Map.of("x", Map.of("uniform", List.of(0, 6)))));
+        body.putAll(extra);
+        return body;
+    }
+
+    /** The study runs on the server: its driver adds the trials, tells Optuna their ends, and ends when they have. */
+    @Test
+    void anOptunaStudyRunsOnTheServerWithNoClientConnected() {
+        Api.putPool("sw-optuna", trialPool(0, 2, Map.of()));
+        String id = submitSweep(study(
+                "sw-optuna",
+                6,
+                Map.of(
+                        "seed",
+                        3,
+                        "sampler",
+                        Map.of("name", "RandomSampler"),
+                        "pruner",
+                        Map.of("name", "MedianPruner", "args", Map.of("n_startup_trials", 2)))));
+        JsonPath s = sweep(id);
+        assertEquals("optuna", s.getString("spec.algorithm"));
+        assertEquals("RandomSampler", s.getString("spec.sampler.name"));
+        assertNotNull(s.getString("driver.job"), "its driver job");
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> "SUCCEEDED".equals(sweep(id).getString("driver.state")));
+        JsonPath done = sweep(id);
+        assertEquals("SUCCEEDED", done.getString("state"), done.prettify());
+        assertEquals(6, done.getInt("progress.done"));
+        assertEquals(6, done.getList("trials").size(), "each trial added once");
+        double best = Double.MAX_VALUE;
+        for (Map<String, Object> t : done.<Map<String, Object>>getList("trials")) {
+            double x = ((Number) ((Map<?, ?>) t.get("config")).get("x")).doubleValue();
+            assertTrue(x >= 0 && x <= 6, "a draw from the space: " + t);
+            best = Math.min(best, (x - 3) * (x - 3));
+        }
+        assertEquals(best, done.getDouble("best.value"), 1e-6 * Math.max(1, best), "the best trial's loss");
+        JsonPath journal = given().get("/sweeps/" + id + "/journal")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
+        assertTrue(journal.getInt("size") > 6, "the study is in the sweep's journal: " + journal.getInt("size"));
+    }
+
+    /** A driver's token reaches its sweep and that sweep's trials, nothing else, and goes with the sweep. */
+    @Test
+    void aDriversTokenReachesItsOwnSweepAndNothingElse() {
+        Api.putPool("sw-scoped", trialPool(0, 1, Map.of()));
+        // a driver pool that only waits: its job holds the token, the test plays the driver
+        Api.putPool("sw-waiting-driver", Map.of("command", List.of("sleep", "300"), "minIdle", 0, "maxSize", 1));
+        String id = submitSweep(study("sw-scoped", 2, Map.of("driver", "sw-waiting-driver")));
+        String other = submitSweep(Map.of("type", "sw-scoped", "space", Map.of("x", Map.of("grid", List.of(9)))));
+        String driverJob = sweep(id).getString("driver.job");
+        String token;
+        try (Jedis redis = new Jedis(URI.create(redisUrl))) {
+            token = redis.hget(KeySchema.job("sw-waiting-driver", driverJob), "apiToken");
+            assertEquals(id, redis.hget(KeySchema.job("sw-waiting-driver", driverJob), "driverOf"));
+        }
+        assertNotNull(token);
+        given().get("/jobs/" + driverJob).then().statusCode(200).body(not(containsString(token)));
+        asDriver(token).get("/sweeps/" + id).then().statusCode(200);
+        String trial = asDriver(token)
+                .contentType(ContentType.JSON)
+                .body(Map.of("config", Map.of("x", 3), "key", "0"))
+                .post("/sweeps/" + id + "/trials")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
+        asDriver(token).get("/jobs/" + trial).then().statusCode(200);
+        asDriver(token)
+                .contentType(ContentType.JSON)
+                .body(Map.of("entries", List.of(Map.of("op_code", 0))))
+                .post("/sweeps/" + id + "/journal")
+                .then()
+                .statusCode(200);
+        asDriver(token).get("/sweeps/" + id + "/journal").then().statusCode(200);
+        asDriver(token).get("/sweeps/" + other).then().statusCode(403);
+        asDriver(token).get("/jobs/" + other + "-0").then().statusCode(403);
+        asDriver(token).get("/jobs/" + driverJob).then().statusCode(403);
+        asDriver(token).get("/sweeps").then().statusCode(403);
+        asDriver(token).get("/pools").then().statusCode(403);
+        asDriver(token)
+                .contentType(ContentType.JSON)
+                .body(Map.of("command", List.of("true"), "minIdle", 0, "maxSize", 1))
+                .put("/pools/sw-scoped")
+                .then()
+                .statusCode(403);
+        asDriver(token)
+                .contentType(ContentType.JSON)
+                .body(Map.of("type", "sw-scoped"))
+                .post("/jobs")
+                .then()
+                .statusCode(403);
+        asDriver(token).delete("/sweeps/" + id).then().statusCode(403);
+        asDriver(token).get("/q/metrics").then().statusCode(403);
+        asDriver(token.substring(0, token.length() - 1) + "x")
+                .get("/sweeps/" + id)
+                .then()
+                .statusCode(401);
+
+        // cancelling the sweep ends its driver; the token is good a minute more for its last words, then not
+        given().delete("/sweeps/" + id).then().statusCode(200).body("state", equalTo("CANCELLED"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> "CANCELLED".equals(Api.job(driverJob).getString("state")));
+        try (Jedis redis = new Jedis(URI.create(redisUrl))) {
+            redis.hset(
+                    KeySchema.sweep("sw-scoped", id), "finishedAt", Long.toString(System.currentTimeMillis() - 61_000));
+        }
+        asDriver(token).get("/sweeps/" + id).then().statusCode(401);
+    }
+
+    static RequestSpecification asDriver(String token) {
+        return given().header("Authorization", "Bearer " + token);
+    }
+}
