@@ -83,4 +83,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # not waiting for a trial's follower thread still reading a stream that has nothing more to say

@@ -8,6 +8,7 @@ import html
 import json
 import time
 import urllib.parse
+import uuid
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
@@ -310,11 +311,13 @@ class Sweep:
 
     def append_journal(self, entries: Iterable[Mapping[str, Any]]) -> int:
         """Appends JSON objects to an external sweep's journal (at most 1000 a call here, split as needed);
-        how many entries it holds now."""
+        how many entries it holds now. Each call has an id of its own, so a retry after a lost reply
+        appends nothing twice."""
         batch = [dict(e) for e in entries]
         size = 0
         for i in range(0, len(batch), 1000):
-            size = int(self._client.request("POST", self._path() + "/journal", {"entries": batch[i:i + 1000]})["size"])
+            body = {"entries": batch[i:i + 1000], "id": uuid.uuid4().hex}
+            size = int(self._client.request("POST", self._path() + "/journal", body)["size"])
         return size
 
     def __repr__(self) -> str:

@@ -2,13 +2,14 @@
 -- Optuna study, a search of the caller's own) and releases it at once when fewer than 'parallelism'
 -- of the sweep's trials are out (else it waits PENDING, released as others end), in one step.
 -- KEYS[1] a key of the pool (it routes the call: lib/core.lua).  ARGV: prefix, sweep id, config JSON,
---   retention seconds (a sweep whose pool was deleted is finished with it), the driver's key for the trial or ''
+--   retention seconds (a sweep whose pool was deleted is finished with it), the driver's key for the trial or '',
+--   the caller's name, '1' when the caller is an admin (else only the sweep's submitter adds its trials)
 -- A key the sweep has seen answers with that trial, whatever the sweep's state now (a driver that retries or
 -- restarts adds each trial once).
 -- The trial's job fields are those the sweep stored for its trials at submit ('trialFields': priority,
 -- timeout, attempts, args, env, submitter); its id is '<sweep id>-<index>', the index counted here.
 -- Returns {'ADDED', job id, index, state, '1' when the key named a trial added before else '0'}, 'NOSWEEP',
---   'NOTEXTERNAL', {'ENDED', state} or {'FULL', total}.
+--   {'FORBIDDEN', submitter}, 'NOTEXTERNAL', {'KEYCONFLICT', the key's trial}, {'ENDED', state} or {'FULL', total}.
 -- Keys (R read, W written; each built from the prefix ARGV[1], so all in KEYS[1]'s hash slot):
 --   wp:{type}:pool                       R   state: a deleted pool's sweep is stopped, no trial added
 --   wp:{type}:sweep:{id}                 RW  state, trialFields, total, tenant, parallelism, active; counts as it ends
@@ -25,15 +26,18 @@
 --- @include "ends"
 local sid = ARGV[2]
 local skey = key('sweep', sid)
-local s = redis.call('HMGET', skey, 'state', 'trialFields', 'total', 'tenant')
+local s = redis.call('HMGET', skey, 'state', 'trialFields', 'total', 'tenant', 'submittedBy')
 if not s[1] then return 'NOSWEEP' end
+if ARGV[7] ~= '1' and (s[5] or '') ~= ARGV[6] then return {'FORBIDDEN', s[5] or ''} end
 if (s[2] or '') == '' then return 'NOTEXTERNAL' end
 local tkey = ARGV[5] or ''
 if tkey ~= '' then
-  -- the driver added this trial before (it retried, or a restarted driver adopts it): the same trial
+  -- the driver added this trial before (it retried, or a restarted driver adopts it): the same trial, if it
+  -- asks for the same configuration (another one under a known key is a driver mixing up its studies)
   local known = redis.call('HGET', key('sweep', sid, 'keys'), tkey)
   if known then
-    local k = redis.call('HMGET', key('job', known), 'trial', 'state')
+    local k = redis.call('HMGET', key('job', known), 'trial', 'state', 'config')
+    if k[3] and k[3] ~= ARGV[3] then return {'KEYCONFLICT', known} end
     return {'ADDED', known, k[1] or '0', k[2] or 'CANCELLED', '1'}
   end
 end

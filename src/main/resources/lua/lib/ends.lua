@@ -268,6 +268,7 @@ end_job = function(jid, state, reason, now, retention_s)
   end
   redis.call('HINCRBY', WARMTH, 'e:' .. state, 1) -- jobs ended, by end state (warmpool_jobs_finished_total)
   redis.call('HSET', jkey, 'state', state, 'finishedAt', now)
+  redis.call('HDEL', jkey, 'apiToken') -- a sweep driver's token: of no use once it ended, and never in the end message
   redis.call('HINCRBY', jkey, 'completions', 1) -- a job ends once: tests and the chaos run check it
   if reason and reason ~= '' then redis.call('HSET', jkey, 'error', reason) end
   if j[2] and j[2] ~= '' then

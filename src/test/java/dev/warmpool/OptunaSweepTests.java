@@ -4,18 +4,28 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Relay;
 import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,11 +61,12 @@ class OptunaSweepTests extends SweepScenarioBase {
         return body;
     }
 
-    /** The study runs on the server: its driver adds the trials, tells Optuna their ends, and ends when they have. */
+    /** The study runs on the server, started by a CloudEvent: its driver adds the trials, tells Optuna their ends, and ends. */
     @Test
     void anOptunaStudyRunsOnTheServerWithNoClientConnected() {
         Api.putPool("sw-optuna", trialPool(0, 2, Map.of()));
-        String id = submitSweep(study(
+        // started by a CloudEvent (a Knative trigger), and followed by nobody: the server runs the whole study
+        Map<String, Object> body = study(
                 "sw-optuna",
                 6,
                 Map.of(
@@ -64,7 +75,29 @@ class OptunaSweepTests extends SweepScenarioBase {
                         "sampler",
                         Map.of("name", "RandomSampler"),
                         "pruner",
-                        Map.of("name", "MedianPruner", "args", Map.of("n_startup_trials", 2)))));
+                        Map.of("name", "MedianPruner", "args", Map.of("n_startup_trials", 2))));
+        given().contentType("application/cloudevents+json")
+                .body(Map.of(
+                        "specversion",
+                        "1.0",
+                        "id",
+                        "optuna-1",
+                        "source",
+                        "/tests",
+                        "type",
+                        "dev.warmpool.sweep.submit",
+                        "datacontenttype",
+                        "application/json",
+                        "data",
+                        body))
+                .post("/")
+                .then()
+                .statusCode(lessThan(300));
+        String id = given().get("/sweeps?type=sw-optuna")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("[0].id");
         JsonPath s = sweep(id);
         assertEquals("optuna", s.getString("spec.algorithm"));
         assertEquals("RandomSampler", s.getString("spec.sampler.name"));
@@ -157,6 +190,60 @@ class OptunaSweepTests extends SweepScenarioBase {
                     KeySchema.sweep("sw-scoped", id), "finishedAt", Long.toString(System.currentTimeMillis() - 61_000));
         }
         asDriver(token).get("/sweeps/" + id).then().statusCode(401);
+    }
+
+    /** A driver whose job is gone (it expired, or the manager stopped before storing it) ends its sweep when read. */
+    @Test
+    void aSweepWhoseDriverIsGoneEndsWhenItIsRead() {
+        Api.putPool("sw-orphan", trialPool(0, 1, Map.of()));
+        Api.putPool("sw-orphan-driver", Map.of("command", List.of("sleep", "300"), "minIdle", 0, "maxSize", 1));
+        String id = submitSweep(study("sw-orphan", 2, Map.of("driver", "sw-orphan-driver")));
+        String driverJob = sweep(id).getString("driver.job");
+        given().delete("/jobs/" + driverJob).then().statusCode(200);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> "CANCELLED".equals(Api.job(driverJob).getString("state")));
+        try (Jedis redis = new Jedis(URI.create(redisUrl))) {
+            redis.del(KeySchema.job("sw-orphan-driver", driverJob));
+        }
+        JsonPath listed = given().get("/sweeps?type=sw-orphan")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
+        assertEquals("CANCELLED", listed.getString("[0].state"), "the list ends it too");
+        assertTrue(sweep(id).getString("error").contains("is gone"), sweep(id).prettify());
+    }
+
+    /** The relay's connections (from 127.0.0.2) reach a sweep's paths with a driver's token, and nothing else. */
+    @Test
+    void aRelayedConnectionReachesItsSweepWithItsTokenAndNothingElse() throws Exception {
+        Api.putPool("sw-relayed", trialPool(0, 1, Map.of()));
+        Api.putPool("sw-relayed-driver", Map.of("command", List.of("sleep", "300"), "minIdle", 0, "maxSize", 1));
+        String id = submitSweep(study("sw-relayed", 2, Map.of("driver", "sw-relayed-driver")));
+        String token;
+        try (Jedis redis = new Jedis(URI.create(redisUrl))) {
+            token = redis.hget(KeySchema.job("sw-relayed-driver", sweep(id).getString("driver.job")), "apiToken");
+        }
+        assertEquals(200, relayed("/sweeps/" + id, token));
+        assertEquals(403, relayed("/q/health", null), "no tokenless path");
+        assertEquals(403, relayed("/q/metrics", token), "no path outside the sweeps and jobs");
+        assertEquals(403, relayed("/sweeps/" + id, Tokens.ADMIN), "no token but a driver's");
+        given().delete("/sweeps/" + id).then().statusCode(200);
+    }
+
+    /** The status of a GET of {@code path} on a connection from the relay's address, as a driver's relay makes it. */
+    static int relayed(String path, String token) throws IOException {
+        try (Socket s = new Socket()) {
+            s.bind(new InetSocketAddress(Relay.SOURCE, 0));
+            s.connect(new InetSocketAddress("127.0.0.1", RestAssured.port), 5_000);
+            s.setSoTimeout(10_000);
+            String request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n";
+            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            String status =
+                    new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+            return Integer.parseInt(status.split(" ")[1]);
+        }
     }
 
     static RequestSpecification asDriver(String token) {

@@ -25,11 +25,14 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ApiRelay implements AutoCloseable {
     /** Connections at once; more are closed at once (a job cannot spend the agent's threads). */
     static final int MAX_CONNECTIONS = 64;
+    /** How long a connection to the manager may take to open. */
+    static final int CONNECT_MILLIS = 5_000;
 
     private final ServerSocketChannel server;
     private final Path socket;
     private final InetSocketAddress manager;
     private final Set<Channel> open = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicInteger clients = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean closed;
 
     private ApiRelay(ServerSocketChannel server, Path socket, InetSocketAddress manager) {
@@ -69,7 +72,8 @@ final class ApiRelay implements AutoCloseable {
             } catch (IOException e) {
                 return; // closed
             }
-            if (open.size() >= 2 * MAX_CONNECTIONS) {
+            if (clients.incrementAndGet() > MAX_CONNECTIONS) {
+                clients.decrementAndGet();
                 quietly(in);
                 continue;
             }
@@ -84,7 +88,7 @@ final class ApiRelay implements AutoCloseable {
             out = SocketChannel.open();
             open.add(out);
             out.bind(new InetSocketAddress(Relay.SOURCE, 0));
-            out.connect(manager);
+            out.socket().connect(manager, CONNECT_MILLIS);
             SocketChannel to = out;
             Thread back = daemon(() -> pump(to, in), "api-relay-back");
             pump(in, out);
@@ -94,6 +98,7 @@ final class ApiRelay implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            clients.decrementAndGet();
             quietly(in);
             open.remove(in);
             if (out != null) {

@@ -74,24 +74,18 @@ final class JobStarter {
 
     /**
      * A sweep driver's way to the API (its job carries a token): a socket in its dir relayed to the
-     * manager, named in {@code WARMPOOL_URL}, and the token in {@code WARMPOOL_TOKEN}; null, and
-     * neither set, where this agent knows no manager address (a container's) or the socket fails.
+     * manager, named in {@code WARMPOOL_URL}, and the token in {@code WARMPOOL_TOKEN}. Throws where this
+     * agent knows no manager address (a container's: only the local runtime relays) or the socket fails.
      */
-    private ApiRelay apiWay(String jobId, Path dir, Map<String, String> env, Run r) {
+    private ApiRelay apiWay(Path dir, Map<String, String> env, Run r) throws IOException {
         if (config.apiAddress() == null || config.apiAddress().isBlank()) {
-            Agent.log("job %s is a sweep's driver, but this runtime gives its agents no way to the API", jobId);
-            return null;
+            throw new IOException("only the local runtime's agents relay to the manager; run the driver pool there");
         }
         Path socket = dir.resolve(Relay.SOCKET);
-        try {
-            ApiRelay relay = ApiRelay.open(socket, config.apiAddress(), sandbox::handOver);
-            env.put("WARMPOOL_URL", "http+unix://" + percentEncoded(socket.toString()));
-            env.put("WARMPOOL_TOKEN", r.apiToken());
-            return relay;
-        } catch (IOException | RuntimeException e) {
-            Agent.log("job %s: no way to the API (%s)", jobId, e.getMessage());
-            return null;
-        }
+        ApiRelay relay = ApiRelay.open(socket, config.apiAddress(), sandbox::handOver);
+        env.put("WARMPOOL_URL", "http+unix://" + percentEncoded(socket.toString()));
+        env.put("WARMPOOL_TOKEN", r.apiToken());
+        return relay;
     }
 
     /** {@code s} with every byte but letters, digits and {@code -._~} as %XX (a socket path as a URL's host). */
@@ -147,7 +141,18 @@ final class JobStarter {
                 sandbox.handOver(dir.resolve(ChildEnv.CONFIG_FILE)); // a large config's file, written by the agent
             }
         }
-        ApiRelay relay = r.apiToken().isEmpty() || WorkerSlot.persistent(spec) ? null : apiWay(jobId, dir, env, r);
+        ApiRelay relay = null;
+        if (!r.apiToken().isEmpty() && !WorkerSlot.persistent(spec)) {
+            try {
+                relay = apiWay(dir, env, r);
+            } catch (IOException | RuntimeException e) {
+                // a driver with no way to its sweep cannot do anything: it fails now, saying why
+                Sandbox.remove(dir);
+                events.accept(JobRun.notStarted(
+                        jobId, token, "this sweep driver's way to the API could not be opened: " + e.getMessage()));
+                return null;
+            }
+        }
         Map<String, String> poolEnv = pool.env();
         Worker w = null;
         String request = null;

@@ -149,12 +149,16 @@ public class SweepResource {
     @RolesAllowed({Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Uni<Map<String, Long>> appendJournal(@PathParam("id") String id, JournalAppend body) {
         DriverScope.sweep(identity, id);
-        return sweeps.appendJournal(id, body == null ? null : body.entries(), RequestCaller.of(identity))
+        return sweeps.appendJournal(
+                        id,
+                        body == null ? null : body.entries(),
+                        body == null ? null : body.id(),
+                        RequestCaller.of(identity))
                 .map(size -> Map.of("size", size));
     }
 
     /** The body of {@code POST /sweeps/{id}/journal}. */
-    public record JournalAppend(List<JsonNode> entries) {}
+    public record JournalAppend(List<JsonNode> entries, String id) {}
 
     /** A sweep's journal from {@code from} (default 0), at most {@code limit} (default 1000) entries. */
     @GET
@@ -166,7 +170,8 @@ public class SweepResource {
         return sweeps.readJournal(
                 id,
                 from == null ? 0 : QueryParams.integer("from", from),
-                limit == null ? 1000 : QueryParams.integer("limit", limit));
+                limit == null ? 1000 : QueryParams.integer("limit", limit),
+                RequestCaller.of(identity));
     }
 
     /** Cancels every trial that has not ended; running ones are killed. */

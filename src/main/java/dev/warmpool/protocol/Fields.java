@@ -245,7 +245,10 @@ public final class Fields {
                 /** A server-side sweep's: its driver job's id. */
                 DRIVER = "driver",
                 /** A server-side sweep's: the hex SHA-256 of its driver token's secret (auth/DriverTokens). */
-                DRIVER_TOKEN = "driverToken";
+                DRIVER_TOKEN = "driverToken",
+                /** An external sweep's: bytes of entries its journal holds, and the id of the last append (sweep_journal.lua). */
+                JOURNAL_BYTES = "journalBytes",
+                JOURNAL_LAST = "journalLast";
         public static final List<String> ALL = List.of(
                 ID,
                 TYPE,
@@ -280,7 +283,9 @@ public final class Fields {
                 COLD_STARTS,
                 TRIAL_FIELDS,
                 DRIVER,
-                DRIVER_TOKEN);
+                DRIVER_TOKEN,
+                JOURNAL_BYTES,
+                JOURNAL_LAST);
 
         private SweepHash() {}
     }

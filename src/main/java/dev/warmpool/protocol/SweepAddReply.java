@@ -10,6 +10,8 @@ import java.util.List;
 public sealed interface SweepAddReply
         permits SweepAddReply.Added,
                 SweepAddReply.NoSweep,
+                SweepAddReply.Forbidden,
+                SweepAddReply.KeyConflict,
                 SweepAddReply.NotExternal,
                 SweepAddReply.Ended,
                 SweepAddReply.Full {
@@ -18,15 +20,31 @@ public sealed interface SweepAddReply
 
     record NoSweep() implements SweepAddReply {}
 
+    /** The caller is neither the sweep's submitter nor an admin. */
+    record Forbidden(String submittedBy) implements SweepAddReply {}
+
+    /** The key names a trial added before with another configuration. */
+    record KeyConflict(String jobId) implements SweepAddReply {}
+
     record NotExternal() implements SweepAddReply {}
 
     record Ended(String state) implements SweepAddReply {}
 
     record Full(int total) implements SweepAddReply {}
 
-    /** ARGV after the prefix: sweep id, the trial's config JSON, retention seconds, the driver's key or "". */
-    static List<String> args(String sweepId, String configJson, long retentionSeconds, String key) {
-        return List.of(sweepId, configJson, Long.toString(retentionSeconds), key == null ? "" : key);
+    /**
+     * ARGV after the prefix: sweep id, the trial's config JSON, retention seconds, the driver's key or "", the
+     * caller's name, and whether the caller is an admin.
+     */
+    static List<String> args(
+            String sweepId, String configJson, long retentionSeconds, String key, String caller, boolean admin) {
+        return List.of(
+                sweepId,
+                configJson,
+                Long.toString(retentionSeconds),
+                key == null ? "" : key,
+                caller,
+                admin ? "1" : "0");
     }
 
     static SweepAddReply decode(Object raw) {
@@ -39,6 +57,8 @@ public sealed interface SweepAddReply
                         Replies.string(r.get(3)),
                         "1".equals(Replies.string(r.get(4))));
             case "NOSWEEP" -> new NoSweep();
+            case "FORBIDDEN" -> new Forbidden(Replies.string(r.get(1)));
+            case "KEYCONFLICT" -> new KeyConflict(Replies.string(r.get(1)));
             case "NOTEXTERNAL" -> new NotExternal();
             case "ENDED" -> new Ended(Replies.string(r.get(1)));
             case "FULL" -> new Full(Integer.parseInt(Replies.string(r.get(1))));

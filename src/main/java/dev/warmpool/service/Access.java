@@ -64,17 +64,15 @@ final class Access {
         }
     }
 
-    /** Only the sweep's submitter or an admin adds trials to an external sweep. */
-    static void checkMayAddTrials(Caller caller, String id, String submittedBy) {
-        if (!caller.mayCancel(submittedBy)) {
-            throw new Refusal(
-                            Refusal.Kind.FORBIDDEN,
-                            "forbidden",
-                            "Forbidden",
-                            "Sweep " + id + " was submitted by '" + submittedBy
-                                    + "'; only they or an admin may add its trials.")
-                    .with("submittedBy", submittedBy);
-        }
+    /** Only the sweep's submitter (or its driver, who acts as them) or an admin adds trials to an external sweep. */
+    static Refusal mayNotAddTrials(String id, String submittedBy) {
+        return new Refusal(
+                        Refusal.Kind.FORBIDDEN,
+                        "forbidden",
+                        "Forbidden",
+                        "Sweep " + id + " was submitted by '" + submittedBy
+                                + "'; only they or an admin may add its trials.")
+                .with("submittedBy", submittedBy);
     }
 
     static void check(String type, PoolSpec spec, Caller caller, List<Map<String, String>> envs, List<String> fields) {

@@ -110,15 +110,25 @@ public class JobService {
     }
 
     /**
-     * Stores a server-side sweep's driver job (SweepDrivers): {@code r} as {@code caller} submitted it,
+     * Stores a server-side sweep's driver job (SweepDrivers) as {@code id}: {@code r} as {@code caller} submitted it,
      * plus the fields only the manager writes ({@code apiToken}, {@code driverOf}), no access check (the
      * manager's own pool) and no rate taken (the sweep took it).
      */
-    Uni<Job> submitDriver(JobRequest r, Caller caller, Map<String, String> managerFields) {
-        Accepted job = accept(r, "", caller);
-        Map<String, String> fields = new java.util.LinkedHashMap<>(job.stored().fields());
+    Uni<Job> submitDriver(JobRequest r, String id, Caller caller, Map<String, String> managerFields) {
+        Accepted accepted = accept(r, "", caller);
+        Map<String, String> fields =
+                new java.util.LinkedHashMap<>(accepted.stored().fields());
         fields.putAll(managerFields);
-        NewJob stored = new NewJob(job.stored().id(), job.stored().priority(), fields);
+        fields.put(dev.warmpool.protocol.Fields.JobHash.ID, id);
+        NewJob stored = new NewJob(id, accepted.stored().priority(), fields);
+        Accepted job = new Accepted(
+                stored,
+                accepted.request(),
+                accepted.timeout(),
+                accepted.maxAttempts(),
+                accepted.args(),
+                accepted.config(),
+                accepted.env());
         return store.submit(r.type(), stored, Idempotency.NONE)
                 .flatMap(reply -> submitted(reply, job, Idempotency.NONE, null));
     }

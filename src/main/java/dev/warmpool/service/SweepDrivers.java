@@ -33,17 +33,28 @@ public class SweepDrivers {
     private final JobService jobs;
     private final WarmpoolConfig config;
 
+    private final Access access;
+
     public SweepDrivers(PoolStore store, PoolService pools, JobService jobs, WarmpoolConfig config) {
+        this.access = new Access(store);
         this.store = store;
         this.pools = pools;
         this.jobs = jobs;
         this.config = config;
     }
 
-    /** The pool a sweep's driver runs on: {@code named}, which must exist, else the manager's, made when missing. */
-    Uni<String> pool(String named) {
+    /**
+     * The pool a sweep's driver runs on: {@code named}, which must exist and admit {@code caller} (the
+     * driver job is the caller's, and that pool's command gets the sweep's token), else the manager's,
+     * made when missing.
+     */
+    Uni<String> pool(String named, Caller caller) {
         String type = named != null ? named : config.sweeps().driverPool();
         return store.spec(type).flatMap(spec -> {
+            if (spec.isPresent() && named != null) {
+                return access.check(type, caller, java.util.Collections.singletonList(Map.of()), List.of("driver"))
+                        .replaceWith(type);
+            }
             if (spec.isPresent()) {
                 return Uni.createFrom().item(type);
             }
@@ -96,11 +107,11 @@ public class SweepDrivers {
     }
 
     /**
-     * Submits the driver job {@code jobId} of sweep {@code sweepId} to {@code pool} as the sweep's
-     * submitter: its config is the study ({@code study}), its hash holds {@code token} for its agent.
+     * Submits the driver job {@code jobId} (the id its sweep names) of sweep {@code sweepId} to {@code pool}
+     * as the sweep's submitter: its config is the study ({@code study}), its hash holds {@code token} for its agent.
      */
-    Uni<Job> start(String pool, String sweepId, JsonNode study, String token, Caller caller) {
+    Uni<Job> start(String pool, String jobId, String sweepId, JsonNode study, String token, Caller caller) {
         JobRequest r = new JobRequest(pool, List.of(), study, Map.of(), 0, DRIVER_TIMEOUT_SECONDS, DRIVER_ATTEMPTS);
-        return jobs.submitDriver(r, caller, Map.of(JobHash.API_TOKEN, token, JobHash.DRIVER_OF, sweepId));
+        return jobs.submitDriver(r, jobId, caller, Map.of(JobHash.API_TOKEN, token, JobHash.DRIVER_OF, sweepId));
     }
 }

@@ -45,6 +45,8 @@ public class SweepService {
     public static final String OPTUNA = "optuna";
     /** An Optuna sweep's trials out at once unless it says: a sampler learns only from trials that ended. */
     static final int OPTUNA_PARALLELISM = 4;
+    /** Most trials an Optuna sweep has out at once: its driver follows each (an event stream of its submitter's). */
+    static final int MAX_OPTUNA_PARALLELISM = 16;
     /** The largest seed an Optuna sampler takes (NumPy's RandomState). */
     static final long MAX_OPTUNA_SEED = 4_294_967_295L;
 
@@ -108,7 +110,7 @@ public class SweepService {
         limiter.take(caller, configs.size()); // an external sweep's trials are taken as they are added
         String id = Ids.newJobId(r.type(), System.currentTimeMillis());
         if (optuna) {
-            return drivers.pool(r.driver())
+            return drivers.pool(r.driver(), caller)
                     .flatMap(pool -> store(r, spec, id, idem, idempotencyKey, caller, configs, pool));
         }
         return store(r, spec, id, idem, idempotencyKey, caller, configs, null);
@@ -176,7 +178,9 @@ public class SweepService {
             token = dev.warmpool.auth.DriverTokens.mint(id);
             driverId = Ids.newJobId(driverPool, System.currentTimeMillis());
             sweep.put(SweepHash.DRIVER_TOKEN, token.hash());
+            sweep.put(SweepHash.DRIVER, driverId);
         }
+        String driverJobId = driverId;
         String driverToken = token == null ? null : token.token();
         Map<String, String> trials = new LinkedHashMap<>();
         for (int i = 0; i < configs.size(); i++) {
@@ -199,8 +203,13 @@ public class SweepService {
                     if (driverPool == null) {
                         return get(id);
                     }
-                    return drivers.start(driverPool, id, study(id, r.type(), spec, r.trials()), driverToken, caller)
-                            .flatMap(job -> store.setSweepDriver(r.type(), id, job.id()))
+                    return drivers.start(
+                                    driverPool,
+                                    driverJobId,
+                                    id,
+                                    study(id, r.type(), spec, r.trials()),
+                                    driverToken,
+                                    caller)
                             .onFailure()
                             .call(e -> store.cancelSweep(
                                     r.type(),
@@ -335,6 +344,12 @@ public class SweepService {
         } else if (optuna) {
             seed = Integer.toUnsignedLong(SEEDS.nextInt());
         }
+        if (optuna && r.parallelism() != null && r.parallelism() > MAX_OPTUNA_PARALLELISM) {
+            throw Refusal.invalid(
+                    "parallelism",
+                    "An Optuna sweep has at most " + MAX_OPTUNA_PARALLELISM + " trials out at once (its driver follows"
+                            + " each one's reports); a sampler learns only from trials that ended, so more adds little.");
+        }
         int parallelism = r.parallelism() == null ? (optuna ? OPTUNA_PARALLELISM : MAX_TRIALS) : r.parallelism();
         return new Sweep.Spec(
                 algorithm,
@@ -401,7 +416,8 @@ public class SweepService {
                 n,
                 t -> store.sweeps(t, n)
                         .map(hs ->
-                                hs.stream().map(h -> view(h, List.of(), false)).toList()),
+                                hs.stream().map(h -> view(h, List.of(), false)).toList())
+                        .flatMap(this::withDrivers),
                 Comparator.comparing(Sweep::createdAt, Comparator.nullsLast(Comparator.reverseOrder()))
                         .thenComparing(Sweep::id, Comparator.reverseOrder()));
     }
@@ -424,20 +440,16 @@ public class SweepService {
                     "'config' is required: the trial's configuration, a JSON object such as {\"lr\": 0.01}"
                             + " (its job's config and WARMPOOL_CONFIG).");
         }
-        return store.sweep(type, id)
-                .flatMap(reply -> {
-                    if (!(reply instanceof SweepGetReply.Found found)) {
-                        throw noSweep(id);
-                    }
-                    Access.checkMayAddTrials(caller, id, found.sweep().get(SweepHash.SUBMITTED_BY));
-                    limiter.take(caller, 1);
-                    return store.addTrial(
-                            type,
-                            id,
-                            store.write(trialConfig),
-                            config.jobs().retention().toSeconds(),
-                            key);
-                })
+        limiter.take(caller, 1);
+        // the script checks the caller is the sweep's submitter (or an admin): no read of the sweep and its trials
+        return store.addTrial(
+                        type,
+                        id,
+                        store.write(trialConfig),
+                        config.jobs().retention().toSeconds(),
+                        key,
+                        caller.name(),
+                        caller.admin())
                 .map(reply -> {
                     if (reply instanceof SweepAddReply.Added added) {
                         if (JobState.QUEUED.name().equals(added.state())) {
@@ -472,17 +484,25 @@ public class SweepService {
     public static final int MAX_JOURNAL_APPEND = 1000;
     /** Most entries a sweep's journal holds. */
     public static final long MAX_JOURNAL = 1_000_000;
+    /** Most bytes of entries a sweep's journal holds (64 MiB). */
+    public static final long MAX_JOURNAL_BYTES = 64L << 20;
 
     /**
      * Appends {@code entries} (JSON objects) to an external sweep's journal, for its submitter or an
      * admin; how many entries it holds now. Its driver's study lives there (docs/sweeps.md).
      */
-    public Uni<Long> appendJournal(String id, List<JsonNode> entries, Caller caller) {
+    public Uni<Long> appendJournal(String id, List<JsonNode> entries, String appendId, Caller caller) {
         String type = typeOf(id);
         if (entries == null || entries.isEmpty() || entries.size() > MAX_JOURNAL_APPEND) {
             throw Refusal.invalid(
                     "entries",
                     "'entries' is a list of 1 to " + MAX_JOURNAL_APPEND + " JSON objects, e.g. [{\"op_code\": 0}].");
+        }
+        if (appendId != null && (appendId.isEmpty() || appendId.length() > MAX_KEY_LENGTH)) {
+            throw Refusal.invalid(
+                    "id",
+                    "'id' names the append, so that a retry of it appends nothing: 1 to " + MAX_KEY_LENGTH
+                            + " characters, e.g. a UUID.");
         }
         List<String> text = new ArrayList<>(entries.size());
         for (int i = 0; i < entries.size(); i++) {
@@ -491,17 +511,8 @@ public class SweepService {
             }
             text.add(store.write(entries.get(i)));
         }
-        return store.sweep(type, id)
-                .flatMap(reply -> {
-                    if (!(reply instanceof SweepGetReply.Found found)) {
-                        throw noSweep(id);
-                    }
-                    Access.checkMayAddTrials(caller, id, found.sweep().get(SweepHash.SUBMITTED_BY));
-                    if (found.sweep().get(SweepHash.TRIAL_FIELDS) == null) {
-                        throw notExternal(id);
-                    }
-                    return store.appendJournal(type, id, MAX_JOURNAL, text);
-                })
+        return store.appendJournal(
+                        type, id, caller.name(), caller.admin(), MAX_JOURNAL, MAX_JOURNAL_BYTES, appendId, text)
                 .map(reply -> {
                     if (reply instanceof SweepJournalReply.Appended appended) {
                         return appended.size();
@@ -509,16 +520,16 @@ public class SweepService {
                     if (reply instanceof SweepJournalReply.Full full) {
                         throw Refusal.conflict(
                                         "journal-full",
-                                        "Sweep " + id + "'s journal holds " + full.most()
-                                                + " entries, the most it may; start another sweep for more.")
+                                        "Sweep " + id + "'s journal holds at most " + full.most() + " " + full.what()
+                                                + "; this append would pass that. Start another sweep for more.")
                                 .with("most", full.most());
                     }
-                    throw noSweep(id);
+                    throw journalRefusal(id, reply);
                 });
     }
 
-    /** A sweep's journal from entry {@code from}, at most {@code limit} entries. */
-    public Uni<Journal> readJournal(String id, long from, int limit) {
+    /** A sweep's journal from entry {@code from}, at most {@code limit} entries: its submitter's or an admin's to read. */
+    public Uni<Journal> readJournal(String id, long from, int limit, Caller caller) {
         String type = typeOf(id);
         if (from < 0) {
             throw Refusal.invalid("from", "'from' is the index of the first entry to read: 0 or more.");
@@ -526,14 +537,31 @@ public class SweepService {
         if (limit < 1 || limit > 10_000) {
             throw Refusal.invalid("limit", "'limit' must be between 1 and 10000.");
         }
-        return store.readJournal(type, id, from, limit).map(reply -> {
-            if (reply instanceof SweepJournalReply.Read read) {
-                List<JsonNode> out = new ArrayList<>(read.entries().size());
-                read.entries().forEach(e -> out.add(tree(e)));
-                return new Journal(out, from + out.size(), read.size());
-            }
-            throw noSweep(id);
-        });
+        return store.readJournal(type, id, caller.name(), caller.admin(), from, limit)
+                .map(reply -> {
+                    if (reply instanceof SweepJournalReply.Read read) {
+                        List<JsonNode> out = new ArrayList<>(read.entries().size());
+                        read.entries().forEach(e -> out.add(tree(e)));
+                        return new Journal(out, from + out.size(), read.size());
+                    }
+                    throw journalRefusal(id, reply);
+                });
+    }
+
+    private static Refusal journalRefusal(String id, SweepJournalReply reply) {
+        if (reply instanceof SweepJournalReply.Forbidden f) {
+            return new Refusal(
+                            Refusal.Kind.FORBIDDEN,
+                            "forbidden",
+                            "Forbidden",
+                            "Sweep " + id + " was submitted by '" + f.submittedBy()
+                                    + "'; only they (and its driver) or an admin read and write its journal.")
+                    .with("submittedBy", f.submittedBy());
+        }
+        if (reply instanceof SweepJournalReply.NotExternal) {
+            return notExternal(id);
+        }
+        return noSweep(id);
     }
 
     /** A page of a journal: its entries from the index asked, the index after them, and how many it holds. */
@@ -547,6 +575,16 @@ public class SweepService {
     }
 
     private static Refusal refusal(String id, SweepAddReply reply) {
+        if (reply instanceof SweepAddReply.Forbidden f) {
+            return Access.mayNotAddTrials(id, f.submittedBy());
+        }
+        if (reply instanceof SweepAddReply.KeyConflict k) {
+            return Refusal.conflict(
+                            "trial-key-reused",
+                            "Sweep " + id + "'s trial " + k.jobId() + " was added under this key with another"
+                                    + " configuration; a key names one trial (a driver's study and its sweep go together).")
+                    .with("trial", k.jobId());
+        }
         if (reply instanceof SweepAddReply.NotExternal) {
             return notExternal(id);
         }
@@ -657,10 +695,38 @@ public class SweepService {
                 warnings(h.get(SweepHash.WARNINGS)),
                 blankToNull(h.get(SweepHash.TENANT)),
                 new Sweep.Cost(
-                        longNum(h, SweepHash.BUSY_MS) / 1000.0, num(h, SweepHash.DONE), num(h, SweepHash.COLD_STARTS)),
+                        longNum(h, SweepHash.BUSY_MS) / 1000.0,
+                        num(h, SweepHash.DONE),
+                        num(h, SweepHash.COLD_STARTS),
+                        null),
                 blankToNull(h.get(SweepHash.DRIVER)) == null
                         ? null
                         : new Sweep.Driver(h.get(SweepHash.DRIVER), null, null));
+    }
+
+    /** The sweeps, each with its driver as it is (those without one as they are), in order. */
+    private Uni<List<Sweep>> withDrivers(List<Sweep> sweeps) {
+        if (sweeps.stream().noneMatch(x -> x.driver() != null)) {
+            return Uni.createFrom().item(sweeps);
+        }
+        return Uni.join()
+                .all(sweeps.stream()
+                        .map(x -> x.driver() == null
+                                ? Uni.createFrom().item(x)
+                                : withDriver(x).map(y -> y.withTrials(null)))
+                        .toList())
+                .andFailFast();
+    }
+
+    /** Seconds a job has run: started to its end, or to now while it runs; null before it started. */
+    static Double ranFor(dev.warmpool.pool.Job job) {
+        if (job.startedAt() == null) {
+            return null;
+        }
+        java.time.Instant start = java.time.Instant.parse(job.startedAt());
+        java.time.Instant end =
+                job.finishedAt() == null ? java.time.Instant.now() : java.time.Instant.parse(job.finishedAt());
+        return Math.max(0, java.time.Duration.between(start, end).toMillis()) / 1000.0;
     }
 
     /** The sweep with its driver job's state and error as they are now (a driver that is gone: as it was). */
@@ -670,7 +736,8 @@ public class SweepService {
         }
         return jobs.get(s.driver().job())
                 .flatMap(job -> {
-                    Sweep shown = s.withDriver(new Sweep.Driver(s.driver().job(), job.state(), job.error()));
+                    Sweep shown =
+                            s.withDriver(new Sweep.Driver(s.driver().job(), job.state(), job.error()), ranFor(job));
                     if (!"RUNNING".equals(s.state())
                             || job.state() == null
                             || !job.state().ended()) {
@@ -687,7 +754,15 @@ public class SweepService {
                             .flatMap(x -> get(s.id()));
                 })
                 .onFailure(Refusal.class)
-                .recoverWithItem(s);
+                .recoverWithUni(e -> "RUNNING".equals(s.state())
+                        // no such job: it expired, or the manager stopped before it stored it
+                        ? store.cancelSweep(
+                                        s.type(),
+                                        s.id(),
+                                        "its driver job " + s.driver().job() + " is gone",
+                                        config.jobs().retention().toSeconds())
+                                .flatMap(x -> get(s.id()))
+                        : Uni.createFrom().item(s));
     }
 
     /** The stored warnings (a JSON array of sentences), or null when there are none. */

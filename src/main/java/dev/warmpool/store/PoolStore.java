@@ -11,7 +11,6 @@ import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Fields.PoolHash;
-import dev.warmpool.protocol.Fields.SweepHash;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;
@@ -301,26 +300,41 @@ public class PoolStore {
 
     /** Adds a trial to an external sweep (sweep_add.lua). */
     public Uni<SweepAddReply> addTrial(
-            String type, String sweepId, String configJson, long retentionSeconds, String key) {
-        return scripts.run(Script.SWEEP_ADD, type, SweepAddReply.args(sweepId, configJson, retentionSeconds, key))
+            String type,
+            String sweepId,
+            String configJson,
+            long retentionSeconds,
+            String key,
+            String caller,
+            boolean admin) {
+        return scripts.run(
+                        Script.SWEEP_ADD,
+                        type,
+                        SweepAddReply.args(sweepId, configJson, retentionSeconds, key, caller, admin))
                 .map(SweepAddReply::decode);
     }
 
-    /** Records a server-side sweep's driver job (one field of the sweep's hash, which sweep_put made). */
-    public Uni<Void> setSweepDriver(String type, String sweepId, String jobId) {
-        return redis.hset(List.of(KeySchema.sweep(type, sweepId), SweepHash.DRIVER, jobId))
-                .replaceWithVoid();
-    }
-
     /** Appends entries to an external sweep's journal (sweep_journal.lua). */
-    public Uni<SweepJournalReply> appendJournal(String type, String sweepId, long most, List<String> entries) {
-        return scripts.run(Script.SWEEP_JOURNAL, type, SweepJournalReply.appendArgs(sweepId, most, entries))
+    public Uni<SweepJournalReply> appendJournal(
+            String type,
+            String sweepId,
+            String caller,
+            boolean admin,
+            long most,
+            long mostBytes,
+            String appendId,
+            List<String> entries) {
+        return scripts.run(
+                        Script.SWEEP_JOURNAL,
+                        type,
+                        SweepJournalReply.appendArgs(sweepId, caller, admin, most, mostBytes, appendId, entries))
                 .map(SweepJournalReply::decode);
     }
 
     /** Reads an external sweep's journal from {@code from}, at most {@code limit} entries (sweep_journal.lua). */
-    public Uni<SweepJournalReply> readJournal(String type, String sweepId, long from, int limit) {
-        return scripts.run(Script.SWEEP_JOURNAL, type, SweepJournalReply.readArgs(sweepId, from, limit))
+    public Uni<SweepJournalReply> readJournal(
+            String type, String sweepId, String caller, boolean admin, long from, int limit) {
+        return scripts.run(Script.SWEEP_JOURNAL, type, SweepJournalReply.readArgs(sweepId, caller, admin, from, limit))
                 .map(SweepJournalReply::decode);
     }
 

@@ -27,8 +27,8 @@ public record Sweep(
         Cost cost,
         Driver driver) {
 
-    /** This sweep with {@code d} as its driver. */
-    public Sweep withDriver(Driver d) {
+    /** This sweep with {@code trials} (null: without them, as a list shows it). */
+    public Sweep withTrials(List<Trial> trials) {
         return new Sweep(
                 id,
                 type,
@@ -44,6 +44,26 @@ public record Sweep(
                 warnings,
                 tenant,
                 cost,
+                driver);
+    }
+
+    /** This sweep with {@code d} as its driver, its cost counting {@code driverSeconds} of the driver's. */
+    public Sweep withDriver(Driver d, Double driverSeconds) {
+        return new Sweep(
+                id,
+                type,
+                state,
+                spec,
+                progress,
+                best,
+                createdAt,
+                finishedAt,
+                error,
+                trials,
+                submittedBy,
+                warnings,
+                tenant,
+                cost == null ? null : cost.withDriverSeconds(driverSeconds),
                 d);
     }
 
@@ -56,7 +76,13 @@ public record Sweep(
      * (started to end) of its ended trials summed; {@code trials}, the trials that ended; {@code coldStarts},
      * the trials that waited for a processor's start (each the first job of a processor started after it was queued).
      */
-    public record Cost(double busySeconds, int trials, int coldStarts) {}
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Cost(double busySeconds, int trials, int coldStarts, Double driverSeconds) {
+        /** A sweep's cost with its driver's run time (started to end, or to now while it runs). */
+        public Cost withDriverSeconds(Double seconds) {
+            return new Cost(busySeconds, trials, coldStarts, seconds);
+        }
+    }
 
     /** The request as it was normalized and stored: defaults filled in, the seed chosen. */
     @JsonInclude(JsonInclude.Include.NON_NULL)

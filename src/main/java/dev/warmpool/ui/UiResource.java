@@ -198,8 +198,9 @@ public class UiResource {
                                     path,
                                     "That token is not valid here: check it (the run command writes one to .warmpool/token) and try again."));
         }
-        if (identity.isAnonymous()) {
-            return Uni.createFrom().item(form(path, ""));
+        if (identity.isAnonymous() || identity.hasRole(Roles.DRIVER)) {
+            return Uni.createFrom()
+                    .item(form(path, "")); // a sweep driver's token reads its sweep only, not the dashboard
         }
         return Uni.createFrom().item(app(path));
     }

@@ -395,7 +395,10 @@
         + p.failed + ' failed, ' + p.earlyStopped + ' stopped early'
         + (s.best ? '. Best ' + (metric || 'value') + ' ' + s.best.value + ' (' + s.best.trial + ')' : '')
         // what it cost (docs/sweeps.md): its trials' run time and the cold starts they met
-        + (s.cost ? '. Cost: ' + s.cost.busySeconds.toFixed(1) + ' processor-seconds busy, ' + s.cost.coldStarts + ' cold starts' : '');
+        + (s.cost ? '. Cost: ' + s.cost.busySeconds.toFixed(1) + ' processor-seconds busy, ' + s.cost.coldStarts + ' cold starts' : '')
+        // a study the manager runs: its driver job, and the processor-seconds it has held
+        + (s.driver ? '. Driver ' + s.driver.job + ' ' + (s.driver.state || '')
+          + (s.cost && s.cost.driverSeconds != null ? ', ' + s.cost.driverSeconds.toFixed(1) + ' s' : '') : '');
       warnings.replaceChildren(...(s.warnings || []).map(w => el('p', { class: 'warning', text: w })));
       buttons.replaceChildren(...(admin && s.state === 'RUNNING'
         ? [el('button', { class: 'cancel', onclick: e => act(e.target, () => api('DELETE', '/sweeps/' + encodeURIComponent(id))) }, 'Cancel sweep')] : []));

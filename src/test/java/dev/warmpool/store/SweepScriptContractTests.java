@@ -125,6 +125,7 @@ class SweepScriptContractTests extends ScriptContract {
                 "type", TYPE, "parallelism", "1", "metric", "loss", "goal", "minimize", "maxFailedTrials", "-1"));
         sweep.put("spec", "{}");
         sweep.put("total", Integer.toString(total));
+        sweep.put("submittedBy", "alice");
         sweep.put(
                 "trialFields",
                 "[\"type\",\"" + TYPE + "\",\"args\",\"[]\",\"maxAttempts\",\"1\",\"priority\",\"5\","
@@ -143,7 +144,7 @@ class SweepScriptContractTests extends ScriptContract {
     }
 
     SweepAddReply add(String sid, String config, String key) {
-        return call(Script.SWEEP_ADD, SweepAddReply.args(sid, config, 60, key), SweepAddReply::decode);
+        return call(Script.SWEEP_ADD, SweepAddReply.args(sid, config, 60, key, "alice", false), SweepAddReply::decode);
     }
 
     /** A driver that adds a trial again under its key (a retry, a restarted driver) gets that trial, even past the end. */
@@ -158,8 +159,20 @@ class SweepScriptContractTests extends ScriptContract {
         assertEquals(new SweepAddReply.Full(2), add(sid, "{}", "t2"), "a new key past the total");
         assertEquals(
                 new SweepAddReply.Added(sid + "-1", 1, "PENDING", true),
-                add(sid, "{}", "t1"),
+                add(sid, "{\"lr\":2}", "t1"),
                 "a known key answers before the total is checked");
+        assertEquals(
+                new SweepAddReply.KeyConflict(sid + "-1"),
+                add(sid, "{\"lr\":3}", "t1"),
+                "a known key with another configuration is a driver mixing up its studies");
+        assertEquals(
+                new SweepAddReply.Forbidden("alice"),
+                call(Script.SWEEP_ADD, SweepAddReply.args(sid, "{}", 60, "t9", "bob", false), SweepAddReply::decode),
+                "only its submitter adds its trials");
+        assertInstanceOf(
+                SweepAddReply.Full.class,
+                call(Script.SWEEP_ADD, SweepAddReply.args(sid, "{}", 60, "t9", "root", true), SweepAddReply::decode),
+                "or an admin");
         assertEquals(2, j.llen(KeySchema.sweepTrials(TYPE, sid)), "two trials, not four");
     }
 
@@ -172,30 +185,69 @@ class SweepScriptContractTests extends ScriptContract {
                 new SweepJournalReply.Appended(2),
                 call(
                         Script.SWEEP_JOURNAL,
-                        SweepJournalReply.appendArgs(sid, 3, List.of("{\"a\":1}", "{\"a\":2}")),
+                        SweepJournalReply.appendArgs(
+                                sid, "alice", false, 3, 1000, "batch-1", List.of("{\"a\":1}", "{\"a\":2}")),
                         SweepJournalReply::decode));
         assertEquals(
-                new SweepJournalReply.Full(3),
+                new SweepJournalReply.Full("entries", 3),
                 call(
                         Script.SWEEP_JOURNAL,
-                        SweepJournalReply.appendArgs(sid, 3, List.of("{}", "{}")),
+                        SweepJournalReply.appendArgs(sid, "alice", false, 3, 1000, "", List.of("{}", "{}")),
                         SweepJournalReply::decode),
                 "two more than the most it holds: none appended");
         assertEquals(
                 new SweepJournalReply.Read(2, List.of("{\"a\":2}")),
-                call(Script.SWEEP_JOURNAL, SweepJournalReply.readArgs(sid, 1, 10), SweepJournalReply::decode));
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.readArgs(sid, "alice", false, 1, 10),
+                        SweepJournalReply::decode));
         assertEquals(
                 new SweepJournalReply.Read(2, List.of()),
-                call(Script.SWEEP_JOURNAL, SweepJournalReply.readArgs(sid, 5, 10), SweepJournalReply::decode));
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.readArgs(sid, "alice", false, 5, 10),
+                        SweepJournalReply::decode));
+        assertEquals(
+                new SweepJournalReply.Appended(2),
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.appendArgs(
+                                sid, "alice", false, 3, 1000, "batch-1", List.of("{\"a\":1}", "{\"a\":2}")),
+                        SweepJournalReply::decode),
+                "a retry of the last append (its reply was lost) appends nothing");
+        assertEquals(
+                new SweepJournalReply.Full("bytes", 10),
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.appendArgs(sid, "alice", false, 3, 10, "", List.of("{\"big\":1}")),
+                        SweepJournalReply::decode),
+                "bounded in bytes too");
+        assertEquals(
+                new SweepJournalReply.Forbidden("alice"),
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.readArgs(sid, "bob", false, 0, 10),
+                        SweepJournalReply::decode),
+                "another submitter reads no one's study");
+        assertInstanceOf(
+                SweepJournalReply.Read.class,
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.readArgs(sid, "root", true, 0, 10),
+                        SweepJournalReply::decode),
+                "an admin does");
         assertEquals(
                 new SweepJournalReply.NoSweep(),
-                call(Script.SWEEP_JOURNAL, SweepJournalReply.readArgs("sw-none", 0, 10), SweepJournalReply::decode));
+                call(
+                        Script.SWEEP_JOURNAL,
+                        SweepJournalReply.readArgs("sw-none", "alice", false, 0, 10),
+                        SweepJournalReply::decode));
         call(Script.SWEEP_CANCEL, SweepCancelReply.args(sid, "enough", 60), SweepCancelReply::decode);
         String journal = KeySchema.sweepJournal(TYPE, sid);
         assertTrue(j.ttl(journal) > 0 && j.ttl(journal) <= 60, "expires with its sweep");
         call(
                 Script.SWEEP_JOURNAL,
-                SweepJournalReply.appendArgs(sid, 3, List.of("{\"told\":1}")),
+                SweepJournalReply.appendArgs(sid, "alice", false, 3, 1000, "", List.of("{\"told\":1}")),
                 SweepJournalReply::decode);
         assertTrue(j.ttl(journal) > 0, "an entry appended after the end keeps its time to live");
         assertEquals(3, j.llen(journal));
@@ -233,7 +285,10 @@ class SweepScriptContractTests extends ScriptContract {
         assertEquals(new SweepAddReply.Ended("SUCCEEDED"), add(sid, "{}"));
         assertEquals(new SweepAddReply.NoSweep(), add("sw-none", "{}"));
         String drawn = sweepOf("minimize", newJobId() + "a");
-        assertEquals(new SweepAddReply.NotExternal(), add(drawn, "{}"), "a sweep that draws its own takes none");
+        assertEquals(
+                new SweepAddReply.NotExternal(),
+                call(Script.SWEEP_ADD, SweepAddReply.args(drawn, "{}", 60, "", "root", true), SweepAddReply::decode),
+                "a sweep that draws its own takes none");
     }
 
     /** An external sweep cancelled, or stopped by maxFailedTrials, before its driver added all its trials still ends. */
