@@ -4,7 +4,7 @@ loss, the trial-seconds the sweep's trials ran (its cost.busySeconds) and the tr
 anything: each study is one POST, then polled until it ends. Prints one JSON object with the medians.
 Usage: optuna_server.py [TRIALS] [SEEDS] (WARMPOOL_URL, WARMPOOL_TOKEN; a manager with the local runtime).
 The objective is clients/python/examples/quadratic.py (a noisy bowl over [-10, 10]^2, minimum near -0.007),
-5 steps of 50 ms each (its defaults), each step reporting a loss that falls towards the final one."""
+5 steps of 0.3 s each, each step reporting a loss that falls towards the final one."""
 import json
 import os
 import statistics
@@ -16,7 +16,9 @@ sys.path.insert(0, HERE)
 import warmpool  # noqa: E402
 
 POOL = "b-optuna-server"
-SPACE = {"x": {"uniform": [-10, 10]}, "y": {"uniform": [-10, 10]}}
+# steps and their length as one-value choices: every trial 5 steps of 0.3 s (a trial the pruner can stop mid-run)
+SPACE = {"x": {"uniform": [-10, 10]}, "y": {"uniform": [-10, 10]}, "steps": {"choice": [5]},
+         "step_seconds": {"choice": [0.3]}}
 MODES = {
     "tpe+hyperband": {"sampler": {"name": "TPESampler"},
                       "pruner": {"name": "HyperbandPruner", "args": {"min_resource": 1, "max_resource": 5}}},

@@ -16,6 +16,7 @@ result is the value told to the study. Any sampler and pruner works: Optuna deci
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import math
 import queue
 import time
@@ -283,16 +284,28 @@ def _prune(client: Client, job: Job, step: int) -> None:
 class Journal:
     """An Optuna journal backend kept in warmpool: an external sweep's journal (``/sweeps/{id}/journal``).
     ``optuna.storages.JournalStorage(Journal(sweep))`` keeps a study where its sweep is, so a driver that
-    died leaves it for the next (:func:`journal` builds that storage)."""
+    died leaves it for the next (:func:`journal` builds that storage).
+
+    One driver at a time writes a sweep's journal (the next starts when the one before has died): the
+    journal is read from the server once, then kept here with what this driver appends, so Optuna's
+    many reads of its own log cost no call (each of its writes is one append, made before it returns)."""
 
     def __init__(self, sweep: Sweep) -> None:
         self.sweep = sweep
+        self._logs: Optional[List[Dict[str, Any]]] = None
+
+    def _all(self) -> List[Dict[str, Any]]:
+        if self._logs is None:
+            self._logs = self.sweep.journal(0)
+        return self._logs
 
     def read_logs(self, log_number_from: int) -> List[Dict[str, Any]]:
-        return self.sweep.journal(log_number_from)
+        return self._all()[log_number_from:]
 
     def append_logs(self, logs: List[Dict[str, Any]]) -> None:
+        known = self._all()
         self.sweep.append_journal(logs)
+        known.extend(json.loads(json.dumps(logs)))  # as the server gives them back
 
 
 def journal(sweep: Sweep) -> Any:
