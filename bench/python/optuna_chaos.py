@@ -3,7 +3,10 @@ sweep's journal, its driver process killed (SIGKILL) K times as the sweep passes
 started again, then run to the end. Prints one JSON object: trials told in the study, trials the sweep
 ran, lost (sweep trials the study never told), duplicated (one study trial with two jobs, or a sweep over
 N), the kills, and the wall time beside an undisturbed study of the same size.
-Usage: optuna_chaos.py [TRIALS] [KILLS] (WARMPOOL_URL, WARMPOOL_TOKEN). Driver mode: optuna_chaos.py drive SWEEP N."""
+Usage: optuna_chaos.py [TRIALS] [KILLS] (WARMPOOL_URL, WARMPOOL_TOKEN). Driver mode: optuna_chaos.py drive SWEEP N.
+optuna_chaos.py server [TRIALS] [KILLS]: the same against a sweep the manager runs ("algorithm": "optuna"): its
+driver job's study process is killed (SIGKILL, found in /proc: run as root, on the manager's machine) and the
+driver job starts it again."""
 import json
 import os
 import signal
@@ -57,9 +60,58 @@ def study_of(wp, n, kills):
             "wallSeconds": round(wall, 2), "best": study.best_value}
 
 
+def study_processes():
+    """The pids of server-side drivers' study processes (warmpool.driver's children) on this machine."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if b"WARMPOOL_DRIVER_CHILD=1" in f.read().split(b"\0"):
+                    out.append(int(pid))
+        except OSError:
+            pass
+    return out
+
+
+def server_study(wp, n, kills):
+    sweep = wp.sweep(POOL, {"x": {"uniform": [-10, 10]}, "y": {"uniform": [-10, 10]}, "steps": {"choice": [3]}},
+                     algorithm="optuna", trials=n, parallelism=4, seed=1, objective={"metric": "loss"},
+                     sampler={"name": "TPESampler"})
+    start = time.monotonic()
+    killed = 0
+    for k in range(1, kills + 1):
+        while sweep.refresh().progress["done"] < n * k // (kills + 1):
+            time.sleep(0.05)
+        for pid in study_processes():
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+    while sweep.refresh().state == "RUNNING" or (sweep.data.get("driver") or {}).get("state") in ("QUEUED", "RUNNING"):
+        time.sleep(0.1)
+    wall = time.monotonic() - start
+    study = optuna.load_study(study_name=sweep.id, storage=journal(sweep))
+    told = [t for t in study.trials if t.user_attrs.get("warmpool_sweep") == sweep.id and t.state.is_finished()]
+    jobs = [t.user_attrs.get("warmpool_job") for t in told]
+    ran = [t["id"] for t in sweep.trials()]
+    return {"trials": n, "kills": killed, "sweepState": sweep.state, "driver": sweep.data.get("driver"),
+            "told": len(told), "sweepTrials": len(ran), "lost": len(set(ran) - set(jobs)),
+            "duplicated": len(jobs) - len(set(jobs)) + max(0, len(ran) - n), "wallSeconds": round(wall, 2)}
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "drive":
         drive(sys.argv[2], int(sys.argv[3]))
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "server":
+        n = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+        kills = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+        wp = warmpool.Client()
+        wp.put_pool(POOL, command=[sys.executable, os.path.join(HERE, "examples", "quadratic.py")],
+                    worker="persistent", min_idle=4, max_size=4, env={"PYTHONPATH": HERE})
+        try:
+            out = {"killed": server_study(wp, n, kills), "undisturbed": server_study(wp, n, 0)}
+        finally:
+            wp.delete_pool(POOL)
+        print(json.dumps(out, indent=1))
         return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     kills = int(sys.argv[2]) if len(sys.argv) > 2 else 3

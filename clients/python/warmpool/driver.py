@@ -5,18 +5,27 @@ and pruner), keeps the Optuna study in the sweep's journal and runs it with
 :func:`warmpool.optuna.optimize` on the sweep: a retry of this job (or another driver) takes the study up
 where it was left. It reaches the API through the way its agent opened for it alone (``WARMPOOL_URL``, a
 Unix socket in its own dir) with a token that is good for its sweep only (``WARMPOOL_TOKEN``).
+
+The job's process supervises the study's: the study runs in a child process, started again (up to
+``RESTARTS`` times) when it is killed or crashes, and each start takes the study up from the journal.
 """
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from typing import Any, Dict, Mapping
 
 from .client import Client
 from .optuna import journal, optimize
 
-__all__ = ["distributions", "main"]
+__all__ = ["distributions", "main", "supervise"]
+
+RESTARTS = 3
+"""How many times the study's process is started again after it was killed or crashed."""
+CHILD = "WARMPOOL_DRIVER_CHILD"
+"""Set in the study's process's environment (the supervisor's child)."""
 
 
 def distributions(space: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
@@ -82,8 +91,24 @@ def main() -> int:
     return 0
 
 
+def supervise() -> int:
+    """Runs :func:`main` in a child process, again when it ends other than done (0) or unable to run here
+    (2): at most :data:`RESTARTS` more times. Its exit code is the last run's."""
+    env = dict(os.environ)
+    env[CHILD] = "1"
+    code = 1
+    for attempt in range(RESTARTS + 1):
+        code = subprocess.call([sys.executable, "-m", "warmpool.driver"], env=env)
+        if code in (0, 2):
+            return code
+        if attempt < RESTARTS:
+            print("warmpool.driver: the study's process ended (%s); starting it again, %d of %d: it goes on from the "
+                  "sweep's journal" % (code, attempt + 1, RESTARTS), file=sys.stderr, flush=True)
+    return code if code > 0 else 1
+
+
 if __name__ == "__main__":
-    code = main()
+    code = main() if os.environ.get(CHILD) else supervise()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # not waiting for a trial's follower thread still reading a stream that has nothing more to say

@@ -56,10 +56,13 @@ class JobTests(StubTestCase):
         for state, ended in (("QUEUED", False), ("RUNNING", False), ("SUCCEEDED", True), ("FAILED", True),
                              ("CANCELLED", True), ("TIMED_OUT", True), ("EARLY_STOPPED", True)):
             with self.subTest(state=state):
-                self.stub.route("GET", "/jobs/t.4", ok({"id": "t.4", "state": "SUCCEEDED"}))
+                # the server says what the job was made with, so its waiter (which may start at once) sees no end
+                # before the assertion; then the end, which the waiter reads
+                self.stub.route("GET", "/jobs/t.4", ok({"id": "t.4", "state": state}))
                 job = warmpool.Job(self.wp, {"id": "t.4", "state": state})
                 self.assertEqual(ended, job.ended)
                 if not ended:
+                    self.stub.route("GET", "/jobs/t.4", ok({"id": "t.4", "state": "SUCCEEDED"}))
                     job.result(timeout=10)  # its waiter reads the end
 
     def test_many_jobs_complete_as_futures(self):
