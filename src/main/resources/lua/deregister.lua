@@ -29,6 +29,7 @@
 --                                            released trial takes
 --   wp:{type}:demand                     W   trial: a finished sweep's demand is taken off it
 --   wp:{type}:sweeps                     RW  trial: a finished sweep trims ended sweeps past retention from it
+--   wp:{type}:drivers                    W   trial: a finished sweep leaves it
 --   wp:{type}:sweep:{id}                 RW  trial: the sweep's counts, best, warnings, state (and older sweeps' state,
 --                                            to trim)
 --   wp:{type}:sweep:{id}:trials          RW  trial: read to stop or expire every trial; expires with the sweep

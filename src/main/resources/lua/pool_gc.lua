@@ -17,12 +17,13 @@
 --                                            with the pool, expire then too)
 --   wp:{type}:seq                        W   deleted
 --   wp:{type}:demand                     W   deleted
+--   wp:{type}:drivers                    W   deleted
 --   wp:{type}:gangs                      W   deleted
 -- Publishes: nothing.
 if redis.call('HGET', POOL, 'state') ~= 'DRAINING' then return 0 end
 if redis.call('SCARD', PROCS) > 0 then return 0 end
 for _, t in ipairs(redis.call('SMEMBERS', key('tenants'))) do redis.call('DEL', key('tenant', t), key('tq', t)) end
-redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'), key('warmth'), key('demand'), key('waiting'),
+redis.call('DEL', POOL, IDLE, QUEUE, PROCS, GANGS, key('seq'), key('warmth'), key('demand'), key('drivers'), key('waiting'),
   key('tenants'))
 redis.call('EXPIRE', JOBS, tonumber(ARGV[2]))
 redis.call('EXPIRE', key('sweeps'), tonumber(ARGV[2]))

@@ -23,6 +23,7 @@
 --   wp:{type}:gang:{id}                  RW  an early-stopped job's gang: members; trial: one a released trial takes
 --   wp:{type}:demand                     W   trial: a finished sweep's demand is taken off it
 --   wp:{type}:sweeps                     RW  trial: a finished sweep trims ended sweeps past retention from it
+--   wp:{type}:drivers                    W   trial: a finished sweep leaves it
 --   wp:{type}:sweep:{id}                 RW  the job's sweep: metric, goal, earlyStopping, minSteps, minTrials, state;
 --                                            trial: counts, best, state (older sweeps' state, to trim)
 --   wp:{type}:sweep:{id}:trials          RW  trial: read to stop or expire every trial; expires with the sweep

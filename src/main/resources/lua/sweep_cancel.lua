@@ -17,6 +17,7 @@
 --   wp:{type}:gang:{id}                  RW  a running trial's gang: members; one a released trial takes
 --   wp:{type}:demand                     W   a finished sweep's demand is taken off it
 --   wp:{type}:sweeps                     RW  a finished sweep trims ended sweeps past retention from it
+--   wp:{type}:drivers                    W   the sweep leaves it (also one that had ended, or is gone)
 --   wp:{type}:sweep:{id}                 RW  the sweep ARGV[2]: state, finishedAt; set CANCELLED, error; counts, best,
 --                                            finishedAt (older sweeps' state, to trim)
 --   wp:{type}:sweep:{id}:trials          RW  read to stop or expire every trial; expires with the sweep
@@ -29,8 +30,11 @@
 --- @include "ends"
 local sid = ARGV[2]
 local state = redis.call('HGET', key('sweep', sid), 'state')
-if not state then return 'NOSWEEP' end
-if state ~= 'RUNNING' then return {'ENDED', state} end
+if not state or state ~= 'RUNNING' then
+  redis.call('HDEL', key('drivers'), sid) -- an entry an ended sweep left (its driver's look ends it)
+  if not state then return 'NOSWEEP' end
+  return {'ENDED', state}
+end
 local now, retention = now_ms(), tonumber(ARGV[4])
 sweep_stop(sid, 'CANCELLED', ARGV[3], now, retention)
 -- every trial has ended now, so the last one finished the sweep; unless a trial's end was cut

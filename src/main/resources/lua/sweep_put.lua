@@ -27,6 +27,7 @@
 --   wp:{type}:idem:{sha256}              RW  the Idempotency-Key: read (DUPLICATE), written with its TTL
 --   wp:{type}:gang:{id}                  RW  the gang a released trial takes: state, members; BUSY, job, token
 --   wp:{type}:sweeps                     W   the sweep ARGV[2] joins it
+--   wp:{type}:drivers                    W   a sweep with a driver job joins it (its 'driver' field)
 --   wp:{type}:sweep:{id}                 RW  the sweep: stored RUNNING; parallelism read; total, demand; active
 --                                            counted up as trials are released; an external sweep's
 --                                            (trialFields set): total as given, demand 0
@@ -50,6 +51,8 @@ local m = tonumber(ARGV[i])
 local common = {unpack(ARGV, i + 1, i + 2 * m)}
 local tenant = tenant_for(field_in(common, 1, 'submittedBy'))
 redis.call('HSET', skey, 'tenant', tenant)
+local driver = redis.call('HGET', skey, 'driver')
+if driver and driver ~= '' then redis.call('HSET', key('drivers'), sid, driver) end
 i = i + 2 * m + 1
 local total = 0
 while i + 1 <= #ARGV do

@@ -93,7 +93,7 @@ end
 -- Keys: wp:{type}:sweep:{id} RW (older sweeps' R), wp:{type}:demand W, wp:{type}:sweep:{id}:trials RW,
 --   wp:{type}:job:{jobId} W, wp:{type}:job:{jobId}:events W, wp:{type}:sweep:{id}:steps RW,
 --   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:pending W, wp:{type}:sweeps RW,
---   wp:{type}:sweep:{id}:keys W, wp:{type}:sweep:{id}:journal W (expire with it).
+--   wp:{type}:sweep:{id}:keys W, wp:{type}:sweep:{id}:journal W (expire with it), wp:{type}:drivers W.
 local function sweep_finish(sid, now, retention_s)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'state', 'succeeded', 'demand')
@@ -118,6 +118,7 @@ local function sweep_finish(sid, now, retention_s)
   redis.call('EXPIRE', key('sweep', sid, 'trials'), retention_s)
   redis.call('EXPIRE', key('sweep', sid, 'keys'), retention_s) -- an external sweep's
   redis.call('EXPIRE', key('sweep', sid, 'journal'), retention_s)
+  redis.call('HDEL', key('drivers'), sid) -- its driver is no longer looked at
   -- sweeps created more than a retention period ago leave the listing once they have ended
   for _, old in ipairs(redis.call('ZRANGEBYSCORE', key('sweeps'), '-inf', now - retention_s * 1000, 'LIMIT', 0, 100)) do
     local st = redis.call('HGET', key('sweep', old), 'state')

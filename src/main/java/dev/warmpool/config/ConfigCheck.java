@@ -27,6 +27,7 @@ public final class ConfigCheck {
                         + " is not a Docker API address: use unix:///var/run/docker.sock, "
                         + "unix:///run/podman/podman.sock or tcp://HOST:PORT"));
         positive(problems, "warmpool.reconcile.interval", c.reconcile().interval());
+        positive(problems, "warmpool.sweeps.driver-check", c.sweeps().driverCheck());
         positive(problems, "warmpool.heartbeat.interval", c.heartbeat().interval());
         positive(problems, "warmpool.jobs.retention", c.jobs().retention());
         positive(problems, "warmpool.reconcile.timeout-grace", c.reconcile().timeoutGrace());

@@ -52,6 +52,13 @@ public interface WarmpoolConfig {
 
         /** Where that Python finds the client's warmpool package; by default clients/python under the working dir. */
         Optional<Path> driverPythonPath();
+
+        /**
+         * How often the manager looks for sweeps whose driver job has ended or is gone, and ends them
+         * (a sweep waits on its driver for its trials; DriverWatch).
+         */
+        @WithDefault("10s")
+        Duration driverCheck();
     }
 
     interface Redis {

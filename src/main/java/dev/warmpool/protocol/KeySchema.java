@@ -172,6 +172,14 @@ public final class KeySchema {
         return prefix(type) + "sweeps";
     }
 
+    /**
+     * HASH: the pool's running sweeps that a driver job feeds (sweep id to that job's id), for the
+     * manager's look at their drivers (a sweep whose driver ended or is gone is ended).
+     */
+    public static String sweepDrivers(String type) {
+        return prefix(type) + "drivers";
+    }
+
     /** HASH: one sweep. */
     public static String sweep(String type, String sweepId) {
         return prefix(type) + "sweep:" + sweepId;
@@ -237,6 +245,7 @@ public final class KeySchema {
                 gangs(t),
                 gang(t, "{id}"),
                 sweeps(t),
+                sweepDrivers(t),
                 sweep(t, "{id}"),
                 sweepTrials(t, "{id}"),
                 sweepPending(t, "{id}"),

@@ -735,34 +735,33 @@ public class SweepService {
             return Uni.createFrom().item(s);
         }
         return jobs.get(s.driver().job())
-                .flatMap(job -> {
-                    Sweep shown =
-                            s.withDriver(new Sweep.Driver(s.driver().job(), job.state(), job.error()), ranFor(job));
-                    if (!"RUNNING".equals(s.state())
-                            || job.state() == null
-                            || !job.state().ended()) {
-                        return Uni.createFrom().item(shown);
-                    }
-                    // its driver ended (failed for good, or gave up) while the sweep waits for trials it will never add
-                    String why = "its driver job " + job.id() + " ended " + job.state()
-                            + (job.error() == null ? "" : ": " + job.error());
-                    return store.cancelSweep(
-                                    s.type(),
-                                    s.id(),
-                                    why,
-                                    config.jobs().retention().toSeconds())
-                            .flatMap(x -> get(s.id()));
-                })
+                .map(job -> s.withDriver(new Sweep.Driver(s.driver().job(), job.state(), job.error()), ranFor(job)))
                 .onFailure(Refusal.class)
-                .recoverWithUni(e -> "RUNNING".equals(s.state())
-                        // no such job: it expired, or the manager stopped before it stored it
-                        ? store.cancelSweep(
-                                        s.type(),
-                                        s.id(),
-                                        "its driver job " + s.driver().job() + " is gone",
+                .recoverWithItem(s);
+    }
+
+    /**
+     * Ends sweep {@code sweepId} of pool {@code type} when its driver job {@code driverJob} has ended
+     * (failed for good, gave up, was cancelled) or is gone (expired, or never stored: the manager
+     * stopped between the sweep and its driver), since the sweep would wait for trials nobody adds.
+     * True when this ended it. {@link DriverWatch} calls it for every sweep a driver feeds.
+     */
+    public Uni<Boolean> endIfDriverEnded(String type, String sweepId, String driverJob) {
+        return jobs.get(driverJob)
+                .map(job -> job.state() == null || !job.state().ended()
+                        ? null
+                        : "its driver job " + job.id() + " ended " + job.state()
+                                + (job.error() == null ? "" : ": " + job.error()))
+                .onFailure(Refusal.class)
+                .recoverWithItem("its driver job " + driverJob + " is gone")
+                .flatMap(why -> why == null
+                        ? Uni.createFrom().item(false)
+                        : store.cancelSweep(
+                                        type,
+                                        sweepId,
+                                        why,
                                         config.jobs().retention().toSeconds())
-                                .flatMap(x -> get(s.id()))
-                        : Uni.createFrom().item(s));
+                                .map(reply -> reply instanceof SweepCancelReply.Cancelled));
     }
 
     /** The stored warnings (a JSON array of sentences), or null when there are none. */

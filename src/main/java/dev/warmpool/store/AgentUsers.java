@@ -178,6 +178,7 @@ public class AgentUsers {
             "gangs",
             "gang:*",
             "sweeps",
+            "drivers",
             "sweep:*");
 
     private static String newPassword() {

@@ -338,6 +338,11 @@ public class PoolStore {
                 .map(SweepJournalReply::decode);
     }
 
+    /** The pool's running sweeps that a driver job feeds: sweep id to its driver's job id. */
+    public Uni<Map<String, String>> sweepDrivers(String type) {
+        return redis.hgetall(KeySchema.sweepDrivers(type)).map(r -> Replies.hash(ScriptRunner.plain(r)));
+    }
+
     /** Cancels a sweep (sweep_cancel.lua). */
     public Uni<SweepCancelReply> cancelSweep(String type, String sweepId, String reason, long retentionSeconds) {
         return scripts.run(Script.SWEEP_CANCEL, type, SweepCancelReply.args(sweepId, reason, retentionSeconds))
