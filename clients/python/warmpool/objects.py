@@ -343,7 +343,8 @@ class Sweep:
 class Tenant:
     """One tenant's part of a pool under fair share (``GET /pools/{type}``'s ``tenants``): its ``weight`` and
     cap (``max_running``, None for none), its jobs ``running`` and ``queued`` now, the processor time it used
-    (``usage_seconds``) and its ``share`` of the pool. ``name`` is the API's ``tenant``."""
+    (``usage_seconds``) and its ``share`` of the pool; what its sweeps here cost (``sweeps``: ``busySeconds``,
+    ``coldStarts``, docs/sweeps.md). ``name`` is the API's ``tenant``."""
     name: str
     weight: float
     max_running: Optional[int]
@@ -351,6 +352,7 @@ class Tenant:
     queued: int
     usage_seconds: float
     share: float
+    sweeps: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> Tenant:
@@ -358,7 +360,8 @@ class Tenant:
         return cls(name=str(data.get("tenant")), weight=float(data.get("weight") or 0),
                    max_running=None if max_running is None else int(max_running),
                    running=int(data.get("running") or 0), queued=int(data.get("queued") or 0),
-                   usage_seconds=float(data.get("usageSeconds") or 0), share=float(data.get("share") or 0))
+                   usage_seconds=float(data.get("usageSeconds") or 0), share=float(data.get("share") or 0),
+                   sweeps=dict(data.get("sweeps") or {}))
 
 
 class Pool(Dict[str, Any]):

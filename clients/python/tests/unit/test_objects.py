@@ -13,7 +13,7 @@ from .stub import Reply, ok, problem
 POOL = {"type": "train", "state": "ACTIVE", "spec": {"command": ["python3", "t.py"]},
         "status": {"idle": 1, "busy": 2, "queued": 3},
         "tenants": [{"tenant": "vision", "weight": 2, "maxRunning": 4, "running": 2, "queued": 3,
-                     "usageSeconds": 12.5, "share": 0.75},
+                     "usageSeconds": 12.5, "share": 0.75, "sweeps": {"busySeconds": 4.5, "coldStarts": 1}},
                     {"tenant": "nlp", "weight": 1.0, "maxRunning": None, "running": 0, "queued": 0,
                      "usageSeconds": 0, "share": 0.25}]}
 
@@ -156,7 +156,7 @@ class PoolTests(StubTestCase):
         self.stub.route("GET", "/pools/train", ok(POOL))
         pool = self.wp.pool("train")
         self.assertEqual([Tenant(name="vision", weight=2.0, max_running=4, running=2, queued=3, usage_seconds=12.5,
-                                 share=0.75),
+                                 share=0.75, sweeps={"busySeconds": 4.5, "coldStarts": 1}),
                           Tenant(name="nlp", weight=1.0, max_running=None, running=0, queued=0, usage_seconds=0.0,
                                  share=0.25)], pool.tenants)
         self.assertIsInstance(pool.tenants[0].weight, float)

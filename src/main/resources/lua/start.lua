@@ -16,7 +16,8 @@
 --   wp:{type}:tq:{tenant}                RW  a freed processor or gang pops the next job (lib/tenants.lua's pick)
 --   wp:{type}:waiting                    RW  the tenants with queued jobs
 --   wp:{type}:queue                      RW  jobs queued before tenants: moved to their tenants' queues
---   wp:{type}:tenant:{tenant}            RW  read for the pick; the job taken's: running
+--   wp:{type}:tenant:{tenant}            RW  read for the pick; the job taken's: running; a cold trial's sweep's
+--                                            tenant: sweepColdStarts
 --   wp:{type}:tenants                    W   a tenant with a queued or running job joins it
 --   wp:{type}:warmth                     W   the job's queue wait; idle time
 --   wp:{type}:job:{jobId}                RW  the job ARGV[3]: state, attempts, queuedAt, submittedAt, sweep; state RUNNING,
@@ -40,6 +41,8 @@ local function sweep_cold_start(pid, jid)
   local skey = key('sweep', j[1])
   if queued and started and started > queued and redis.call('EXISTS', skey) == 1 then
     redis.call('HINCRBY', skey, 'coldStarts', 1)
+    local tenant = redis.call('HGET', skey, 'tenant')
+    if tenant and tenant ~= '' then redis.call('HINCRBY', key('tenant', tenant), 'sweepColdStarts', 1) end
   end
 end
 

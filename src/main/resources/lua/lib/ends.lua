@@ -186,14 +186,19 @@ end
 -- keep the best, keep its curve for the median rule, fail the sweep
 -- past maxFailedTrials, release the next pending trial, and finish the sweep after its last.
 -- Keys: wp:{type}:sweep:{id} RW, wp:{type}:job:{jobId} R, wp:{type}:sweep:{id}:trial:{jobId} RW,
---   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:steps W, wp:{type}:pool R; then watch_objective's,
+--   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:steps W, wp:{type}:pool R,
+--   wp:{type}:tenant:{tenant} W (the sweep's tenant: sweepMs); then watch_objective's,
 --   sweep_stop's, sweep_release's, sweep_finish's.
 local function sweep_trial_ended(sid, jid, prev, state, now, retention_s, ran_ms)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'state', 'metric', 'goal', 'bestValue', 'maxFailedTrials', 'total')
   if not s[1] then return end
   if prev ~= 'PENDING' then redis.call('HINCRBY', skey, 'active', -1) end
-  if ran_ms > 0 then redis.call('HINCRBY', skey, 'busyMs', ran_ms) end -- the sweep's cost (docs/sweeps.md)
+  if ran_ms > 0 then -- the sweep's cost, and its tenant's (docs/sweeps.md)
+    redis.call('HINCRBY', skey, 'busyMs', ran_ms)
+    local tenant = redis.call('HGET', skey, 'tenant')
+    if tenant and tenant ~= '' then redis.call('HINCRBY', key('tenant', tenant), 'sweepMs', ran_ms) end
+  end
   local curve = key('sweep', sid, 'trial', jid)
   if state == 'SUCCEEDED' then
     redis.call('HINCRBY', skey, 'succeeded', 1)

@@ -228,19 +228,21 @@ local function pick_queued(now)
 end
 
 -- What the API and the metrics show of each tenant: {tenant, weight, maxRunning ('' for none), running,
--- queued, usage (decayed processor-seconds), share, seconds (processor-seconds in all)}, by name.
+-- queued, usage (decayed processor-seconds), share, seconds (processor-seconds in all), its sweeps' trials'
+-- seconds (sweepMs / 1000) and cold starts (sweepColdStarts), the sum of its sweeps' cost (docs/sweeps.md)}, by name.
 -- Keys: wp:{type}:tenants R, wp:{type}:tenant:{tenant} R, wp:{type}:tq:{tenant} R, wp:{type}:pool R.
 local function tenant_rows(now)
   local names = redis.call('SMEMBERS', TENANTS)
   table.sort(names)
   local out = {}
   for _, t in ipairs(names) do
-    local h = redis.call('HMGET', key('tenant', t), 'running', 'usage', 'usageAt', 'seconds')
+    local h = redis.call('HMGET', key('tenant', t), 'running', 'usage', 'usageAt', 'seconds', 'sweepMs', 'sweepColdStarts')
     local running = tonumber(h[1]) or 0
     local u = decayed(h[2], h[3], now)
     table.insert(out, {t, tostring(weight_of(t)), tostring(cap_of(t) or ''), tostring(running),
       tostring(redis.call('ZCARD', key('tq', t))), string.format('%.3f', u),
-      string.format('%.6f', share_of(t, running, u)), string.format('%.3f', tonumber(h[4]) or 0)})
+      string.format('%.6f', share_of(t, running, u)), string.format('%.3f', tonumber(h[4]) or 0),
+      string.format('%.3f', (tonumber(h[5]) or 0) / 1000), tostring(tonumber(h[6]) or 0)})
   end
   return out
 end

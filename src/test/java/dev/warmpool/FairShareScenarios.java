@@ -192,6 +192,12 @@ public abstract class FairShareScenarios {
         Map<String, Object> a = tenant("fair-sweep", "alice");
         assertEquals(0.0, num(a, "running"));
         assertTrue(num(a, "usageSeconds") > 6 * 0.2 * 0.9, "six trials' processor time: " + a);
+        double swept = ((Number) ((Map<?, ?>) a.get("sweeps")).get("busySeconds")).doubleValue();
+        assertEquals(
+                given().get("/sweeps/" + sweep).jsonPath().getDouble("cost.busySeconds"),
+                swept,
+                0.0015,
+                "her one sweep's cost is her sweeps' cost here: " + a);
 
         String carols = batch(Tokens.CAROL, "fair-sweep", 1).get(0);
         assertEquals("team-a", awaitEnd(carols).getString("tenant"));
@@ -199,7 +205,7 @@ public abstract class FairShareScenarios {
         Map<String, Object> row =
                 pool("fair-sweep").getList("tenants", Map.class).get(0);
         assertEquals(
-                java.util.Set.of("tenant", "weight", "running", "queued", "usageSeconds", "share"),
+                java.util.Set.of("tenant", "weight", "running", "queued", "usageSeconds", "share", "sweeps"),
                 row.keySet(),
                 "the tenant row's names (maxRunning only when set), as the Python client reads them");
     }

@@ -17,7 +17,8 @@ import java.util.function.ToDoubleFunction;
  * Per pool and tenant (fair share, docs/fair-share.md), read with the pool's counts on each scrape
  * (tenants.lua): {@code warmpool_tenant_running{pool,tenant}}, {@code warmpool_tenant_queued{pool,tenant}}
  * and {@code warmpool_tenant_usage_seconds_total{pool,tenant}} (processor-seconds its jobs held, never
- * decayed: the share's decayed usage is on {@code GET /pools/{type}}).
+ * decayed: the share's decayed usage is on {@code GET /pools/{type}}); its sweeps' cost,
+ * {@code warmpool_tenant_sweep_busy_seconds_total} and {@code warmpool_tenant_sweep_cold_starts_total}.
  */
 final class TenantMetrics {
     private final MeterRegistry registry;
@@ -67,6 +68,9 @@ final class TenantMetrics {
         ToDoubleFunction<Map<String, TenantsReply.Tenant>> running = read(k, TenantsReply.Tenant::running);
         ToDoubleFunction<Map<String, TenantsReply.Tenant>> queued = read(k, TenantsReply.Tenant::queued);
         ToDoubleFunction<Map<String, TenantsReply.Tenant>> seconds = read(k, TenantsReply.Tenant::secondsTotal);
+        ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepSeconds = read(k, TenantsReply.Tenant::sweepSeconds);
+        ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepColdStarts =
+                read(k, TenantsReply.Tenant::sweepColdStarts);
         return List.of(
                 Gauge.builder("warmpool.tenant.running", latest, running)
                         .tags("pool", pool, "tenant", tenant)
@@ -79,6 +83,15 @@ final class TenantMetrics {
                 FunctionCounter.builder("warmpool.tenant.usage.seconds", latest, seconds)
                         .tags("pool", pool, "tenant", tenant)
                         .description("Processor-seconds the tenant's jobs held in the pool (not decayed)")
+                        .register(registry),
+                FunctionCounter.builder("warmpool.tenant.sweep.busy.seconds", latest, sweepSeconds)
+                        .tags("pool", pool, "tenant", tenant)
+                        .description(
+                                "The run time of the tenant's sweep trials in the pool (their sweeps' busySeconds)")
+                        .register(registry),
+                FunctionCounter.builder("warmpool.tenant.sweep.cold.starts", latest, sweepColdStarts)
+                        .tags("pool", pool, "tenant", tenant)
+                        .description("Processor starts the tenant's sweep trials in the pool waited for")
                         .register(registry));
     }
 

@@ -11,7 +11,8 @@ public sealed interface TenantsReply permits TenantsReply.Tenants, TenantsReply.
     /**
      * One tenant: its weight, its cap ({@code null}: none), running jobs, queued jobs, usage
      * (processor-seconds, decayed by the pool's half-life), its weighted share ({@code (running + usage /
-     * halfLife) / weight}) and the processor-seconds its jobs have held in all (never decayed).
+     * halfLife) / weight}), the processor-seconds its jobs have held in all (never decayed), and of its
+     * sweeps' cost (docs/sweeps.md): their trials' run time in seconds and the cold starts they caused.
      */
     record Tenant(
             String tenant,
@@ -21,7 +22,9 @@ public sealed interface TenantsReply permits TenantsReply.Tenants, TenantsReply.
             int queued,
             double usageSeconds,
             double share,
-            double secondsTotal) {}
+            double secondsTotal,
+            double sweepSeconds,
+            int sweepColdStarts) {}
 
     record Tenants(long now, List<Tenant> tenants) implements TenantsReply {}
 
@@ -48,7 +51,9 @@ public sealed interface TenantsReply permits TenantsReply.Tenants, TenantsReply.
                     Integer.parseInt(Replies.string(r.get(4))),
                     Double.parseDouble(Replies.string(r.get(5))),
                     Double.parseDouble(Replies.string(r.get(6))),
-                    Double.parseDouble(Replies.string(r.get(7)))));
+                    Double.parseDouble(Replies.string(r.get(7))),
+                    Double.parseDouble(Replies.string(r.get(8))),
+                    (int) Double.parseDouble(Replies.string(r.get(9)))));
         }
         return new Tenants(Long.parseLong(Replies.string(v.get(0))), out);
     }

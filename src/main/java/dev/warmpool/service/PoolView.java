@@ -29,7 +29,7 @@ public record PoolView(
      * One tenant of the pool's fair share (docs/fair-share.md): its weight, its cap (absent: none),
      * jobs running and queued, usage (processor-seconds, decayed by the pool's half-life) and share
      * ({@code (running + usageSeconds / halfLife) / weight}; the next free processor goes to the
-     * smallest among tenants with queued jobs under their cap).
+     * smallest among tenants with queued jobs under their cap); {@code sweeps}, what its sweeps here cost.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Tenant(
@@ -39,12 +39,26 @@ public record PoolView(
             int running,
             int queued,
             double usageSeconds,
-            double share) {
+            double share,
+            SweepCost sweeps) {
         static Tenant of(dev.warmpool.protocol.TenantsReply.Tenant t) {
             return new Tenant(
-                    t.tenant(), t.weight(), t.maxRunning(), t.running(), t.queued(), t.usageSeconds(), t.share());
+                    t.tenant(),
+                    t.weight(),
+                    t.maxRunning(),
+                    t.running(),
+                    t.queued(),
+                    t.usageSeconds(),
+                    t.share(),
+                    new SweepCost(t.sweepSeconds(), t.sweepColdStarts()));
         }
     }
+
+    /**
+     * A tenant's sweeps' cost in the pool, summed over them all (docs/sweeps.md, "What a sweep cost"):
+     * {@code busySeconds}, their trials' run time; {@code coldStarts}, the processor starts their trials waited for.
+     */
+    public record SweepCost(double busySeconds, int coldStarts) {}
 
     /** Counts of processors by state, and of queued jobs. */
     public record Status(int starting, int idle, int busy, int draining, int queued) {}

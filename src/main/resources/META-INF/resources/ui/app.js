@@ -219,6 +219,12 @@
     if (!list.length) box.append(el('p', { class: 'muted', text: 'No pools yet: PUT /pools/{type} makes one.' }));
   }
 
+  // what a tenant's sweeps in the pool cost (docs/sweeps.md), on its usage cell
+  function sweepCost(s) {
+    if (!s || (!s.busySeconds && !s.coldStarts)) return undefined;
+    return 'its sweeps here: ' + fmt(s.busySeconds) + ' of trials, ' + s.coldStarts + ' cold start' + (s.coldStarts === 1 ? '' : 's');
+  }
+
   // fair share: each tenant's weight, cap, running and queued jobs, decayed usage and share (docs/fair-share.md)
   function tenantsTable(p) {
     const list = p.tenants || [];
@@ -227,7 +233,7 @@
       el('td', { class: 'mono', text: t.tenant }), el('td', { text: String(t.weight) }),
       el('td', { text: t.maxRunning == null ? '' : String(t.maxRunning) }),
       el('td', { dataset: { col: 'running' }, text: String(t.running) }), el('td', { dataset: { col: 'queued' }, text: String(t.queued) }),
-      el('td', { text: fmt(t.usageSeconds) }), el('td', { text: t.share.toFixed(3) })));
+      el('td', { text: fmt(t.usageSeconds), title: sweepCost(t.sweeps) }), el('td', { text: t.share.toFixed(3) })));
     const heads = [['Tenant'], ['Weight'], ['Cap', 'maxRunning: at most this many running'], ['Running'], ['Queued'], ['Usage'], ['Share']];
     // in a box of the card's width: a third of the page at 1280 px holds the seven columns, a longer name scrolls
     return el('div', { class: 'fit' }, el('table', { class: 'procs tenants' },

@@ -18,7 +18,8 @@ class TenantMetricsTests {
     final TenantMetrics metrics = new TenantMetrics(registry);
 
     static Tenant tenant(String name, int running, int queued, double secondsTotal) {
-        return new Tenant(name, 1, null, running, queued, secondsTotal / 2, 0.5, secondsTotal);
+        return new Tenant(
+                name, 1, null, running, queued, secondsTotal / 2, 0.5, secondsTotal, secondsTotal / 4, queued / 10);
     }
 
     Gauge gauge(String name, String pool, String tenant) {
@@ -26,9 +27,11 @@ class TenantMetricsTests {
     }
 
     FunctionCounter counter(String pool, String tenant) {
-        return registry.find("warmpool.tenant.usage.seconds")
-                .tags("pool", pool, "tenant", tenant)
-                .functionCounter();
+        return counter("warmpool.tenant.usage.seconds", pool, tenant);
+    }
+
+    FunctionCounter counter(String name, String pool, String tenant) {
+        return registry.find(name).tags("pool", pool, "tenant", tenant).functionCounter();
     }
 
     @Test
@@ -38,6 +41,13 @@ class TenantMetricsTests {
         assertEquals(3, gauge("warmpool.tenant.running", "train", "alice").value());
         assertEquals(40, gauge("warmpool.tenant.queued", "train", "alice").value());
         assertEquals(120, counter("train", "alice").count());
+        assertEquals(
+                30,
+                counter("warmpool.tenant.sweep.busy.seconds", "train", "alice").count(),
+                "its sweeps' cost");
+        assertEquals(
+                4,
+                counter("warmpool.tenant.sweep.cold.starts", "train", "alice").count());
         assertEquals(2, gauge("warmpool.tenant.queued", "train", "bob").value());
         assertEquals(1, gauge("warmpool.tenant.running", "eval", "alice").value(), "one series per pool and tenant");
 
@@ -46,6 +56,7 @@ class TenantMetricsTests {
         assertEquals(121, counter("train", "alice").count());
         assertNull(gauge("warmpool.tenant.running", "train", "bob"), "a tenant the pool no longer has leaves");
         assertNull(counter("train", "bob"));
+        assertNull(counter("warmpool.tenant.sweep.busy.seconds", "train", "bob"));
 
         metrics.removed("train");
         assertNull(gauge("warmpool.tenant.queued", "train", "alice"), "a deleted pool's tenants leave");

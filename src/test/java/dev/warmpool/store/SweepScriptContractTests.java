@@ -15,6 +15,7 @@ import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.protocol.SweepJournalReply;
 import dev.warmpool.protocol.SweepListReply;
 import dev.warmpool.protocol.SweepPutReply;
+import dev.warmpool.protocol.TenantsReply;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -482,6 +483,21 @@ class SweepScriptContractTests extends ScriptContract {
         long after = Long.parseLong(field(skey, "busyMs"));
         assertTrue(after >= busy && after < busy + 2000, "t2 ran a moment: " + busy + " -> " + after);
         assertEquals("2", field(skey, "done"));
+        String tenant = field(skey, "tenant");
+        assertEquals(Long.toString(after), field(KeySchema.tenant(TYPE, tenant), "sweepMs"), "its tenant's, the same");
+        TenantsReply.Tenant row = tenantRow(tenant);
+        assertEquals(after / 1000.0, row.sweepSeconds(), 0.0005, "tenants.lua shows it in seconds");
+        assertEquals(0, row.sweepColdStarts());
+    }
+
+    /** The pool's tenants as tenants.lua shows them: {@code tenant}'s row. */
+    private TenantsReply.Tenant tenantRow(String tenant) {
+        TenantsReply.Tenants all =
+                (TenantsReply.Tenants) call(Script.TENANTS, TenantsReply.args(), TenantsReply::decode);
+        return all.tenants().stream()
+                .filter(t -> t.tenant().equals(tenant))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no row for " + tenant + " in " + all));
     }
 
     /**
@@ -509,6 +525,7 @@ class SweepScriptContractTests extends ScriptContract {
         assertEquals("p1", field(KeySchema.job(TYPE, second), "processor"), "p1 took the other as it was freed");
         start("p1", second, "1");
         assertEquals("1", field(skey, "coldStarts"), "p1's second trial: p1 was up, warm");
+        assertEquals(1, tenantRow(field(skey, "tenant")).sweepColdStarts(), "its tenant's, the same");
     }
 
     /** Trials that never started (queued, then cancelled with their sweep) add no run time and no cold start. */
