@@ -95,14 +95,14 @@ public final class Bench {
         } else if (a.contains("--notebook")) {
             onOwnRedis((url, j) -> Notebook.notebook(url, j, intArg(args, 1, 200)));
         } else if (a.contains("--sweeps")) {
-            onOwnRedis((url, j) -> withManager(
-                    url,
-                    new String[0],
-                    m -> Sweeps.sweeps(
-                            m,
-                            intArg(args, 1, 32),
-                            args.length > 2 ? Double.parseDouble(args[2]) : 2,
-                            args.length > 3 ? Double.parseDouble(args[3]) : 0.2)));
+            onOwnRedis((url, j) -> withManager(url, new String[0], m -> {
+                Sweeps.sweeps(
+                        m,
+                        intArg(args, 1, 32),
+                        args.length > 2 ? Double.parseDouble(args[2]) : 2,
+                        args.length > 3 ? Double.parseDouble(args[3]) : 0.2);
+                Sweeps.optuna(m, intArg(args, 4, 40), intArg(args, 5, 3));
+            }));
         } else {
             all(quick);
         }

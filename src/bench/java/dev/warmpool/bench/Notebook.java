@@ -67,7 +67,7 @@ final class Notebook {
     }
 
     /** One of bench/python's scripts against {@code m}; its JSON figures under {@code prefix}. */
-    private static void python(ManagerProcess m, String prefix, String script, String... args) throws Exception {
+    static void python(ManagerProcess m, String prefix, String script, String... args) throws Exception {
         if (!Files.isExecutable(Path.of(PYTHON))) {
             put(prefix + ".skipped", PYTHON + " is missing");
             return;

@@ -9,6 +9,33 @@ import java.util.List;
 final class Report {
     private Report() {}
 
+    /** Server-side TPE + Hyperband beside random search on one workload (bench/python/optuna_server.py), medians. */
+    private static void optuna(String workload) {
+        String p = "sweep.optuna." + workload + ".";
+        if (!Figures.ALL.containsKey(p + "random.busySeconds")) {
+            return;
+        }
+        System.out.printf(
+                "server-side Optuna on %s, %s trials, %s seeds, medians (best: %s):%n",
+                workload,
+                Figures.ALL.get(p + "trials"),
+                Figures.ALL.get(p + "seeds"),
+                Figures.ALL.getOrDefault(p + "goal", "minimize"));
+        System.out.printf("%-34s %14s %14s%n", "", "tpe+hyperband", "random");
+        for (String f : List.of("best", "busySeconds", "pruned", "wallSeconds")) {
+            System.out.printf(
+                    "%-34s %14.4g %14.4g%n",
+                    f.equals("busySeconds") ? "trial-seconds" : f,
+                    Figures.number(p + "tpe+hyperband." + f),
+                    Figures.number(p + "random." + f));
+        }
+        System.out.printf(
+                "%-34s %14s %14s%n%n",
+                "best by seed",
+                Figures.ALL.get(p + "tpe+hyperband.bestBySeed"),
+                Figures.ALL.get(p + "random.bestBySeed"));
+    }
+
     static void print() throws Exception {
         ManagerProcess.JSON
                 .writer()
@@ -33,6 +60,9 @@ final class Report {
                     Figures.ALL.get("sweep.freshVsPersistent"),
                     Figures.ALL.get("sweep.warmVsPersistent"),
                     1.0);
+        }
+        for (String workload : List.of("quadratic", "digits")) {
+            optuna(workload);
         }
         if (Figures.ALL.keySet().stream().anyMatch(k -> k.startsWith("startup."))) {
             System.out.printf("%-34s %10s %10s%n", "manager launch -> ready (median of 3)", "ready ms", "RSS MB");

@@ -7,6 +7,7 @@ import dev.warmpool.ManagerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** A sweep in three modes: a fresh processor per trial (as Katib runs trials), warm processors that start a new process per trial, and persistent workers; the trial is a Python script whose import takes `setup` seconds and whose training takes `work` seconds. */
@@ -85,6 +86,23 @@ final class Sweeps {
         put(
                 "sweep.warmVsPersistent",
                 Math.round((double) Figures.ALL.get("sweep.warm.wallSeconds") / persistent * 10) / 10.0);
+    }
+
+    /**
+     * Sweeps the manager runs ({@code "algorithm": "optuna"}): server-side TPE + Hyperband against random
+     * search at {@code trials} trials, {@code seeds} seeds, on the quadratic benchmark function and the
+     * digits SVC (bench/python/optuna_server.py; the best objective, trial-seconds and trials pruned, medians).
+     */
+    static void optuna(ManagerProcess m, int trials, int seeds) throws Exception {
+        for (String workload : List.of("quadratic", "digits")) {
+            Notebook.python(
+                    m,
+                    "sweep.optuna." + workload,
+                    "optuna_server.py",
+                    String.valueOf(trials),
+                    String.valueOf(seeds),
+                    workload);
+        }
     }
 
     static String state(ManagerProcess m, String path) {
