@@ -41,6 +41,15 @@ record Accepted(
                 tenant);
     }
 
+    /** This job as {@code id}, with {@code more} fields stored beside the request's (those only the manager writes). */
+    Accepted as(String id, Map<String, String> more) {
+        Map<String, String> fields = new LinkedHashMap<>(stored.fields());
+        fields.putAll(more);
+        fields.put(JobHash.ID, id);
+        return new Accepted(
+                new NewJob(id, stored.priority(), fields), request, timeout, maxAttempts, args, config, env);
+    }
+
     /** {@code field} prefixes the names in errors, e.g. "jobs[3]." in a batch. */
     static Accepted of(
             JobRequest r, String field, Caller caller, WarmpoolConfig config, Function<Object, String> json) {

@@ -9,7 +9,6 @@ import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
-import dev.warmpool.protocol.NewJob;
 import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.SubmitReply;
@@ -111,25 +110,12 @@ public class JobService {
 
     /**
      * Stores a server-side sweep's driver job (SweepDrivers) as {@code id}: {@code r} as {@code caller} submitted it,
-     * plus the fields only the manager writes ({@code apiToken}, {@code driverOf}), no access check (the
-     * manager's own pool) and no rate taken (the sweep took it).
+     * plus the fields only the manager writes ({@code apiToken}, {@code driverOf}). SweepDrivers checked that its
+     * pool admits the caller; no rate is taken (the sweep took it).
      */
     Uni<Job> submitDriver(JobRequest r, String id, Caller caller, Map<String, String> managerFields) {
-        Accepted accepted = accept(r, "", caller);
-        Map<String, String> fields =
-                new java.util.LinkedHashMap<>(accepted.stored().fields());
-        fields.putAll(managerFields);
-        fields.put(dev.warmpool.protocol.Fields.JobHash.ID, id);
-        NewJob stored = new NewJob(id, accepted.stored().priority(), fields);
-        Accepted job = new Accepted(
-                stored,
-                accepted.request(),
-                accepted.timeout(),
-                accepted.maxAttempts(),
-                accepted.args(),
-                accepted.config(),
-                accepted.env());
-        return store.submit(r.type(), stored, Idempotency.NONE)
+        Accepted job = accept(r, "", caller).as(id, managerFields);
+        return store.submit(r.type(), job.stored(), Idempotency.NONE)
                 .flatMap(reply -> submitted(reply, job, Idempotency.NONE, null));
     }
 

@@ -29,6 +29,15 @@ public record Sweep(
 
     /** This sweep with {@code trials} (null: without them, as a list shows it). */
     public Sweep withTrials(List<Trial> trials) {
+        return with(trials, cost, driver);
+    }
+
+    /** This sweep with {@code d} as its driver, its cost counting {@code driverSeconds} of the driver's. */
+    public Sweep withDriver(Driver d, Double driverSeconds) {
+        return with(trials, cost == null ? null : cost.withDriverSeconds(driverSeconds), d);
+    }
+
+    private Sweep with(List<Trial> trials, Cost cost, Driver driver) {
         return new Sweep(
                 id,
                 type,
@@ -45,26 +54,6 @@ public record Sweep(
                 tenant,
                 cost,
                 driver);
-    }
-
-    /** This sweep with {@code d} as its driver, its cost counting {@code driverSeconds} of the driver's. */
-    public Sweep withDriver(Driver d, Double driverSeconds) {
-        return new Sweep(
-                id,
-                type,
-                state,
-                spec,
-                progress,
-                best,
-                createdAt,
-                finishedAt,
-                error,
-                trials,
-                submittedBy,
-                warnings,
-                tenant,
-                cost == null ? null : cost.withDriverSeconds(driverSeconds),
-                d);
     }
 
     /** A server-side sweep's driver job ({@code "algorithm": "optuna"}): its id, and its state and error as it is. */
