@@ -1,7 +1,8 @@
 """Sweeps the manager runs ("algorithm": "optuna"): server-side TPE with Hyperband pruning against server-side
 random search (no pruning) at the same trial budget, on the same warm persistent workers, per seed: the best
 objective, the trial-seconds the sweep's trials ran (its cost.busySeconds) and the trials pruned. No client drives
-anything: each study is one POST, then polled until it ends. Prints each run on stderr, then one JSON line with
+anything: each study is one POST, then polled until it ends. Also the idle time the sweep held (its
+processors waiting for the driver's next trial: cost.idleSeconds). Prints each run on stderr, then one JSON line with
 the medians (bench/run --sweeps reads it).
 Usage: optuna_server.py [TRIALS] [SEEDS] [WORKLOAD] (WARMPOOL_URL, WARMPOOL_TOKEN; a manager with the local runtime).
 Workloads (clients/python/examples):
@@ -38,7 +39,7 @@ def modes(steps):
 
 
 MODES = ("tpe+hyperband", "random")
-FIGURES = ("best", "busySeconds", "pruned", "wallSeconds")
+FIGURES = ("best", "busySeconds", "idleSeconds", "pruned", "wallSeconds")
 
 
 def study(wp, pool, space, objective, trials, seed, mode):
@@ -49,6 +50,7 @@ def study(wp, pool, space, objective, trials, seed, mode):
     if s.state != "SUCCEEDED":
         raise SystemExit("sweep %s ended %s: %s" % (s.id, s.state, s.data.get("error")))
     return {"best": (s.best or {}).get("value"), "busySeconds": s.cost.get("busySeconds"),
+            "idleSeconds": s.cost.get("idleSeconds"),
             "pruned": s.progress.get("earlyStopped"), "state": s.state,
             "driver": (s.data.get("driver") or {}).get("state"), "wallSeconds": round(time.monotonic() - start, 1)}
 

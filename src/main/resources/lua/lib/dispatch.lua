@@ -3,8 +3,8 @@
 --- @include "jobs"
 --- @include "gang"
 
--- The warmest idle processor (or gang) that can take a job now, taken off the idle set, and
--- whether it is a gang; or nil. A plain processor costs one read, as before gangs.
+-- The warmest idle processor (or gang) that can take a job now, taken off the idle set, whether it
+-- is a gang, and since when it was idle (its idle set score); or nil. A plain processor costs one read, as before gangs.
 -- Keys: wp:{type}:idle RW (popped), wp:{type}:proc:{id} R, wp:{type}:gang:{id} R, wp:{type}:warmth W (idleMs).
 local function claim(now)
   while true do
@@ -13,8 +13,8 @@ local function claim(now)
     local id = top[1]
     local state = redis.call('HGET', key('proc', id), 'state')
     idle_end(top[2], now)
-    if state == 'IDLE' then return id, false end
-    if not state and gang_ready(id) then return id, true end
+    if state == 'IDLE' then return id, false, top[2] end
+    if not state and gang_ready(id) then return id, true, top[2] end
   end
 end
 
@@ -83,17 +83,19 @@ end
 
 -- Hands a stored job to the warmest idle processor (the one idle the shortest time), or queues
 -- it by its score in its tenant's queue, which it also joins when its tenant is at its maxRunning.
--- Returns the processor id, or nil when the job was queued. An idle processor means no tenant that
+-- Returns the processor id and since when it was idle (a gang's: nil), or nil when the job was queued.
+-- An idle processor means no tenant that
 -- may run a job has one queued (fill keeps it so), so the job takes its place fairly.
 -- Keys: wp:{type}:job:{jobId} RW, wp:{type}:idle RW, wp:{type}:proc:{id} RW, wp:{type}:gang:{id} RW,
 --   wp:{type}:inbox:{id} W, wp:{type}:warmth RW; may_run's, enqueue's.
 local function dispatch(jid, now)
-  local id, gang
-  if may_run(job_tenant(jid)) then id, gang = claim(now) end
+  local id, gang, since
+  if may_run(job_tenant(jid)) then id, gang, since = claim(now) end
   demand_up(now, id ~= nil)
   if id then
     hand(jid, id, gang, now)
-    return id
+    if gang then return id end
+    return id, since
   end
   enqueue(jid)
   return nil

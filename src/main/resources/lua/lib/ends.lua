@@ -52,11 +52,28 @@ local function stop_job(jid, state, reason, now, retention_s)
   return prev
 end
 
+-- The idle time a sweep held (docs/sweeps.md, "What a sweep cost"): processor pid, idle since
+-- 'since', takes a trial of sweep sid; when it turned idle as a trial of the same sweep ended on it
+-- (sweep_trial_ended marks the processor with the sweep and that end), it waited for this sweep's
+-- next trial, so the gap is the sweep's (and its tenant's). Idle time after another job, or before a
+-- processor's first trial, is the pool's alone.
+-- Keys: wp:{type}:proc:{id} R (lastSweep, lastSweepAt), wp:{type}:sweep:{id} RW (idleMs, tenant),
+--   wp:{type}:tenant:{tenant} W (sweepIdleMs).
+local function sweep_idle_held(sid, pid, since, now)
+  local p = redis.call('HMGET', key('proc', pid), 'lastSweep', 'lastSweepAt')
+  if p[1] ~= sid or tonumber(p[2] or '') ~= tonumber(since) then return end
+  local ms = math.max(0, now - tonumber(since))
+  local skey = key('sweep', sid)
+  redis.call('HINCRBY', skey, 'idleMs', ms)
+  local tenant = redis.call('HGET', skey, 'tenant')
+  if tenant and tenant ~= '' then redis.call('HINCRBY', key('tenant', tenant), 'sweepIdleMs', ms) end
+end
+
 -- Sweeps. A sweep's trials are stored PENDING and released into the pool's queue (or straight
 -- to an idle processor) while fewer than 'parallelism' of them are out, here in the scripts that
 -- end jobs, so the bound holds whether or not a manager is running.
 -- Keys: wp:{type}:sweep:{id} RW (active), wp:{type}:sweep:{id}:pending RW, wp:{type}:job:{jobId} RW;
---   then dispatch's for each trial released.
+--   then dispatch's and sweep_idle_held's for each trial released.
 local function sweep_release(sid, now)
   local skey = key('sweep', sid)
   local s = redis.call('HMGET', skey, 'active', 'parallelism', 'state')
@@ -71,7 +88,8 @@ local function sweep_release(sid, now)
       active = redis.call('HINCRBY', skey, 'active', 1)
       -- no idle processor took it: the pool's warmth counts a cold arrival (the sweep counts a cold
       -- start only when a processor started after this is the one that runs it: start.lua)
-      dispatch(jid, now)
+      local pid, since = dispatch(jid, now)
+      if pid and since then sweep_idle_held(sid, pid, since, now) end
     end
   end
 end
@@ -187,7 +205,8 @@ end
 -- past maxFailedTrials, release the next pending trial, and finish the sweep after its last.
 -- Keys: wp:{type}:sweep:{id} RW, wp:{type}:job:{jobId} R, wp:{type}:sweep:{id}:trial:{jobId} RW,
 --   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:steps W, wp:{type}:pool R,
---   wp:{type}:tenant:{tenant} W (the sweep's tenant: sweepMs); then watch_objective's,
+--   wp:{type}:tenant:{tenant} W (the sweep's tenant: sweepMs), wp:{type}:proc:{id} RW (the trial's processor:
+--   lastSweep, lastSweepAt); then watch_objective's,
 --   sweep_stop's, sweep_release's, sweep_finish's.
 local function sweep_trial_ended(sid, jid, prev, state, now, retention_s, ran_ms)
   local skey = key('sweep', sid)
@@ -198,6 +217,13 @@ local function sweep_trial_ended(sid, jid, prev, state, now, retention_s, ran_ms
     redis.call('HINCRBY', skey, 'busyMs', ran_ms)
     local tenant = redis.call('HGET', skey, 'tenant')
     if tenant and tenant ~= '' then redis.call('HINCRBY', key('tenant', tenant), 'sweepMs', ran_ms) end
+  end
+  if prev == 'RUNNING' then
+    -- its processor, if it goes on, is marked: idle from now, it waits for this sweep (sweep_idle_held)
+    local pid = redis.call('HGET', key('job', jid), 'processor')
+    if pid and pid ~= '' and redis.call('HEXISTS', key('proc', pid), 'state') == 1 then
+      redis.call('HSET', key('proc', pid), 'lastSweep', sid, 'lastSweepAt', now)
+    end
   end
   local curve = key('sweep', sid, 'trial', jid)
   if state == 'SUCCEEDED' then

@@ -229,20 +229,23 @@ end
 
 -- What the API and the metrics show of each tenant: {tenant, weight, maxRunning ('' for none), running,
 -- queued, usage (decayed processor-seconds), share, seconds (processor-seconds in all), its sweeps' trials'
--- seconds (sweepMs / 1000) and cold starts (sweepColdStarts), the sum of its sweeps' cost (docs/sweeps.md)}, by name.
+-- seconds (sweepMs / 1000), cold starts (sweepColdStarts) and idle seconds held (sweepIdleMs / 1000), the sum of its
+-- sweeps' cost (docs/sweeps.md)}, by name.
 -- Keys: wp:{type}:tenants R, wp:{type}:tenant:{tenant} R, wp:{type}:tq:{tenant} R, wp:{type}:pool R.
 local function tenant_rows(now)
   local names = redis.call('SMEMBERS', TENANTS)
   table.sort(names)
   local out = {}
   for _, t in ipairs(names) do
-    local h = redis.call('HMGET', key('tenant', t), 'running', 'usage', 'usageAt', 'seconds', 'sweepMs', 'sweepColdStarts')
+    local h = redis.call('HMGET', key('tenant', t), 'running', 'usage', 'usageAt', 'seconds', 'sweepMs', 'sweepColdStarts',
+      'sweepIdleMs')
     local running = tonumber(h[1]) or 0
     local u = decayed(h[2], h[3], now)
     table.insert(out, {t, tostring(weight_of(t)), tostring(cap_of(t) or ''), tostring(running),
       tostring(redis.call('ZCARD', key('tq', t))), string.format('%.3f', u),
       string.format('%.6f', share_of(t, running, u)), string.format('%.3f', tonumber(h[4]) or 0),
-      string.format('%.3f', (tonumber(h[5]) or 0) / 1000), tostring(tonumber(h[6]) or 0)})
+      string.format('%.3f', (tonumber(h[5]) or 0) / 1000), tostring(tonumber(h[6]) or 0),
+      string.format('%.3f', (tonumber(h[7]) or 0) / 1000)})
   end
   return out
 end

@@ -22,10 +22,10 @@ final class Report {
                 Figures.ALL.get(p + "seeds"),
                 Figures.ALL.getOrDefault(p + "goal", "minimize"));
         System.out.printf("%-34s %14s %14s%n", "", "tpe+hyperband", "random");
-        for (String f : List.of("best", "busySeconds", "pruned", "wallSeconds")) {
+        for (String f : List.of("best", "busySeconds", "idleSeconds", "pruned", "wallSeconds")) {
             System.out.printf(
                     "%-34s %14.4g %14.4g%n",
-                    f.equals("busySeconds") ? "trial-seconds" : f,
+                    f.equals("busySeconds") ? "trial-seconds" : f.equals("idleSeconds") ? "idle seconds held" : f,
                     Figures.number(p + "tpe+hyperband." + f),
                     Figures.number(p + "random." + f));
         }

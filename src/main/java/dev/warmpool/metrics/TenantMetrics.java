@@ -18,7 +18,8 @@ import java.util.function.ToDoubleFunction;
  * (tenants.lua): {@code warmpool_tenant_running{pool,tenant}}, {@code warmpool_tenant_queued{pool,tenant}}
  * and {@code warmpool_tenant_usage_seconds_total{pool,tenant}} (processor-seconds its jobs held, never
  * decayed: the share's decayed usage is on {@code GET /pools/{type}}); its sweeps' cost,
- * {@code warmpool_tenant_sweep_busy_seconds_total} and {@code warmpool_tenant_sweep_cold_starts_total}.
+ * {@code warmpool_tenant_sweep_busy_seconds_total}, {@code warmpool_tenant_sweep_cold_starts_total} and
+ * {@code warmpool_tenant_sweep_idle_seconds_total}.
  */
 final class TenantMetrics {
     private final MeterRegistry registry;
@@ -71,6 +72,7 @@ final class TenantMetrics {
         ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepSeconds = read(k, TenantsReply.Tenant::sweepSeconds);
         ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepColdStarts =
                 read(k, TenantsReply.Tenant::sweepColdStarts);
+        ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepIdle = read(k, TenantsReply.Tenant::sweepIdleSeconds);
         return List.of(
                 Gauge.builder("warmpool.tenant.running", latest, running)
                         .tags("pool", pool, "tenant", tenant)
@@ -92,6 +94,11 @@ final class TenantMetrics {
                 FunctionCounter.builder("warmpool.tenant.sweep.cold.starts", latest, sweepColdStarts)
                         .tags("pool", pool, "tenant", tenant)
                         .description("Processor starts the tenant's sweep trials in the pool waited for")
+                        .register(registry),
+                FunctionCounter.builder("warmpool.tenant.sweep.idle.seconds", latest, sweepIdle)
+                        .tags("pool", pool, "tenant", tenant)
+                        .description(
+                                "Idle processor-seconds the pool held for the tenant's sweeps between their trials")
                         .register(registry));
     }
 

@@ -119,6 +119,11 @@ public final class Fields {
          * processor was started, is one cold start of the sweep.
          */
         public static final String FIRST_JOB = "firstJob";
+        /**
+         * The sweep whose trial it ran last, and when that trial ended (ms; lib/ends.lua): idle from that very
+         * moment, it waits for that sweep, whose next trial it takes counts the wait as the sweep's idleMs.
+         */
+        public static final String LAST_SWEEP = "lastSweep", LAST_SWEEP_AT = "lastSweepAt";
 
         public static final List<String> ALL = List.of(
                 ID,
@@ -137,7 +142,9 @@ public final class Fields {
                 RANK,
                 DEADLINE,
                 START_ERROR,
-                FIRST_JOB);
+                FIRST_JOB,
+                LAST_SWEEP,
+                LAST_SWEEP_AT);
 
         private ProcessorHash() {}
     }
@@ -237,6 +244,8 @@ public final class Fields {
                 BUSY_MS = "busyMs",
                 /** Trials released when no idle processor took them (lib/ends.lua sweep_release; the pool's 'cold'). */
                 COLD_STARTS = "coldStarts",
+                /** ms processors stayed idle between two of its trials (lib/ends.lua sweep_idle_held). */
+                IDLE_MS = "idleMs",
                 /**
                  * An external sweep's: the job fields every trial its driver adds gets (a flat JSON array of
                  * field, value pairs: priority, timeout, attempts, args, env, submitter); absent on other sweeps.
@@ -281,6 +290,7 @@ public final class Fields {
                 TENANT,
                 BUSY_MS,
                 COLD_STARTS,
+                IDLE_MS,
                 TRIAL_FIELDS,
                 DRIVER,
                 DRIVER_TOKEN,
@@ -293,11 +303,16 @@ public final class Fields {
     /**
      * {@link KeySchema#tenant}: one tenant of a pool (lua/lib/tenants.lua): jobs holding a processor,
      * usage (processor-seconds, decayed by the pool's half-life as of {@code usageAt}, ms) and the
-     * processor-seconds held in all ({@code seconds}, never decayed).
+     * processor-seconds held in all ({@code seconds}, never decayed); its sweeps' cost summed (docs/sweeps.md):
+     * their trials' run time ({@code sweepMs}), cold starts and the idle time they held ({@code sweepIdleMs}).
      */
     public static final class TenantHash {
         public static final String RUNNING = "running", USAGE = "usage", USAGE_AT = "usageAt", SECONDS = "seconds";
-        public static final List<String> ALL = List.of(RUNNING, USAGE, USAGE_AT, SECONDS);
+        public static final String SWEEP_MS = "sweepMs",
+                SWEEP_COLD_STARTS = "sweepColdStarts",
+                SWEEP_IDLE_MS = "sweepIdleMs";
+        public static final List<String> ALL =
+                List.of(RUNNING, USAGE, USAGE_AT, SECONDS, SWEEP_MS, SWEEP_COLD_STARTS, SWEEP_IDLE_MS);
 
         private TenantHash() {}
     }

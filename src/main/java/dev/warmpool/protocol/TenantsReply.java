@@ -12,7 +12,8 @@ public sealed interface TenantsReply permits TenantsReply.Tenants, TenantsReply.
      * One tenant: its weight, its cap ({@code null}: none), running jobs, queued jobs, usage
      * (processor-seconds, decayed by the pool's half-life), its weighted share ({@code (running + usage /
      * halfLife) / weight}), the processor-seconds its jobs have held in all (never decayed), and of its
-     * sweeps' cost (docs/sweeps.md): their trials' run time in seconds and the cold starts they caused.
+     * sweeps' cost (docs/sweeps.md): their trials' run time in seconds, the cold starts they caused and the
+     * idle seconds they held.
      */
     record Tenant(
             String tenant,
@@ -24,7 +25,8 @@ public sealed interface TenantsReply permits TenantsReply.Tenants, TenantsReply.
             double share,
             double secondsTotal,
             double sweepSeconds,
-            int sweepColdStarts) {}
+            int sweepColdStarts,
+            double sweepIdleSeconds) {}
 
     record Tenants(long now, List<Tenant> tenants) implements TenantsReply {}
 
@@ -53,7 +55,8 @@ public sealed interface TenantsReply permits TenantsReply.Tenants, TenantsReply.
                     Double.parseDouble(Replies.string(r.get(6))),
                     Double.parseDouble(Replies.string(r.get(7))),
                     Double.parseDouble(Replies.string(r.get(8))),
-                    (int) Double.parseDouble(Replies.string(r.get(9)))));
+                    (int) Double.parseDouble(Replies.string(r.get(9))),
+                    Double.parseDouble(Replies.string(r.get(10)))));
         }
         return new Tenants(Long.parseLong(Replies.string(v.get(0))), out);
     }

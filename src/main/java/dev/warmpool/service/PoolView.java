@@ -50,15 +50,16 @@ public record PoolView(
                     t.queued(),
                     t.usageSeconds(),
                     t.share(),
-                    new SweepCost(t.sweepSeconds(), t.sweepColdStarts()));
+                    new SweepCost(t.sweepSeconds(), t.sweepColdStarts(), t.sweepIdleSeconds()));
         }
     }
 
     /**
      * A tenant's sweeps' cost in the pool, summed over them all (docs/sweeps.md, "What a sweep cost"):
-     * {@code busySeconds}, their trials' run time; {@code coldStarts}, the processor starts their trials waited for.
+     * {@code busySeconds}, their trials' run time; {@code coldStarts}, the processor starts their trials waited for;
+     * {@code idleSeconds}, the idle time processors held for them between their trials.
      */
-    public record SweepCost(double busySeconds, int coldStarts) {}
+    public record SweepCost(double busySeconds, int coldStarts, double idleSeconds) {}
 
     /** Counts of processors by state, and of queued jobs. */
     public record Status(int starting, int idle, int busy, int draining, int queued) {}

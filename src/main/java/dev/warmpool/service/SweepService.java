@@ -698,6 +698,7 @@ public class SweepService {
                         longNum(h, SweepHash.BUSY_MS) / 1000.0,
                         num(h, SweepHash.DONE),
                         num(h, SweepHash.COLD_STARTS),
+                        longNum(h, SweepHash.IDLE_MS) / 1000.0,
                         null),
                 blankToNull(h.get(SweepHash.DRIVER)) == null
                         ? null

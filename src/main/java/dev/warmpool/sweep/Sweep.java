@@ -63,13 +63,15 @@ public record Sweep(
     /**
      * What the sweep cost so far (docs/sweeps.md, "What a sweep cost"): {@code busySeconds}, the run time
      * (started to end) of its ended trials summed; {@code trials}, the trials that ended; {@code coldStarts},
-     * the trials that waited for a processor's start (each the first job of a processor started after it was queued).
+     * the trials that waited for a processor's start (each the first job of a processor started after it was queued);
+     * {@code idleSeconds}, the time processors stayed idle between two of its trials (one ended there, then the
+     * next was taken there, with nothing between).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Cost(double busySeconds, int trials, int coldStarts, Double driverSeconds) {
+    public record Cost(double busySeconds, int trials, int coldStarts, double idleSeconds, Double driverSeconds) {
         /** A sweep's cost with its driver's run time (started to end, or to now while it runs). */
         public Cost withDriverSeconds(Double seconds) {
-            return new Cost(busySeconds, trials, coldStarts, seconds);
+            return new Cost(busySeconds, trials, coldStarts, idleSeconds, seconds);
         }
     }
 

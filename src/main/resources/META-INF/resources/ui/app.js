@@ -221,8 +221,9 @@
 
   // what a tenant's sweeps in the pool cost (docs/sweeps.md), on its usage cell
   function sweepCost(s) {
-    if (!s || (!s.busySeconds && !s.coldStarts)) return undefined;
-    return 'its sweeps here: ' + fmt(s.busySeconds) + ' of trials, ' + s.coldStarts + ' cold start' + (s.coldStarts === 1 ? '' : 's');
+    if (!s || (!s.busySeconds && !s.coldStarts && !s.idleSeconds)) return undefined;
+    return 'its sweeps here: ' + fmt(s.busySeconds) + ' of trials, ' + s.coldStarts + ' cold start' + (s.coldStarts === 1 ? '' : 's')
+      + ', ' + fmt(s.idleSeconds || 0) + ' held idle';
   }
 
   // fair share: each tenant's weight, cap, running and queued jobs, decayed usage and share (docs/fair-share.md)
@@ -401,7 +402,8 @@
         + p.failed + ' failed, ' + p.earlyStopped + ' stopped early'
         + (s.best ? '. Best ' + (metric || 'value') + ' ' + s.best.value + ' (' + s.best.trial + ')' : '')
         // what it cost (docs/sweeps.md): its trials' run time and the cold starts they met
-        + (s.cost ? '. Cost: ' + s.cost.busySeconds.toFixed(1) + ' processor-seconds busy, ' + s.cost.coldStarts + ' cold starts' : '')
+        + (s.cost ? '. Cost: ' + s.cost.busySeconds.toFixed(1) + ' processor-seconds busy, ' + s.cost.coldStarts + ' cold starts, '
+          + (s.cost.idleSeconds || 0).toFixed(1) + ' s held idle between trials' : '')
         // a study the manager runs: its driver job, and the processor-seconds it has held
         + (s.driver ? '. Driver ' + s.driver.job + ' ' + (s.driver.state || '')
           + (s.cost && s.cost.driverSeconds != null ? ', ' + s.cost.driverSeconds.toFixed(1) + ' s' : '') : '');

@@ -19,7 +19,17 @@ class TenantMetricsTests {
 
     static Tenant tenant(String name, int running, int queued, double secondsTotal) {
         return new Tenant(
-                name, 1, null, running, queued, secondsTotal / 2, 0.5, secondsTotal, secondsTotal / 4, queued / 10);
+                name,
+                1,
+                null,
+                running,
+                queued,
+                secondsTotal / 2,
+                0.5,
+                secondsTotal,
+                secondsTotal / 4,
+                queued / 10,
+                secondsTotal / 8);
     }
 
     Gauge gauge(String name, String pool, String tenant) {
@@ -48,6 +58,9 @@ class TenantMetricsTests {
         assertEquals(
                 4,
                 counter("warmpool.tenant.sweep.cold.starts", "train", "alice").count());
+        assertEquals(
+                15,
+                counter("warmpool.tenant.sweep.idle.seconds", "train", "alice").count());
         assertEquals(2, gauge("warmpool.tenant.queued", "train", "bob").value());
         assertEquals(1, gauge("warmpool.tenant.running", "eval", "alice").value(), "one series per pool and tenant");
 

@@ -39,7 +39,7 @@ final class ScriptsOnRedis implements AfterAllCallback {
     }
 
     /**
-     * Every field the scripts left in a job, processor, gang, pool or sweep hash of the pool is
+     * Every field the scripts left in a job, processor, gang, pool, sweep or tenant hash of the pool is
      * one that {@link Fields} names: the Lua side and the Java side use the same names. Test
      * classes call it after each scenario.
      */
@@ -55,8 +55,10 @@ final class ScriptsOnRedis implements AfterAllCallback {
                 "pool",
                 Fields.PoolHash.ALL,
                 "sweep",
-                Fields.SweepHash.ALL);
-        Pattern hash = Pattern.compile(p + "(job|proc|gang|sweep):[^:]+|" + p + "(pool)");
+                Fields.SweepHash.ALL,
+                "tenant",
+                Fields.TenantHash.ALL);
+        Pattern hash = Pattern.compile(p + "(job|proc|gang|sweep|tenant):[^:]+|" + p + "(pool)");
         for (String key : j.keys(KeySchema.prefix(type).replace("{", "\\{").replace("}", "\\}") + "*")) {
             Matcher m = hash.matcher(key);
             if (!m.matches()) {

@@ -9,6 +9,7 @@ import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.ReportReply;
 import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.SubmitReply;
 import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
@@ -290,6 +291,45 @@ class SweepScriptContractTests extends ScriptContract {
                 new SweepAddReply.NotExternal(),
                 call(Script.SWEEP_ADD, SweepAddReply.args(drawn, "{}", 60, "", "root", true), SweepAddReply::decode),
                 "a sweep that draws its own takes none");
+    }
+
+    /**
+     * The idle time a sweep held: a processor idle from the end of the sweep's trial until it takes the sweep's next
+     * (its driver was slow to add it) counts that wait for the sweep and its tenant; idle time that began with
+     * another job's end does not.
+     */
+    @Test
+    void theIdleTimeBetweenTwoOfItsTrialsOnAProcessorIsTheSweeps() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String sid = externalSweep("idle", 3);
+        String skey = KeySchema.sweep(TYPE, sid);
+        String p1 = KeySchema.processor(TYPE, "p1");
+        add(sid, "{\"lr\":1}");
+        start("p1", sid + "-0", "1");
+        finish("p1", sid + "-0", "1", true);
+        assertEquals("IDLE", field(p1, "state"), "nothing was queued: p1 waits for the driver");
+        assertEquals(sid, field(p1, "lastSweep"));
+        // the driver takes 3 s to add the next trial
+        String ended = Long.toString(Long.parseLong(field(p1, "lastSweepAt")) - 3000);
+        j.hset(p1, "lastSweepAt", ended);
+        j.zadd(KeySchema.idle(TYPE), Double.parseDouble(ended), "p1");
+        assertEquals(new SweepAddReply.Added(sid + "-1", 1, "ASSIGNED", false), add(sid, "{\"lr\":2}"));
+        long held = Long.parseLong(field(skey, "idleMs"));
+        assertTrue(held >= 3000 && held < 5000, "p1 waited 3 s for this sweep, saw " + held + " ms");
+        assertEquals(Long.toString(held), field(KeySchema.tenant(TYPE, field(skey, "tenant")), "sweepIdleMs"));
+
+        // the next wait begins with a plain job's end on p1: the pool's, not the sweep's
+        start("p1", sid + "-1", "1");
+        finish("p1", sid + "-1", "1", true);
+        String plain = newJobId() + "p";
+        assertInstanceOf(SubmitReply.Assigned.class, submit(plain));
+        start("p1", plain, "1");
+        finish("p1", plain, "1", true);
+        j.zadd(KeySchema.idle(TYPE), System.currentTimeMillis() - 2000.0, "p1");
+        assertEquals(new SweepAddReply.Added(sid + "-2", 2, "ASSIGNED", false), add(sid, "{\"lr\":3}"));
+        assertEquals(Long.toString(held), field(skey, "idleMs"), "unchanged");
+        assertEquals(held / 1000.0, tenantRow(field(skey, "tenant")).sweepIdleSeconds(), 0.0005);
     }
 
     /** An external sweep cancelled, or stopped by maxFailedTrials, before its driver added all its trials still ends. */
