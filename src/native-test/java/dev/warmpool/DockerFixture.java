@@ -65,8 +65,8 @@ abstract class DockerFixture {
         }
         assertTrue(answers, "no container engine answers at " + host + ": .ci/run starts dockerd");
         image(IMAGE);
-        String gateway = dev.warmpool.runtime.docker.DockerRuntime.gateway(
-                dev.warmpool.runtime.docker.DockerRuntime.client(host), "bridge");
+        String gateway = dev.warmpool.runtime.docker.DockerEngine.gateway(
+                dev.warmpool.runtime.docker.DockerEngine.client(host), "bridge");
         // the manager reaches Redis on loopback, its containers at the bridge's gateway
         redis = RedisServer.ephemeral("--requirepass", PASSWORD, "--bind", "127.0.0.1", gateway);
         instance = "127.0.0.1:" + redis.port();

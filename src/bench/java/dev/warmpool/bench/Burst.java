@@ -151,8 +151,8 @@ final class Burst {
         }
         Containers.run("bash", "src/main/docker/base-image.sh", Containers.IMAGE);
         String password = "bench-" + Long.toHexString(System.nanoTime());
-        String gateway = dev.warmpool.runtime.docker.DockerRuntime.gateway(
-                dev.warmpool.runtime.docker.DockerRuntime.client(
+        String gateway = dev.warmpool.runtime.docker.DockerEngine.gateway(
+                dev.warmpool.runtime.docker.DockerEngine.client(
                         System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
                 "bridge");
         dev.warmpool.store.RedisServer redis =

@@ -10,7 +10,7 @@ import static dev.warmpool.bench.Harness.send;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.ManagerProcess;
-import dev.warmpool.runtime.docker.DockerRuntime;
+import dev.warmpool.runtime.docker.DockerEngine;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,8 +33,8 @@ final class Containers {
     static void containers(int n, int cold, int trials) throws Exception {
         run("bash", "src/main/docker/base-image.sh", IMAGE);
         String password = "bench-" + Long.toHexString(System.nanoTime());
-        String gateway = DockerRuntime.gateway(
-                DockerRuntime.client(System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
+        String gateway = DockerEngine.gateway(
+                DockerEngine.client(System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
                 "bridge");
         RedisServer redis = RedisServer.ephemeral("--requirepass", password, "--bind", "127.0.0.1", gateway);
         String instance = "127.0.0.1:" + redis.port();
@@ -144,7 +144,7 @@ final class Containers {
      * start is the reconciler's reaction, the agent's JVM start, its registration and the job's claim.
      */
     static void parts(int n) throws Exception {
-        var docker = DockerRuntime.client(System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock"));
+        var docker = DockerEngine.client(System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock"));
         List<Double> create = new ArrayList<>(), start = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();

@@ -1,6 +1,7 @@
 package dev.warmpool.runtime;
 
 import dev.warmpool.agent.AgentDirs;
+import dev.warmpool.runtime.docker.DockerEngine;
 import dev.warmpool.runtime.docker.DockerRuntime;
 import dev.warmpool.runtime.local.AgentNotes;
 import dev.warmpool.store.PrivateFiles;
@@ -183,7 +184,7 @@ public final class StopCommand {
         if (instance == null) {
             return ", no containers (the docker note names no instance)";
         }
-        try (var docker = DockerRuntime.client(host)) {
+        try (var docker = DockerEngine.client(host)) {
             return ", " + DockerRuntime.removeInstance(docker, instance, AGENT_GRACE) + " container(s)";
         } catch (IOException | RuntimeException e) {
             return ", containers not stopped (the docker engine at " + host + ": " + e.getMessage() + ")";

@@ -7,14 +7,18 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.Event;
 import com.github.dockerjava.api.model.Volume;
-import com.github.dockerjava.core.DefaultDockerClientConfig;
-import com.github.dockerjava.core.DockerClientImpl;
-import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
+import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.runtime.StopCommand;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -80,29 +84,92 @@ public class DockerRuntime implements ProcessorRuntime {
         this.jobUids = jobUids;
     }
 
+    /**
+     * The docker runtime from warmpool's settings ({@code warmpool.runtime.docker.*}), once its engine answers: a
+     * manager that cannot reach it says so at start, with the setting to fix, rather than failing every
+     * processor start later. {@code redis}: the manager's Redis; {@code agentUrl}: each pool's agent's Redis URL.
+     */
+    public static DockerRuntime fromConfig(
+            WarmpoolConfig config, String redis, UnaryOperator<String> agentUrl, Devices devices) {
+        WarmpoolConfig.Docker d = config.runtime().docker();
+        String host = d.host()
+                .or(() -> Optional.ofNullable(System.getenv("DOCKER_HOST")))
+                .orElse("unix:///var/run/docker.sock");
+        DockerClient client = DockerEngine.client(host);
+        try {
+            client.pingCmd().exec();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(
+                    "no Docker engine answers at " + host + " (" + e.getMessage()
+                            + "): start dockerd (or podman system service), or set warmpool.runtime.docker.host",
+                    e);
+        }
+        if (redis.contains(",")) {
+            throw new IllegalStateException("quarkus.redis.hosts names several Redis servers; the docker runtime "
+                    + "takes one (its containers get its address)");
+        }
+        String containerRedis = d.redisUrl()
+                .orElseGet(() -> ContainerFactory.containerRedis(redis, DockerEngine.gateway(client, d.network())));
+        Path bundle = d.agentBundle().orElseGet(DockerRuntime::defaultAgentBundle);
+        if (d.agentBundle().isPresent() && !Files.isDirectory(bundle)) {
+            throw new IllegalStateException("warmpool.runtime.docker.agent-bundle=" + bundle + " is not a directory: "
+                    + "./mvnw package makes target/warmpool-agent-bundle, or leave the setting out");
+        }
+        URI manager = URI.create(redis);
+        ContainerFactory.Settings settings = new ContainerFactory.Settings(
+                containerRedis,
+                bundle,
+                d.network(),
+                manager.getHost() + ":" + manager.getPort(),
+                config.heartbeat().interval().toMillis(),
+                config.jobs().retention().toSeconds(),
+                config.jobs().logLines(),
+                config.events()
+                        .sink()
+                        .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
+                        .orElse(null),
+                config.policy().allowHostAccess(),
+                config.runtime().pidsLimit(),
+                config.redis().pinnedCertificate().map(DockerRuntime::read).orElse(null),
+                config.runtime().maxResultBytes());
+        // `stop` finds this install's containers by it, whatever its own environment
+        StopCommand.noteDocker(config.runtime().local().stateDir(), host, settings.instance());
+        LOG.infof(
+                "docker runtime at %s: containers on network %s reach Redis at %s; agent bundle %s%s",
+                host,
+                d.network(),
+                containerRedis,
+                bundle.toAbsolutePath(),
+                devices.all().isEmpty() ? "" : "; devices for processors: " + devices.all());
+        return new DockerRuntime(client, settings, agentUrl, devices, JobUids.parse(d.jobUids()));
+    }
+
+    /** The pinned certificate's PEM, which containers get a copy of (they cannot read the manager's state dir). */
+    private static String read(String file) {
+        try {
+            return Files.readString(Path.of(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read warmpool.redis.pinned-certificate=" + file, e);
+        }
+    }
+
+    /** target/warmpool-agent-bundle beside the running quarkus-app, else under the working directory. */
+    private static Path defaultAgentBundle() {
+        String cp = System.getProperty("java.class.path", "");
+        if (cp.endsWith("quarkus-run.jar")) {
+            Path beside = Path.of(cp).toAbsolutePath().getParent().resolveSibling("warmpool-agent-bundle");
+            if (Files.isDirectory(beside)) {
+                return beside;
+            }
+        }
+        return Path.of("target", "warmpool-agent-bundle");
+    }
+
     @Override
     public Optional<Devices> devices() {
         return Optional.of(devices);
     }
 
-    /** A client for {@code host} (unix:// or tcp://), with the JDK-only transport. */
-    public static DockerClient client(String host) {
-        DefaultDockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
-                .withDockerHost(host)
-                .build();
-        ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost())
-                .sslConfig(config.getSSLConfig())
-                .connectionTimeout(Duration.ofSeconds(5))
-                .responseTimeout(Duration.ofSeconds(60))
-                .build();
-        return DockerClientImpl.getInstance(config, http);
-    }
-
-    /**
-     * The gateway address of {@code network}: where its containers reach the host. Docker's default
-     * bridge often lists no gateway in its IPAM config; its bridge interface (docker0) has it.
-     */
     /**
      * A pool whose image is not on the engine is refused at its PUT, with the sentence its start
      * would fail with (warmpool does not pull); an engine that does not answer refuses nothing here:
@@ -125,37 +192,6 @@ public class DockerRuntime implements ProcessorRuntime {
                             + " (warmpool does not pull), then PUT the pool again"));
         } catch (RuntimeException e) {
             return java.util.Optional.empty();
-        }
-    }
-
-    public static String gateway(DockerClient docker, String network) {
-        var n = docker.inspectNetworkCmd().withNetworkId(network).exec();
-        Optional<String> listed = n.getIpam().getConfig().stream()
-                .map(c -> c.getGateway())
-                .filter(g -> g != null && !g.isBlank() && !g.contains(":"))
-                .findFirst();
-        Optional<String> bridge = Optional.ofNullable(n.getOptions())
-                .map(o -> o.get("com.docker.network.bridge.name"))
-                .or(() -> "bridge".equals(n.getName()) ? Optional.of("docker0") : Optional.empty())
-                .flatMap(DockerRuntime::ipv4Of);
-        return listed.or(() -> bridge)
-                .orElseThrow(
-                        () -> new IllegalStateException(
-                                "docker network " + network
-                                        + " shows no IPv4 gateway: set warmpool.runtime.docker.redis-url to a Redis its containers reach"));
-    }
-
-    private static Optional<String> ipv4Of(String interfaceName) {
-        try {
-            java.net.NetworkInterface nic = java.net.NetworkInterface.getByName(interfaceName);
-            return nic == null
-                    ? Optional.empty()
-                    : nic.inetAddresses()
-                            .filter(a -> a instanceof java.net.Inet4Address)
-                            .map(java.net.InetAddress::getHostAddress)
-                            .findFirst();
-        } catch (java.net.SocketException e) {
-            return Optional.empty();
         }
     }
 

@@ -1,5 +1,8 @@
 package dev.warmpool.runtime.kubernetes;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
@@ -16,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -31,7 +35,7 @@ public class KubernetesRuntime implements ProcessorRuntime {
     private final KubernetesCalls calls;
     private final String namespace;
     private final PodFactory.Settings settings;
-    private final com.fasterxml.jackson.databind.ObjectMapper json;
+    private final ObjectMapper json;
     private volatile boolean leader;
     private SharedIndexInformer<Pod> informer;
 
@@ -43,12 +47,40 @@ public class KubernetesRuntime implements ProcessorRuntime {
             KubernetesCalls calls,
             String namespace,
             PodFactory.Settings settings,
-            com.fasterxml.jackson.databind.ObjectMapper json) {
+            ObjectMapper json) {
         this.client = client;
         this.calls = calls;
         this.namespace = namespace;
         this.settings = settings;
         this.json = json;
+    }
+
+    /**
+     * The Kubernetes runtime from warmpool's settings ({@code warmpool.runtime.kubernetes.*}) in the client's
+     * namespace unless one is set, already taking part in its lease's leader election. {@code redis}: the
+     * manager's Redis, which pods get unless {@code redis-url} names another.
+     */
+    public static KubernetesRuntime fromConfig(
+            WarmpoolConfig config, String redis, KubernetesClient client, KubernetesCalls calls, ObjectMapper json) {
+        WarmpoolConfig.Kubernetes k = config.runtime().kubernetes();
+        String namespace =
+                k.namespace().orElse(Optional.ofNullable(client.getNamespace()).orElse("default"));
+        PodFactory.Settings settings = new PodFactory.Settings(
+                k.redisUrl().orElse(redis),
+                k.agentImage(),
+                config.heartbeat().interval().toMillis(),
+                config.jobs().retention().toSeconds(),
+                config.events()
+                        .sink()
+                        .or(() -> Optional.ofNullable(System.getenv("K_SINK")))
+                        .orElse(null),
+                k.redisSecret().orElse(null),
+                config.jobs().logLines(),
+                config.runtime().maxResultBytes());
+        KubernetesRuntime runtime = new KubernetesRuntime(client, calls, namespace, settings, json);
+        String identity = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("manager") + "-" + Ids.newProcessorId();
+        runtime.elect(k.leaseName(), identity);
+        return runtime;
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.PinnedCertificate;
+import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.runtime.ResourceLimits;
 import dev.warmpool.store.PrivateFiles;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
@@ -52,7 +54,7 @@ public class LocalRuntime implements ProcessorRuntime {
     /** How the agents' jobs are fenced off (sandbox, user): passed to every agent. */
     private final JobRoom room;
     /** The machine's GPUs, each held by one processor at a time. */
-    private final dev.warmpool.runtime.Devices devices;
+    private final Devices devices;
 
     private volatile Runnable changed = () -> {};
     /** Told of each agent that exits; until the reconciler listens, a pass is asked for. */
@@ -61,26 +63,19 @@ public class LocalRuntime implements ProcessorRuntime {
     private final ClassData classData;
 
     /** The Redis URL an agent of a pool gets (its pool's ACL user, or the manager's URL). */
-    private final java.util.function.UnaryOperator<String> agentUrl;
+    private final UnaryOperator<String> agentUrl;
 
-    public LocalRuntime(String redisUrl, WarmpoolConfig config) {
-        this(redisUrl, config, type -> redisUrl);
+    /**
+     * The local runtime from warmpool's settings ({@code warmpool.runtime.local.*}): agents started as
+     * processes of this machine, reaching {@code redisUrl} (the manager's Redis) as {@code agentUrl} says
+     * for their pool; {@code devices}: the GPUs its processors are handed (none where another runtime holds them).
+     */
+    public static LocalRuntime fromConfig(
+            WarmpoolConfig config, String redisUrl, UnaryOperator<String> agentUrl, Devices devices) {
+        return new LocalRuntime(redisUrl, config, agentUrl, devices);
     }
 
-    public LocalRuntime(String redisUrl, WarmpoolConfig config, java.util.function.UnaryOperator<String> agentUrl) {
-        this(
-                redisUrl,
-                config,
-                agentUrl,
-                dev.warmpool.runtime.Devices.of(config.runtime().devices()));
-    }
-
-    /** {@code devices}: the GPUs its processors are handed (none where another runtime holds them). */
-    public LocalRuntime(
-            String redisUrl,
-            WarmpoolConfig config,
-            java.util.function.UnaryOperator<String> agentUrl,
-            dev.warmpool.runtime.Devices devices) {
+    private LocalRuntime(String redisUrl, WarmpoolConfig config, UnaryOperator<String> agentUrl, Devices devices) {
         this.agentUrl = agentUrl;
         this.redisUrl = redisUrl;
         this.config = config;
@@ -143,7 +138,7 @@ public class LocalRuntime implements ProcessorRuntime {
     }
 
     @Override
-    public Optional<dev.warmpool.runtime.Devices> devices() {
+    public Optional<Devices> devices() {
         return Optional.of(devices);
     }
 
@@ -157,9 +152,9 @@ public class LocalRuntime implements ProcessorRuntime {
         cmd.add(PROCESSOR + processorId);
         cmd.add(POOL + type);
         cmd.add(REDIS + withoutCredentials(redisUrl));
-        List<String> own = devices.assign(processorId, dev.warmpool.runtime.Devices.perProcessor(spec));
+        List<String> own = devices.assign(processorId, Devices.perProcessor(spec));
         if (!own.isEmpty()) {
-            cmd.add(DEVICES + dev.warmpool.runtime.Devices.join(own));
+            cmd.add(DEVICES + Devices.join(own));
         }
         cmd.addAll(classData.command());
         Path logs = config.runtime().local().stateDir().resolve("logs");
@@ -191,7 +186,7 @@ public class LocalRuntime implements ProcessorRuntime {
             env.put(AgentEnv.PROCESSOR_ID, processorId);
             if (!own.isEmpty()) {
                 // the agent passes it on to its jobs and workers (CUDA numbers the devices it names 0, 1, ...)
-                env.put("CUDA_VISIBLE_DEVICES", dev.warmpool.runtime.Devices.join(own));
+                env.put("CUDA_VISIBLE_DEVICES", Devices.join(own));
                 env.put(AgentEnv.PASS_ENV, "CUDA_VISIBLE_DEVICES");
             }
             if (spec != null && spec.isGang()) {
@@ -331,7 +326,7 @@ public class LocalRuntime implements ProcessorRuntime {
                         arg(h, POOL).orElse(""),
                         arg(h, PROCESSOR).orElse(""),
                         h.info().startInstant().map(Instant::toEpochMilli).orElse(0L),
-                        dev.warmpool.runtime.Devices.split(arg(h, DEVICES).orElse(""))))
+                        Devices.split(arg(h, DEVICES).orElse(""))))
                 .toList();
         Map<String, List<String>> held = new java.util.HashMap<>();
         out.forEach(r -> held.put(r.processorId(), r.devices()));
