@@ -344,7 +344,7 @@ class Tenant:
     """One tenant's part of a pool under fair share (``GET /pools/{type}``'s ``tenants``): its ``weight`` and
     cap (``max_running``, None for none), its jobs ``running`` and ``queued`` now, the processor time it used
     (``usage_seconds``) and its ``share`` of the pool; what its sweeps here cost (``sweeps``: ``busySeconds``,
-    ``coldStarts``, docs/sweeps.md). ``name`` is the API's ``tenant``."""
+    ``coldStarts``, ``idleSeconds``, docs/sweeps.md). ``name`` is the API's ``tenant``."""
     name: str
     weight: float
     max_running: Optional[int]
@@ -352,7 +352,7 @@ class Tenant:
     queued: int
     usage_seconds: float
     share: float
-    sweeps: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    sweeps: Mapping[str, Any] = dataclasses.field(default_factory=dict, hash=False)
 
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> Tenant:

@@ -160,6 +160,7 @@ class PoolTests(StubTestCase):
                           Tenant(name="nlp", weight=1.0, max_running=None, running=0, queued=0, usage_seconds=0.0,
                                  share=0.25)], pool.tenants)
         self.assertIsInstance(pool.tenants[0].weight, float)
+        self.assertEqual(2, len(set(pool.tenants)), "a tenant is hashable (its sweeps' cost is not hashed)")
         self.assertEqual(2, pool["status"]["busy"], "still the API's dict")
         self.assertIn("tenant vision", pool._repr_html_())
 

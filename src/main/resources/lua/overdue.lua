@@ -48,6 +48,8 @@
 --   wp:{type}:sweep:{id}:trial:{jobId}   RW  trial: the ended trial's curve: read into the median sets, then deleted
 --   wp:{type}:sweep:{id}:at:{step}       W   trial: a succeeded trial's value at each step; deleted when the sweep ends
 --   wp:{type}:sweep:{id}:steps           RW  trial: the steps that have an at set; read and deleted when the sweep ends
+--   wp:{type}:sweep:{id}:keys            W   trial: a finished sweep's expires with it (an external sweep's)
+--   wp:{type}:sweep:{id}:journal         W   trial: likewise
 -- Publishes: wp:{type}:ended (the job, when it ends), wp:{type}:changed (a requeued job's id; trial: the sweep's id,
 --   once, when its trials lack the objective).
 --- @include "drop"

@@ -34,6 +34,12 @@
 --   wp:{type}:sweep:{id}:at:{step}       RW  the completed trials' values at ARGV[5], read for the median; trial:
 --                                            written; deleted when the sweep ends
 --   wp:{type}:sweep:{id}:steps           RW  trial: the steps that have an at set; read and deleted when the sweep ends
+--   wp:{type}:sweep:{id}:keys            W   trial: a finished sweep's expires with it (an external sweep's)
+--   wp:{type}:sweep:{id}:journal         W   trial: likewise
+--   wp:{type}:tenant:{tenant}            RW  a stopped job's tenant: running, usage (lib/tenants.lua); a sweep's: its cost
+--   wp:{type}:tenants                    RW  read to pick the next job; a job's tenant joins it
+--   wp:{type}:tq:{tenant}                RW  a tenant's queue: the next job is taken from it
+--   wp:{type}:waiting                    RW  the tenants with queued jobs
 -- Publishes: wp:{type}:changed (the job's id; trial: the sweep's id, once, when its trials lack the objective),
 --   wp:{type}:ended (each job that ends).
 --- @include "ends"

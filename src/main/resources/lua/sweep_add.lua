@@ -19,9 +19,24 @@
 --   wp:{type}:job:{jobId}                RW  the trial stored PENDING; released: QUEUED, queuedAt, then ASSIGNED or queued
 --   wp:{type}:jobs                       W   the trial joins the listing index
 --   wp:{type}:seq                        RW  the submission counter
---   wp:{type}:proc:{id}, inbox:{id}, idle, tq:{tenant}, waiting, tenant:{tenant}, tenants, warmth, gang:{id}
---                                        RW  as sweep_put's, for a released trial (lib/dispatch.lua)
---   then sweep_finish's keys, when a deleted pool's sweep is stopped.
+--   wp:{type}:proc:{id}                  RW  as sweep_put's, for a released trial (lib/dispatch.lua)
+--   wp:{type}:inbox:{id}                 W   likewise
+--   wp:{type}:idle                       RW  likewise
+--   wp:{type}:tq:{tenant}                W   likewise
+--   wp:{type}:waiting                    W   likewise
+--   wp:{type}:tenant:{tenant}            RW  likewise
+--   wp:{type}:tenants                    W   likewise
+--   wp:{type}:warmth                     RW  likewise
+--   wp:{type}:gang:{id}                  RW  likewise
+--   wp:{type}:queue                      W   a released trial's place (as sweep_put's)
+--   wp:{type}:job:{jobId}:events         W   a deleted pool's stopped sweep: its trials' expire with it (sweep_finish)
+--   wp:{type}:demand                     W   likewise: its demand taken off
+--   wp:{type}:drivers                    W   likewise: the sweep leaves it
+--   wp:{type}:sweeps                     RW  likewise: ended sweeps past retention trimmed
+--   wp:{type}:sweep:{id}:trial:{jobId}   RW  likewise: a stopped trial's curve
+--   wp:{type}:sweep:{id}:at:{step}       W   likewise: deleted
+--   wp:{type}:sweep:{id}:steps           RW  likewise: read and deleted
+--   wp:{type}:sweep:{id}:journal         W   likewise: expires with it
 -- Publishes: wp:{type}:ended (the sweep's trials stopped with a deleted pool).
 --- @include "ends"
 local sid = ARGV[2]

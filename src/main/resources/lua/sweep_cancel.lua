@@ -25,6 +25,12 @@
 --   wp:{type}:sweep:{id}:trial:{jobId}   RW  the ended trial's curve: read into the median sets, then deleted
 --   wp:{type}:sweep:{id}:at:{step}       W   a succeeded trial's value at each step; deleted when the sweep ends
 --   wp:{type}:sweep:{id}:steps           RW  the steps that have an at set; read and deleted when the sweep ends
+--   wp:{type}:sweep:{id}:keys            W   a finished sweep's expires with it (an external sweep's)
+--   wp:{type}:sweep:{id}:journal         W   likewise
+--   wp:{type}:tenant:{tenant}            RW  a stopped job's tenant: running, usage (lib/tenants.lua); a sweep's: its cost
+--   wp:{type}:tenants                    RW  read to pick the next job; a job's tenant joins it
+--   wp:{type}:tq:{tenant}                RW  a tenant's queue: the next job is taken from it
+--   wp:{type}:waiting                    RW  the tenants with queued jobs
 -- Publishes: wp:{type}:ended (each trial that ends), wp:{type}:changed (the sweep's id, once, when its trials lack the
 --   objective).
 --- @include "ends"

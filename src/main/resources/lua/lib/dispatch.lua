@@ -63,9 +63,10 @@ local function member_free(pid, gid, now)
   return gang_next_or_idle(gid, now)
 end
 
--- A processor that has just become free takes the next queued job (pick_queued), or turns idle.
--- A processor of a draining pool is retired instead. Returns the job id taken, or ''.
--- Keys: wp:{type}:pool R, wp:{type}:proc:{id} W, wp:{type}:job:{jobId} RW, wp:{type}:idle RW,
+-- A processor that has just become free takes the next queued job (pick_queued), or turns idle
+-- (marked with the sweep of the trial it let go of, if it was one). A processor of a draining pool is
+-- retired instead. Returns the job id taken, or ''.
+-- Keys: wp:{type}:pool R, wp:{type}:proc:{id} RW, wp:{type}:job:{jobId} RW, wp:{type}:idle RW,
 --   wp:{type}:warmth W, wp:{type}:inbox:{id} W; pick_queued's.
 local function next_or_idle(pid, now, quiet)
   if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
@@ -76,7 +77,16 @@ local function next_or_idle(pid, now, quiet)
   if jid then
     return jid, assign(jid, pid, now, quiet)
   end
-  redis.call('HSET', key('proc', pid), 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
+  local pkey = key('proc', pid)
+  -- idle from now after a sweep's trial: it waits for that sweep (its next trial here counts the wait:
+  -- lib/ends.lua sweep_idle_held); after another job, nothing is marked (lastSweepAt is not this idle's start)
+  local held = redis.call('HGET', pkey, 'job')
+  local sweep = held and held ~= '' and redis.call('HGET', key('job', held), 'sweep')
+  if sweep and sweep ~= '' then
+    redis.call('HSET', pkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now, 'lastSweep', sweep, 'lastSweepAt', now)
+  else
+    redis.call('HSET', pkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
+  end
   redis.call('ZADD', IDLE, now, pid)
   return ''
 end

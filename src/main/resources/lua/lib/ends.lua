@@ -53,9 +53,9 @@ local function stop_job(jid, state, reason, now, retention_s)
 end
 
 -- The idle time a sweep held (docs/sweeps.md, "What a sweep cost"): processor pid, idle since
--- 'since', takes a trial of sweep sid; when it turned idle as a trial of the same sweep ended on it
--- (sweep_trial_ended marks the processor with the sweep and that end), it waited for this sweep's
--- next trial, so the gap is the sweep's (and its tenant's). Idle time after another job, or before a
+-- 'since', takes a trial of sweep sid; when it turned idle as it let go of a trial of the same sweep
+-- (next_or_idle marks it with that sweep and that moment), it waited for this sweep's next trial,
+-- so the gap is the sweep's (and its tenant's). Idle time after another job, or before a
 -- processor's first trial, is the pool's alone.
 -- Keys: wp:{type}:proc:{id} R (lastSweep, lastSweepAt), wp:{type}:sweep:{id} RW (idleMs, tenant),
 --   wp:{type}:tenant:{tenant} W (sweepIdleMs).
@@ -205,8 +205,7 @@ end
 -- past maxFailedTrials, release the next pending trial, and finish the sweep after its last.
 -- Keys: wp:{type}:sweep:{id} RW, wp:{type}:job:{jobId} R, wp:{type}:sweep:{id}:trial:{jobId} RW,
 --   wp:{type}:sweep:{id}:at:{step} W, wp:{type}:sweep:{id}:steps W, wp:{type}:pool R,
---   wp:{type}:tenant:{tenant} W (the sweep's tenant: sweepMs), wp:{type}:proc:{id} RW (the trial's processor:
---   lastSweep, lastSweepAt); then watch_objective's,
+--   wp:{type}:tenant:{tenant} W (the sweep's tenant: sweepMs); then watch_objective's,
 --   sweep_stop's, sweep_release's, sweep_finish's.
 local function sweep_trial_ended(sid, jid, prev, state, now, retention_s, ran_ms)
   local skey = key('sweep', sid)
@@ -217,13 +216,6 @@ local function sweep_trial_ended(sid, jid, prev, state, now, retention_s, ran_ms
     redis.call('HINCRBY', skey, 'busyMs', ran_ms)
     local tenant = redis.call('HGET', skey, 'tenant')
     if tenant and tenant ~= '' then redis.call('HINCRBY', key('tenant', tenant), 'sweepMs', ran_ms) end
-  end
-  if prev == 'RUNNING' then
-    -- its processor, if it goes on, is marked: idle from now, it waits for this sweep (sweep_idle_held)
-    local pid = redis.call('HGET', key('job', jid), 'processor')
-    if pid and pid ~= '' and redis.call('HEXISTS', key('proc', pid), 'state') == 1 then
-      redis.call('HSET', key('proc', pid), 'lastSweep', sid, 'lastSweepAt', now)
-    end
   end
   local curve = key('sweep', sid, 'trial', jid)
   if state == 'SUCCEEDED' then

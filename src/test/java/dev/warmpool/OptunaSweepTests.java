@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.pool.Ids;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.Relay;
 import dev.warmpool.testing.Api;
@@ -195,7 +196,7 @@ class OptunaSweepTests extends SweepScenarioBase {
     /**
      * A sweep whose driver job is gone (it expired, or the manager stopped before storing it), or has
      * ended, is ended by the manager's look at drivers, with nobody reading it; the sweep leaves the
-     * pool's drivers hash as it ends.
+     * pool's drivers hash as it ends. A driver named a moment ago and not stored yet is not gone.
      */
     @Test
     void aSweepWhoseDriverIsGoneOrEndedEndsWithNobodyReadingIt() {
@@ -203,14 +204,26 @@ class OptunaSweepTests extends SweepScenarioBase {
         Api.putPool("sw-orphan-driver", Map.of("command", List.of("sleep", "300"), "minIdle", 0, "maxSize", 1));
         String gone = submitSweep(study("sw-orphan", 2, Map.of("driver", "sw-orphan-driver")));
         String ended = submitSweep(study("sw-orphan", 2, Map.of("driver", "sw-orphan-driver")));
+        String storing = submitSweep(study("sw-orphan", 2, Map.of("driver", "sw-orphan-driver")));
         String goneJob = sweep(gone).getString("driver.job");
         String endedJob = sweep(ended).getString("driver.job");
         try (Jedis redis = new Jedis(URI.create(redisUrl))) {
             assertEquals(
-                    Map.of(gone, goneJob, ended, endedJob),
+                    Map.of(
+                            gone,
+                            goneJob,
+                            ended,
+                            endedJob,
+                            storing,
+                            sweep(storing).getString("driver.job")),
                     redis.hgetAll(KeySchema.sweepDrivers("sw-orphan")),
                     "each sweep a driver feeds is looked at");
+            // gone: named ten minutes ago, and no such job; storing: named now, not stored yet
             redis.del(KeySchema.job("sw-orphan-driver", goneJob));
+            String expired = Ids.newJobId("sw-orphan-driver", System.currentTimeMillis() - 600_000);
+            redis.hset(KeySchema.sweepDrivers("sw-orphan"), gone, expired);
+            String notYet = Ids.newJobId("sw-orphan-driver", System.currentTimeMillis());
+            redis.hset(KeySchema.sweepDrivers("sw-orphan"), storing, notYet);
             given().delete("/jobs/" + endedJob).then().statusCode(200);
             // only Redis is read from here on: no API read may be what ends them
             await().atMost(Duration.ofSeconds(30))
@@ -224,9 +237,14 @@ class OptunaSweepTests extends SweepScenarioBase {
             assertTrue(
                     redis.hget(KeySchema.sweep("sw-orphan", ended), "error").contains("ended CANCELLED"),
                     redis.hgetAll(KeySchema.sweep("sw-orphan", ended)).toString());
-            assertTrue(redis.hgetAll(KeySchema.sweepDrivers("sw-orphan")).isEmpty(), "ended sweeps leave it");
+            assertEquals(
+                    Map.of(storing, notYet),
+                    redis.hgetAll(KeySchema.sweepDrivers("sw-orphan")),
+                    "ended sweeps leave it; the one whose driver is being stored stays");
+            assertEquals("RUNNING", redis.hget(KeySchema.sweep("sw-orphan", storing), "state"));
         }
         assertEquals("CANCELLED", sweep(gone).getString("state"));
+        given().delete("/sweeps/" + storing).then().statusCode(200);
     }
 
     /** The relay's connections (from 127.0.0.2) reach a sweep's paths with a driver's token, and nothing else. */

@@ -29,6 +29,23 @@ public final class Ids {
         return b.append(random(8)).toString();
     }
 
+    /** When {@link #newJobId} made {@code jobId} (ms), or -1 for an id it did not make. */
+    public static long millisOfJob(String jobId) {
+        int dot = jobId == null ? -1 : jobId.indexOf('.');
+        if (dot < 0 || jobId.length() < dot + 11) {
+            return -1;
+        }
+        long ms = 0;
+        for (int i = dot + 1; i <= dot + 10; i++) {
+            int v = ALPHABET.indexOf(jobId.charAt(i));
+            if (v < 0) {
+                return -1;
+            }
+            ms = (ms << 5) | v;
+        }
+        return ms;
+    }
+
     /** The id of a sweep's trial: the sweep's id and the trial's index. */
     public static String trialId(String sweepId, int index) {
         return sweepId + "-" + index;

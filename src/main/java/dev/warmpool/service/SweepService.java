@@ -41,6 +41,9 @@ public class SweepService {
 
     /** The algorithm of a sweep whose driver adds each trial ({@link #addTrial}). */
     public static final String EXTERNAL = "external";
+    /** How long a driver job may be missing after it was named (the sweep is stored a moment before it). */
+    static final long DRIVER_STORE_GRACE_MS = 60_000;
+
     /** The algorithm of a sweep whose Optuna study the manager runs as a driver job ({@link SweepDrivers}). */
     public static final String OPTUNA = "optuna";
     /** An Optuna sweep's trials out at once unless it says: a sampler learns only from trials that ended. */
@@ -748,13 +751,17 @@ public class SweepService {
      * True when this ended it. {@link DriverWatch} calls it for every sweep a driver feeds.
      */
     public Uni<Boolean> endIfDriverEnded(String type, String sweepId, String driverJob) {
-        return jobs.get(driverJob)
+        return Uni.createFrom()
+                .deferred(() -> jobs.get(driverJob))
                 .map(job -> job.state() == null || !job.state().ended()
                         ? null
                         : "its driver job " + job.id() + " ended " + job.state()
                                 + (job.error() == null ? "" : ": " + job.error()))
                 .onFailure(Refusal.class)
-                .recoverWithItem("its driver job " + driverJob + " is gone")
+                // gone: unless it is being stored (the sweep is stored first, its driver job a moment later)
+                .recoverWithItem(() -> System.currentTimeMillis() - Ids.millisOfJob(driverJob) < DRIVER_STORE_GRACE_MS
+                        ? null
+                        : "its driver job " + driverJob + " is gone")
                 .flatMap(why -> why == null
                         ? Uni.createFrom().item(false)
                         : store.cancelSweep(

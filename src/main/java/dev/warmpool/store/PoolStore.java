@@ -343,6 +343,15 @@ public class PoolStore {
         return redis.hgetall(KeySchema.sweepDrivers(type)).map(r -> Replies.hash(ScriptRunner.plain(r)));
     }
 
+    /**
+     * Enters a running sweep that names a driver job but has no entry in the pool's drivers hash (an older build
+     * stored it); one key. Should the sweep have ended meanwhile, the next look at it removes the entry.
+     */
+    public Uni<Void> noteSweepDriver(String type, String sweepId, String driverJob) {
+        return redis.hset(List.of(KeySchema.sweepDrivers(type), sweepId, driverJob))
+                .replaceWithVoid();
+    }
+
     /** Cancels a sweep (sweep_cancel.lua). */
     public Uni<SweepCancelReply> cancelSweep(String type, String sweepId, String reason, long retentionSeconds) {
         return scripts.run(Script.SWEEP_CANCEL, type, SweepCancelReply.args(sweepId, reason, retentionSeconds))

@@ -44,4 +44,13 @@ class IdsTests {
         assertNull(Ids.typeOfJob("demo.0123456789:x"));
         assertNull(Ids.typeOfJob(null));
     }
+
+    @Test
+    void aJobIdSaysWhenItWasMade() {
+        long t = 1_796_000_000_123L;
+        assertEquals(t, Ids.millisOfJob(Ids.newJobId("train", t)));
+        assertEquals(-1, Ids.millisOfJob("train.#########"), "not an id newJobId made");
+        assertEquals(-1, Ids.millisOfJob("nodot"));
+        assertEquals(-1, Ids.millisOfJob(null));
+    }
 }

@@ -20,14 +20,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Each script's header lists the keys it reads and writes ({@code --   wp:{type}:job:{jobId}   RW  ...}); these
- * hold the tables to the code: every key a script's own text builds is in its table, every row names a key the
- * script (with the helpers in front of it) can build, and every row is one of {@link KeySchema#patterns()}.
+ * hold the tables to the code: every key the script builds, itself or in the lua/lib helpers it calls (and
+ * those call), is in its table, every row names such a key and one of {@link KeySchema#patterns()}, and
+ * every header line that starts like a row is one.
  * Keys are compared by shape: {@code key('sweep', sid, 'trial', jid)} is {@code wp:{type}:sweep:{}:trial:{}}.
  */
 @Tag("unit")
 class LuaKeyTablesTests {
     private static final Pattern ROW = Pattern.compile("^--\\s+(wp:\\{type\\}:\\S+)\\s+(R|W|RW)\\s", Pattern.MULTILINE);
     private static final Pattern KEY_CALL = Pattern.compile("\\bkey\\(([^()]*)\\)");
+    /** A header line that starts like a row: it must be one. */
+    private static final Pattern ROW_LIKE =
+            Pattern.compile("^--\\s+wp:\\{type\\}:[^\\s,]+(?:,|\\s{2,}).*$", Pattern.MULTILINE);
+    /** A helper's definition in lua/lib: its name, to the {@code end} at the start of a line. */
+    private static final Pattern FUNCTION = Pattern.compile(
+            "^(?:local function (\\w+)|(\\w+) = function)\\((?:[^\\n]*\\bend[ \\t]*$|.*?^end\\b)",
+            Pattern.MULTILINE | Pattern.DOTALL);
     /** The helpers' names for fixed keys (lib/core.lua, lib/tenants.lua, lib/warmth.lua). */
     private static final Map<String, String> NAMED = Map.of(
             "POOL", "pool",
@@ -53,16 +61,24 @@ class LuaKeyTablesTests {
                 rows.add(shape(m.group(1)));
             }
             Set<String> built = built(code(own));
-            Set<String> reachable = built(code(s.source()));
+            for (String helper : called(code(own))) {
+                built.addAll(built(HELPERS.get(helper)));
+            }
             List<String> wrong = new ArrayList<>();
+            Matcher like = ROW_LIKE.matcher(own);
+            while (like.find()) {
+                if (!ROW.matcher(like.group() + " ").find()) {
+                    wrong.add("its table has a line that is not one key, R/W/RW and what: " + like.group());
+                }
+            }
             for (String k : built) {
                 if (!rows.contains(k)) {
-                    wrong.add("builds " + k + ", which its table lacks");
+                    wrong.add("builds " + k + " (itself or in a helper it calls), which its table lacks");
                 }
             }
             for (String r : rows) {
-                if (!reachable.contains(r)) {
-                    wrong.add("its table lists " + r + ", which neither it nor its helpers build");
+                if (!built.contains(r)) {
+                    wrong.add("its table lists " + r + ", which neither it nor the helpers it calls build");
                 }
                 if (!known.contains(r)) {
                     wrong.add("its table lists " + r + ", which is not a KeySchema key");
@@ -83,6 +99,39 @@ class LuaKeyTablesTests {
         assertEquals(
                 shape("wp:{type}:sweep:{id}:trial:{jobId}"),
                 built(code("x = key('sweep', sid, 'trial', jid)")).iterator().next());
+    }
+
+    /** Each helper of lua/lib by name: its body without comments. */
+    private static final Map<String, String> HELPERS = helpers();
+
+    private static Map<String, String> helpers() {
+        Map<String, String> out = new TreeMap<>();
+        for (String lib : Script.LIB) {
+            Matcher m = FUNCTION.matcher(code(read("lib/" + lib)));
+            while (m.find()) {
+                out.put(m.group(1) != null ? m.group(1) : m.group(2), m.group());
+            }
+        }
+        return out;
+    }
+
+    /** The helpers {@code code} calls, and those they call, and so on. */
+    private static Set<String> called(String code) {
+        Set<String> out = new TreeSet<>();
+        List<String> todo = new ArrayList<>(List.of(code));
+        while (!todo.isEmpty()) {
+            String text = todo.remove(todo.size() - 1);
+            for (Map.Entry<String, String> h : HELPERS.entrySet()) {
+                if (!out.contains(h.getKey())
+                        && Pattern.compile("(?<![\\w.:])" + h.getKey() + "\\(")
+                                .matcher(text)
+                                .find()) {
+                    out.add(h.getKey());
+                    todo.add(h.getValue());
+                }
+            }
+        }
+        return out;
     }
 
     /** The keys a text builds, by shape: key(...) calls with literal and variable parts, and the named fixed keys. */

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.FinishReply;
 import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.ReportReply;
 import dev.warmpool.protocol.Script;
@@ -330,6 +332,35 @@ class SweepScriptContractTests extends ScriptContract {
         assertEquals(new SweepAddReply.Added(sid + "-2", 2, "ASSIGNED", false), add(sid, "{\"lr\":3}"));
         assertEquals(Long.toString(held), field(skey, "idleMs"), "unchanged");
         assertEquals(held / 1000.0, tenantRow(field(skey, "tenant")).sweepIdleSeconds(), 0.0005);
+    }
+
+    /**
+     * A trial stopped early while it runs lets its processor go only when its agent reports: the processor's wait
+     * for the sweep's next trial counts from then.
+     */
+    @Test
+    void theIdleTimeAfterATrialStoppedEarlyCountsFromItsProcessorsRelease() {
+        putPool(0, 2, 10, false);
+        processor("p1");
+        String sid = externalSweep("pruned", 2);
+        String p1 = KeySchema.processor(TYPE, "p1");
+        add(sid, "{\"lr\":1}");
+        start("p1", sid + "-0", "1");
+        call(
+                Script.CANCEL,
+                CancelReply.args(sid + "-0", "pruned at step 1", 60, JobState.EARLY_STOPPED),
+                CancelReply::decode);
+        assertEquals("EARLY_STOPPED", field(KeySchema.job(TYPE, sid + "-0"), "state"));
+        assertEquals("BUSY", field(p1, "state"), "its agent has not stopped the trial yet");
+        finish("p1", sid + "-0", "1", true); // the agent reports: p1 is free
+        assertEquals("IDLE", field(p1, "state"));
+        assertEquals(sid, field(p1, "lastSweep"), "it let go of this sweep's trial");
+        String freed = Long.toString(Long.parseLong(field(p1, "lastSweepAt")) - 2000);
+        j.hset(p1, "lastSweepAt", freed);
+        j.zadd(KeySchema.idle(TYPE), Double.parseDouble(freed), "p1");
+        assertEquals(new SweepAddReply.Added(sid + "-1", 1, "ASSIGNED", false), add(sid, "{\"lr\":2}"));
+        long held = Long.parseLong(field(KeySchema.sweep(TYPE, sid), "idleMs"));
+        assertTrue(held >= 2000 && held < 4000, "p1 waited 2 s after it was freed, saw " + held + " ms");
     }
 
     /** An external sweep cancelled, or stopped by maxFailedTrials, before its driver added all its trials still ends. */
