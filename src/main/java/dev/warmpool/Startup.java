@@ -1,9 +1,11 @@
 package dev.warmpool;
 
+import dev.warmpool.auth.StaticTokens;
 import dev.warmpool.config.ConfigCheck;
 import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.reconcile.Reconciler;
+import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.service.PoolService;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,8 +24,8 @@ public class Startup {
             WarmpoolConfig config,
             PoolService pools,
             Reconciler reconciler,
-            dev.warmpool.runtime.ProcessorRuntime runtime,
-            dev.warmpool.auth.StaticTokens tokens,
+            ProcessorRuntime runtime,
+            StaticTokens tokens,
             @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.host") String host) {
         List<String> problems = ConfigCheck.check(config);
         if (!config.auth().enabled() && !ConfigCheck.loopback(host)) {

@@ -5,10 +5,20 @@ import dev.warmpool.store.OwnRedis;
 import dev.warmpool.store.PrivateFiles;
 import dev.warmpool.store.RedisServer;
 import dev.warmpool.store.RedisTls;
+import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import org.jboss.logging.Logger;
 
@@ -48,7 +58,7 @@ public class WarmpoolMain {
             boolean docker = "docker".equals(setting("warmpool.runtime.type", "WARMPOOL_RUNTIME_TYPE", "local"))
                     || !setting("warmpool.runtime.docker.host", "WARMPOOL_RUNTIME_DOCKER_HOST", "")
                             .isEmpty();
-            java.util.List<String> alsoBind = docker ? dockerBridge() : java.util.List.of();
+            List<String> alsoBind = docker ? dockerBridge() : List.of();
             RedisTls tls = RedisTls.ensure(dir);
             // kept for the manager's life: started again from its dir whenever it exits
             own = OwnRedis.start(port, dir, password, alsoBind, tls);
@@ -99,8 +109,7 @@ public class WarmpoolMain {
                     "the manager did not start: stopped the Redis it started (port %d)",
                     started.server().port());
         }
-        io.quarkus.runtime.ApplicationLifecycleManager.getDefaultExitCodeHandler()
-                .accept(code, failure);
+        ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(code, failure);
     }
 
     /**
@@ -115,12 +124,12 @@ public class WarmpoolMain {
                 return Files.readString(file).trim();
             }
             byte[] random = new byte[24];
-            new java.security.SecureRandom().nextBytes(random);
-            String password = java.util.HexFormat.of().formatHex(random);
+            new SecureRandom().nextBytes(random);
+            String password = HexFormat.of().formatHex(random);
             RedisServer.writePrivate(file, password + "\n");
             return password;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot keep the Redis password in " + file, e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot keep the Redis password in " + file, e);
         }
     }
 
@@ -159,18 +168,18 @@ public class WarmpoolMain {
     }
 
     /** docker0's IPv4 address (the default bridge's gateway), if this machine has one. */
-    private static java.util.List<String> dockerBridge() {
+    private static List<String> dockerBridge() {
         try {
-            java.net.NetworkInterface nic = java.net.NetworkInterface.getByName("docker0");
+            NetworkInterface nic = NetworkInterface.getByName("docker0");
             return nic == null
-                    ? java.util.List.of()
+                    ? List.of()
                     : nic.inetAddresses()
-                            .filter(a -> a instanceof java.net.Inet4Address)
-                            .map(java.net.InetAddress::getHostAddress)
+                            .filter(a -> a instanceof Inet4Address)
+                            .map(InetAddress::getHostAddress)
                             .limit(1)
                             .toList();
-        } catch (java.net.SocketException e) {
-            return java.util.List.of();
+        } catch (SocketException e) {
+            return List.of();
         }
     }
 

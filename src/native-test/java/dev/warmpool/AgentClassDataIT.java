@@ -8,6 +8,7 @@ import dev.warmpool.store.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,7 @@ class AgentClassDataIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
+        ManagerProcess.tearDown(redis, Collections.singletonList(manager));
     }
 
     static boolean archiveExists(Path dir) throws Exception {

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,7 @@ class AotCacheIT {
     void cleanUp() throws InterruptedException {
         LocalAgents.killAll(training.url());
         training.stop();
-        ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
+        ManagerProcess.tearDown(redis, Collections.singletonList(manager));
     }
 
     static Path jdk25OrNewer() {

@@ -4,11 +4,13 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import dev.warmpool.testing.Tokens;
 import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -113,12 +116,12 @@ class ChaosIT {
         try {
             ManagerProcess m = manager.get();
             HttpResponse<String> r = ManagerProcess.HTTP.send(
-                    java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port + "/jobs"))
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port + "/jobs"))
                             .timeout(Duration.ofSeconds(10))
                             .header("Content-Type", "application/json")
                             .header("Idempotency-Key", key)
                             .header("Authorization", Tokens.bearer(Tokens.ADMIN))
-                            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 202) {
@@ -210,7 +213,7 @@ class ChaosIT {
                             }
                             return jobs.values().stream().allMatch(h -> ended(h.get("state")));
                         });
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 // reported and asserted below
             }
         }
@@ -245,6 +248,6 @@ class ChaosIT {
     }
 
     private static boolean ended(String state) {
-        return state != null && dev.warmpool.protocol.JobState.valueOf(state).ended();
+        return state != null && JobState.valueOf(state).ended();
     }
 }

@@ -7,6 +7,7 @@ import dev.warmpool.store.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.openqa.selenium.By;
@@ -66,7 +67,7 @@ abstract class DashboardFixture {
         if (browser != null) {
             browser.quit();
         }
-        ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
+        ManagerProcess.tearDown(redis, Collections.singletonList(manager));
     }
 
     @BeforeEach

@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.testing.Tokens;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 
@@ -56,9 +59,9 @@ class DashboardIT extends DashboardFixture {
         assertEquals(0, count("#pools"));
         assertFalse(browser.getPageSource().contains("web"), "no pool name on the login page");
         var feed = ManagerProcess.HTTP.send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create(manager.base() + "/ui/events"))
+                HttpRequest.newBuilder(URI.create(manager.base() + "/ui/events"))
                         .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(401, feed.statusCode(), "the live feed needs a token too");
 
         browser.get(manager.base() + "/ui?token=not-a-token");
@@ -173,8 +176,7 @@ class DashboardIT extends DashboardFixture {
         }
         assertTrue(image.getWidth() >= 1000 && colours.size() > 50, "a screenshot with " + colours.size() + " colours");
         // the bars are drawn: a pixel of the idle colour (#3f9d5a) inside the chart
-        org.openqa.selenium.Rectangle chart =
-                browser.findElement(By.id("pool-chart")).getRect();
+        Rectangle chart = browser.findElement(By.id("pool-chart")).getRect();
         boolean idleDrawn = false;
         int bottom = Math.min(image.getHeight(), chart.getY() + chart.getHeight());
         int right = Math.min(image.getWidth(), chart.getX() + chart.getWidth());

@@ -44,8 +44,7 @@ class DashboardPagesIT extends DashboardFixture {
         String job = manager.send(
                         "POST",
                         "/jobs",
-                        json(java.util.Map.of(
-                                "type", "web", "args", List.of(script), "config", Map.of("lr", 0.01, "layers", 3))))
+                        json(Map.of("type", "web", "args", List.of(script), "config", Map.of("lr", 0.01, "layers", 3))))
                 .path("id")
                 .asText();
         browser.get(manager.base() + "/ui/jobs/" + job);
@@ -83,7 +82,7 @@ class DashboardPagesIT extends DashboardFixture {
         JsonNode sweep = manager.send(
                 "POST",
                 "/sweeps",
-                json(java.util.Map.of(
+                json(Map.of(
                         "type",
                         "web",
                         "parallelism",
@@ -91,9 +90,9 @@ class DashboardPagesIT extends DashboardFixture {
                         "args",
                         List.of(trial),
                         "space",
-                        java.util.Map.of("x", java.util.Map.of("grid", List.of(3, 1, 2, 5))),
+                        Map.of("x", Map.of("grid", List.of(3, 1, 2, 5))),
                         "objective",
-                        java.util.Map.of("metric", "loss", "goal", "minimize"))));
+                        Map.of("metric", "loss", "goal", "minimize"))));
         String id = sweep.path("id").asText();
         browser.get(manager.base() + "/ui/sweeps/" + id);
         await().atMost(Duration.ofSeconds(60))

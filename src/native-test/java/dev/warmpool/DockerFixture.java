@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.warmpool.runtime.docker.DockerEngine;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -65,8 +66,7 @@ abstract class DockerFixture {
         }
         assertTrue(answers, "no container engine answers at " + host + ": .ci/run starts dockerd");
         image(IMAGE);
-        String gateway = dev.warmpool.runtime.docker.DockerEngine.gateway(
-                dev.warmpool.runtime.docker.DockerEngine.client(host), "bridge");
+        String gateway = DockerEngine.gateway(DockerEngine.client(host), "bridge");
         // the manager reaches Redis on loopback, its containers at the bridge's gateway
         redis = RedisServer.ephemeral("--requirepass", PASSWORD, "--bind", "127.0.0.1", gateway);
         instance = "127.0.0.1:" + redis.port();

@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -158,8 +161,7 @@ class DockerRuntimeIT extends DockerFixture implements ContainerIsolationScenari
         assertEquals("bridge", host.get("NetworkMode").asText());
         // its own PIDs: Docker says "" (or default), Podman "private"; never "host" or another container's
         assertTrue(
-                java.util.Set.of("", "default", "private")
-                        .contains(host.get("PidMode").asText()),
+                Set.of("", "default", "private").contains(host.get("PidMode").asText()),
                 host.get("PidMode").asText());
         String everything = c.toString();
         assertFalse(everything.contains(PASSWORD), "the manager's Redis password is nowhere in docker inspect");
@@ -202,10 +204,9 @@ class DockerRuntimeIT extends DockerFixture implements ContainerIsolationScenari
     @Test
     void aContainerWhoseAgentExitsIsReplacedAndItsLastOutputLogged() throws Exception {
         // a JVM option the agent's JVM refuses: it exits 1 at once, in every container of the pool
-        java.nio.file.Path log = java.nio.file.Path.of("target", name() + ".log");
-        long from = java.nio.file.Files.size(log); // the log file is appended to, run after run: only what comes now
-        java.util.concurrent.Callable<String> since =
-                () -> java.nio.file.Files.readString(log).substring((int) from);
+        Path log = Path.of("target", name() + ".log");
+        long from = Files.size(log); // the log file is appended to, run after run: only what comes now
+        Callable<String> since = () -> Files.readString(log).substring((int) from);
         pool("crashing", "[\"true\"]", 1, 1, ", \"env\": {\"JAVA_TOOL_OPTIONS\": \"-XX:+NoSuchOptionForTheIT\"}");
         await().atMost(Duration.ofSeconds(60))
                 .until(

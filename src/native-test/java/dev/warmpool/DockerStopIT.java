@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.store.RedisServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class DockerStopIT extends DockerFixture {
     final Path stateDir;
 
-    DockerStopIT() throws java.io.IOException {
+    DockerStopIT() throws IOException {
         stateDir = Files.createTempDirectory("wp-docker-stop");
     }
 
@@ -73,7 +76,7 @@ class DockerStopIT extends DockerFixture {
                         "stop")
                 .redirectErrorStream(true)
                 .start();
-        String said = new String(stop.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String said = new String(stop.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(stop.waitFor(120, TimeUnit.SECONDS), said);
         assertEquals(0, stop.exitValue(), said);
         assertTrue(said.contains("stopped 1 manager(s) and 0 agent(s), 2 container(s)"), said);
@@ -87,6 +90,6 @@ class DockerStopIT extends DockerFixture {
         for (String v : volumes) {
             assertTrue(run("docker", "volume", "inspect", v).exit() != 0, "volume " + v + " is gone");
         }
-        assertTrue(dev.warmpool.store.RedisServer.ping(redis.port()), "the Redis it was given runs on");
+        assertTrue(RedisServer.ping(redis.port()), "the Redis it was given runs on");
     }
 }

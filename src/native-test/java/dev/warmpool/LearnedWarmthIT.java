@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.store.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -98,7 +99,7 @@ class LearnedWarmthIT {
                     metrics.contains("warmpool_warmth_window_seconds{edge=\"prewarm\",level=\"1\",pool=\"periodic\"}"),
                     metrics);
         } finally {
-            ManagerProcess.tearDown(redis, java.util.Collections.singletonList(m));
+            ManagerProcess.tearDown(redis, Collections.singletonList(m));
         }
     }
 }

@@ -7,9 +7,17 @@ import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 /**
  * The packaged manager as the README's run command starts it (profile prod: its own Redis, a
@@ -26,7 +34,7 @@ final class LocalInstall implements AutoCloseable {
     }
 
     /** Starts the manager with {@code options} (system properties) and {@code env} added. */
-    Process launch(List<String> options, java.util.Map<String, String> env) throws IOException {
+    Process launch(List<String> options, Map<String, String> env) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dquarkus.http.port=" + httpPort,
@@ -46,7 +54,7 @@ final class LocalInstall implements AutoCloseable {
     }
 
     /** Starts it and waits until it is ready; calls go with the admin token it made. */
-    ManagerProcess start(List<String> options, java.util.Map<String, String> env) throws Exception {
+    ManagerProcess start(List<String> options, Map<String, String> env) throws Exception {
         Process p = launch(options, env);
         Path token = home.resolve(".warmpool/token");
         await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(token) || !p.isAlive());
@@ -63,11 +71,11 @@ final class LocalInstall implements AutoCloseable {
     }
 
     /** The run command's Redis, by its pid file. */
-    java.util.Optional<ProcessHandle> redis() throws IOException {
+    Optional<ProcessHandle> redis() throws IOException {
         Path pid = home.resolve(".warmpool/redis/" + RedisServer.PID_FILE);
         return Files.exists(pid)
                 ? ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
-                : java.util.Optional.empty();
+                : Optional.empty();
     }
 
     /** Kills the manager, the agents it left and its Redis. */
@@ -77,12 +85,12 @@ final class LocalInstall implements AutoCloseable {
             process.destroyForcibly().waitFor();
         }
         LocalAgents.killAll(redisUrl());
-        java.util.Optional<ProcessHandle> redis = redis();
+        Optional<ProcessHandle> redis = redis();
         redis.ifPresent(ProcessHandle::destroyForcibly);
         if (redis.isPresent()) {
             try {
-                redis.get().onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                redis.get().onExit().get(10, TimeUnit.SECONDS);
+            } catch (TimeoutException | ExecutionException e) {
                 // removed as far as it can be below
             }
         }
@@ -97,13 +105,13 @@ final class LocalInstall implements AutoCloseable {
                     Path.of("target", "installs", home.getFileName().toString()));
             Path log = home.resolve("manager.log");
             if (Files.exists(log)) {
-                Files.copy(log, kept.resolve("manager.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(log, kept.resolve("manager.log"), StandardCopyOption.REPLACE_EXISTING);
             }
             Path logs = home.resolve(".warmpool/logs");
             if (Files.isDirectory(logs)) {
-                try (java.util.stream.Stream<Path> agents = Files.list(logs)) {
+                try (Stream<Path> agents = Files.list(logs)) {
                     for (Path a : agents.toList()) {
-                        Files.copy(a, kept.resolve(a.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        Files.copy(a, kept.resolve(a.getFileName()), StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
             }
@@ -114,9 +122,8 @@ final class LocalInstall implements AutoCloseable {
 
     /** Removes {@code dir} and all in it, as far as it can (a file written meanwhile may stay). */
     static void remove(Path dir) {
-        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
-            all.sorted(java.util.Comparator.reverseOrder())
-                    .forEach(p -> p.toFile().delete());
+        try (Stream<Path> all = Files.walk(dir)) {
+            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException | RuntimeException e) {
             // gone already, or a file in it went meanwhile
         }

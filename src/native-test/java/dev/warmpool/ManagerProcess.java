@@ -17,7 +17,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The packaged manager as a process of its own: for the tests that kill, restart or double it,
@@ -53,7 +55,7 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Starts a manager with the JVM {@code java} on {@code redisUrl} and waits until it is ready. */
     static ManagerProcess start(Path java, String redisUrl, String name, String... options) throws IOException {
-        List<String> all = new java.util.ArrayList<>(List.of("-Dquarkus.profile=test"));
+        List<String> all = new ArrayList<>(List.of("-Dquarkus.profile=test"));
         all.addAll(List.of(options));
         return launch(java, redisUrl, name, Path.of("."), Tokens.ADMIN, all);
     }
@@ -70,7 +72,7 @@ public final class ManagerProcess implements AutoCloseable {
         Path app = Files.exists(dir.resolve("quarkus-run.jar"))
                 ? dir.toAbsolutePath()
                 : RUNNER.getParent().toAbsolutePath();
-        List<String> cmd = new java.util.ArrayList<>(
+        List<String> cmd = new ArrayList<>(
                 List.of(java.toString(), "-Dquarkus.redis.hosts=" + redisUrl, "-Dquarkus.http.port=" + port));
         cmd.addAll(options);
         cmd.addAll(List.of(
@@ -105,11 +107,11 @@ public final class ManagerProcess implements AutoCloseable {
     }
 
     public HttpResponse<String> call(String method, String path, String body) throws Exception {
-        return HTTP.send(request(method, path, body, java.util.Map.of()), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(request(method, path, body, Map.of()), HttpResponse.BodyHandlers.ofString());
     }
 
     /** A request to this manager as its token's holder, JSON in, with {@code headers} added. */
-    public HttpRequest request(String method, String path, String body, java.util.Map<String, String> headers) {
+    public HttpRequest request(String method, String path, String body, Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path))
                 .timeout(Duration.ofSeconds(120))
                 .header("Content-Type", "application/json")

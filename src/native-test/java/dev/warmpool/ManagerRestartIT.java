@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -36,7 +37,7 @@ class ManagerRestartIT {
 
     @AfterEach
     void cleanUp() throws InterruptedException {
-        ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
+        ManagerProcess.tearDown(redis, Collections.singletonList(manager));
     }
 
     @Test

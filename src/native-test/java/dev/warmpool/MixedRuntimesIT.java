@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,7 +60,7 @@ class MixedRuntimesIT extends DockerFixture {
 
     @Test
     void aPoolWhoseImageIsNotOnTheEngineIsRefusedAtItsPutNotLeftToFailItsStarts() throws Exception {
-        java.net.http.HttpResponse<String> r = manager.call(
+        HttpResponse<String> r = manager.call(
                 "PUT",
                 "/pools/no-image",
                 "{\"command\": [\"true\"], \"minIdle\": 1, \"maxSize\": 1, "

@@ -10,11 +10,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisTls;
 import dev.warmpool.testing.Impostor;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -90,8 +92,7 @@ class OwnRedisIT {
         // the manager held still so that the impostor is surely first on the port
         ProcessHandle redis = install.redis().orElseThrow();
         signal(m.process.pid(), "STOP");
-        java.util.concurrent.atomic.AtomicReference<Impostor> taken =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Impostor> taken = new AtomicReference<>();
         try {
             redis.destroyForcibly();
             // its listener is gone once it is killed, though its stopped parent has not reaped it yet
@@ -120,7 +121,7 @@ class OwnRedisIT {
     @Test
     void containersReachTheOwnRedisThroughThePinnedCertificate() throws Exception {
         Process info = new ProcessBuilder("docker", "info").start();
-        info.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+        info.getInputStream().transferTo(OutputStream.nullOutputStream());
         Assumptions.assumeTrue(info.waitFor() == 0, "no docker engine answers (.ci/run starts dockerd)");
         install = new LocalInstall();
         ManagerProcess m = install.start(List.of("-Dwarmpool.runtime.type=docker"), Map.of());

@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -38,8 +40,7 @@ class PodmanRuntimeIT extends DockerRuntimeIT {
         if (!"true".equals(System.getenv("CI"))) {
             Assumptions.assumeTrue(installed, "podman (with runc and catatonit) is not installed");
         }
-        org.junit.jupiter.api.Assertions.assertTrue(
-                installed, "podman, runc and catatonit are not all installed: .ci/run installs them");
+        Assertions.assertTrue(installed, "podman, runc and catatonit are not all installed: .ci/run installs them");
         dir = Files.createTempDirectory("podman-it");
         Path conf = dir.resolve("containers.conf");
         Files.writeString(
@@ -55,7 +56,7 @@ class PodmanRuntimeIT extends DockerRuntimeIT {
         pb.environment().put("CONTAINERS_CONF", conf.toString());
         service = pb.start();
         String host = "unix://" + socket;
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(socket));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(socket));
         this.host = host;
         // the images the tests use, from Docker's store; Podman's bridge (podman0) exists only while a
         // container is on it, and Redis listens on its gateway: one container stays for the tests' time

@@ -6,6 +6,7 @@ import dev.warmpool.store.RedisServer;
 import dev.warmpool.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +40,7 @@ class PythonClientIT {
             }
             assertEquals(0, p.exitValue(), Files.readString(out));
         } finally {
-            ManagerProcess.tearDown(redis, java.util.Collections.singletonList(manager));
+            ManagerProcess.tearDown(redis, Collections.singletonList(manager));
         }
     }
 }

@@ -13,6 +13,7 @@ import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.AgentUsers;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +50,7 @@ class RedisPasswordIT {
             assertFalse(seen.contains(agentPassword), "the job saw its agent's password");
             assertTrue(admin.clientList().contains("user=" + AgentUsers.user("pw")), admin.clientList());
             try (Jedis agent = new Jedis(URI.create("redis://" + AgentUsers.user("pw") + ":"
-                    + java.net.URLEncoder.encode(agentPassword, java.nio.charset.StandardCharsets.UTF_8) + "@127.0.0.1:"
+                    + URLEncoder.encode(agentPassword, StandardCharsets.UTF_8) + "@127.0.0.1:"
                     + redis.port()))) {
                 assertNotNull(agent.hget(KeySchema.pool("pw"), "spec"), "its own pool's keys");
                 List<Runnable> forbidden = List.of(

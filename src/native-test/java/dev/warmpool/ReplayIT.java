@@ -10,6 +10,7 @@ import dev.warmpool.bench.Replay;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.IntStream;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +53,7 @@ class ReplayIT {
                 < policies.path("fixed-1m").path("coldStarts").asLong());
         BufferedImage image = ImageIO.read(png.toFile());
         assertEquals(720, image.getWidth());
-        long colours = java.util.stream.IntStream.range(0, 720)
+        long colours = IntStream.range(0, 720)
                 .map(x -> image.getRGB(x, 225))
                 .distinct()
                 .count();

@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.runtime.local.LocalAgents;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -80,21 +84,21 @@ class StopIT {
 
     /** Nothing listens on 127.0.0.1:{@code port} (a Redis that ended removed its pid file). */
     static boolean free(int port) {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
             return true;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }
 
     /** What agents of {@code processors} keep in /tmp (see AgentDirs). */
-    static List<Path> processorDirs(List<String> processors) throws java.io.IOException {
-        int me = (Integer) java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    static List<Path> processorDirs(List<String> processors) throws IOException {
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         Path shared = Path.of("/tmp", "warmpool-" + me);
-        if (!java.nio.file.Files.isDirectory(shared)) {
+        if (!Files.isDirectory(shared)) {
             return List.of();
         }
-        try (var dirs = java.nio.file.Files.list(shared)) {
+        try (var dirs = Files.list(shared)) {
             return dirs.filter(d -> processors.stream()
                             .anyMatch(p -> d.getFileName().toString().startsWith(p)))
                     .toList();
@@ -104,7 +108,7 @@ class StopIT {
     @Test
     void aManagerThatFailsToStartStopsTheRedisItStarted() throws Exception {
         a = new LocalInstall();
-        try (java.net.ServerSocket taken = new java.net.ServerSocket(a.httpPort)) {
+        try (ServerSocket taken = new ServerSocket(a.httpPort)) {
             Process m = a.launch(List.of(), Map.of());
             assertTrue(m.waitFor(120, TimeUnit.SECONDS), "the manager did not end");
             assertTrue(m.exitValue() != 0, a.log());
@@ -119,9 +123,9 @@ class StopIT {
      */
     static boolean ended(long pid) {
         try {
-            String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
             return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return true;
         }
     }

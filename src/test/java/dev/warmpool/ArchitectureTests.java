@@ -7,6 +7,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -108,7 +109,7 @@ class ArchitectureTests {
 
     @Test
     void runtimeImplementationsDoNotSeeEachOther() {
-        java.util.List<String> impls = java.util.List.of("local", "docker", "kubernetes");
+        List<String> impls = List.of("local", "docker", "kubernetes");
         for (String impl : impls) {
             noClasses()
                     .that()

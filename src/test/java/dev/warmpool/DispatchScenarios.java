@@ -20,10 +20,14 @@ import io.restassured.path.json.JsonPath;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -67,8 +71,8 @@ public abstract class DispatchScenarios {
         putPool("sep-b", spec(sh("echo b"), 1, 2, 300));
         awaitIdle("sep-a", 1);
         awaitIdle("sep-b", 1);
-        assertTrue(java.time.Instant.parse(pool("sep-a").getString("processors[0].since"))
-                .isBefore(java.time.Instant.now().plusSeconds(1)));
+        assertTrue(Instant.parse(pool("sep-a").getString("processors[0].since"))
+                .isBefore(Instant.now().plusSeconds(1)));
         assertEquals("IDLE", pool("sep-a").getString("processors[0].state"));
         for (int i = 0; i < 3; i++) {
             for (String type : List.of("sep-a", "sep-b")) {
@@ -269,7 +273,7 @@ public abstract class DispatchScenarios {
                 .jsonPath();
         List<String> ids = accepted.getList("jobs.id");
         assertEquals(4, ids.size());
-        assertEquals(4, new java.util.HashSet<>(ids).size());
+        assertEquals(4, new HashSet<>(ids).size());
         // the one idle processor takes the best job of the batch (priority 5); the rest queue in order
         assertEquals(List.of("QUEUED", "QUEUED", "ASSIGNED", "QUEUED"), accepted.getList("jobs.state"));
         assertEquals(Map.of("K", "v"), accepted.getMap("jobs[3].env"));
@@ -302,14 +306,14 @@ public abstract class DispatchScenarios {
 
         // all or none: five jobs would not fit in a queue of four behind a busy processor
         String blocker = submit(Map.of("type", "batch", "args", List.of("2")));
-        List<Map<String, Object>> five = java.util.Collections.nCopies(5, Map.of("type", "batch"));
+        List<Map<String, Object>> five = Collections.nCopies(5, Map.of("type", "batch"));
         given().contentType("application/json")
                 .body(Map.of("jobs", five))
                 .post("/jobs/batch")
                 .then()
                 .statusCode(429)
-                .body("type", org.hamcrest.Matchers.endsWith("/queue-full"))
-                .body("detail", org.hamcrest.Matchers.containsString("batch of 5 jobs"));
+                .body("type", Matchers.endsWith("/queue-full"))
+                .body("detail", Matchers.containsString("batch of 5 jobs"));
         assertEquals(
                 5,
                 given().get("/jobs?type=batch&limit=100")

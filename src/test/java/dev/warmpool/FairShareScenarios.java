@@ -21,6 +21,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -205,7 +206,7 @@ public abstract class FairShareScenarios {
         Map<String, Object> row =
                 pool("fair-sweep").getList("tenants", Map.class).get(0);
         assertEquals(
-                java.util.Set.of("tenant", "weight", "running", "queued", "usageSeconds", "share", "sweeps"),
+                Set.of("tenant", "weight", "running", "queued", "usageSeconds", "share", "sweeps"),
                 row.keySet(),
                 "the tenant row's names (maxRunning only when set), as the Python client reads them");
     }

@@ -15,8 +15,10 @@ import io.quarkus.test.junit.QuarkusTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -86,9 +88,9 @@ class HealthyReuseTests {
         putPool("aged", Map.of("command", List.of("true"), "minIdle", 1, "maxSize", 1, "maxAgeSeconds", 1));
         awaitIdle("aged", 1);
         String first = onlyProcessor("aged");
-        java.time.Instant registered = java.time.Instant.parse(pool("aged").getString("processors[0].since"));
+        Instant registered = Instant.parse(pool("aged").getString("processors[0].since"));
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> java.time.Instant.now().isAfter(registered.plusMillis(1100))); // past its age
+                .until(() -> Instant.now().isAfter(registered.plusMillis(1100))); // past its age
         var job = awaitEnd(submit(Map.of("type", "aged")));
         assertEquals(first, job.getString("processor"), "its job runs, then it goes");
         await().atMost(Duration.ofSeconds(30))
@@ -130,19 +132,19 @@ class HealthyReuseTests {
                 .put("/pools/bad-warmth")
                 .then()
                 .statusCode(400)
-                .body("field", org.hamcrest.Matchers.is("warmth"))
-                .body("detail", org.hamcrest.Matchers.containsString("learned"));
+                .body("field", Matchers.is("warmth"))
+                .body("detail", Matchers.containsString("learned"));
         given().contentType("application/json")
                 .body(Map.of("command", List.of("true"), "resetCommand", List.of()))
                 .put("/pools/bad-reset")
                 .then()
                 .statusCode(400)
-                .body("field", org.hamcrest.Matchers.is("resetCommand"));
+                .body("field", Matchers.is("resetCommand"));
         given().contentType("application/json")
                 .body(Map.of("command", List.of("true"), "maxAgeSeconds", 0))
                 .put("/pools/bad-age")
                 .then()
                 .statusCode(400)
-                .body("field", org.hamcrest.Matchers.is("maxAgeSeconds"));
+                .body("field", Matchers.is("maxAgeSeconds"));
     }
 }

@@ -13,7 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.warmpool.testing.Tokens;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URL;
@@ -27,8 +29,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -67,7 +71,7 @@ class LiveLogTests {
         headers.forEach(b::header);
         return CompletableFuture.supplyAsync(() -> {
             try {
-                HttpResponse<java.io.InputStream> r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+                HttpResponse<InputStream> r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
                 try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
                     for (String line = in.readLine(); line != null; line = in.readLine()) {
                         into.add(line);
@@ -91,7 +95,7 @@ class LiveLogTests {
         await().atMost(Duration.ofSeconds(20)).until(() -> lines.contains("one"));
         assertEquals("RUNNING", job(id).getString("state"), "the line came while the job ran");
         Files.createFile(gate);
-        assertEquals(200, followed.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(200, followed.get(30, TimeUnit.SECONDS));
         assertEquals("SUCCEEDED", job(id).getString("state"));
         assertEquals(List.of("one", "WARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}", "two"), lines);
         // read again once ended, without following: the same lines, as plain text
@@ -115,7 +119,7 @@ class LiveLogTests {
         CompletableFuture<Integer> events = read("/jobs/" + id + "/events", Map.of(), sse);
         await().atMost(Duration.ofSeconds(20)).until(() -> sse.contains("data:one"));
         Files.createFile(gate);
-        assertEquals(200, events.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(200, events.get(30, TimeUnit.SECONDS));
         List<String> names = sse.stream()
                 .filter(l -> l.startsWith("event:"))
                 .map(l -> l.substring(6))
@@ -134,17 +138,17 @@ class LiveLogTests {
         assertEquals(
                 200,
                 read("/jobs/" + id + "/events", Map.of("Last-Event-ID", firstId.substring(3)), resumed)
-                        .get(30, java.util.concurrent.TimeUnit.SECONDS));
+                        .get(30, TimeUnit.SECONDS));
         List<String> data = resumed.stream()
                 .filter(l -> l.startsWith("data:") && !l.startsWith("data:{\"id\""))
                 .toList();
         // a report goes by its own call, so it may come before or after the line printed after it
         assertEquals(
-                java.util.Set.of(
+                Set.of(
                         "data:WARMPOOL_REPORT {\"step\": 1, \"loss\": 0.5}",
                         "data:{\"step\":1,\"loss\":0.5}",
                         "data:two"),
-                java.util.Set.copyOf(data),
+                Set.copyOf(data),
                 resumed.toString());
         assertEquals(3, data.size(), resumed.toString());
     }
@@ -183,16 +187,14 @@ class LiveLogTests {
                 .jsonPath()
                 .getString("id");
         List<String> sse = new CopyOnWriteArrayList<>();
-        assertEquals(
-                200, read("/sweeps/" + sid + "/events", Map.of(), sse).get(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(200, read("/sweeps/" + sid + "/events", Map.of(), sse).get(60, TimeUnit.SECONDS));
         List<String> names = sse.stream()
                 .filter(l -> l.startsWith("event:"))
                 .map(l -> l.substring(6))
                 .toList();
         assertEquals("sweep", names.get(0), sse.toString());
         assertEquals("end", names.get(names.size() - 1), sse.toString());
-        io.restassured.path.json.JsonPath first = new io.restassured.path.json.JsonPath(
-                sse.get(sse.indexOf("event:sweep") + 1).substring(5));
+        JsonPath first = new JsonPath(sse.get(sse.indexOf("event:sweep") + 1).substring(5));
         long endedBefore = first.getList("trials.state").stream()
                 .filter(st -> "SUCCEEDED".equals(st))
                 .count();
@@ -200,8 +202,7 @@ class LiveLogTests {
                 3,
                 endedBefore + names.stream().filter("trial"::equals).count(),
                 "every trial once: in the first sweep or as it ended: " + names);
-        io.restassured.path.json.JsonPath end = new io.restassured.path.json.JsonPath(
-                sse.get(sse.indexOf("event:end") + 1).substring(5));
+        JsonPath end = new JsonPath(sse.get(sse.indexOf("event:end") + 1).substring(5));
         assertEquals("SUCCEEDED", end.getString("state"));
         assertEquals(3, end.getInt("progress.done"));
         given().get("/sweeps/nosuch.0123456789ab/events")

@@ -28,6 +28,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -45,7 +46,7 @@ class OptunaSweepTests extends SweepScenarioBase {
     String redisUrl;
 
     static Map<String, Object> study(String type, int trials, Map<String, Object> extra) {
-        Map<String, Object> body = new java.util.HashMap<>(Map.of(
+        Map<String, Object> body = new HashMap<>(Map.of(
                 "type",
                 type,
                 "algorithm",

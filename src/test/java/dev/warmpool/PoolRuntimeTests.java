@@ -17,11 +17,13 @@ import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.ValidatableResponse;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -36,7 +38,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class PoolRuntimeTests {
     static {
-        dev.warmpool.testing.Tokens.asAdminByDefault();
+        Tokens.asAdminByDefault();
     }
 
     @Inject
@@ -68,7 +70,7 @@ class PoolRuntimeTests {
     }
 
     static Map<String, Object> body(Object... more) {
-        Map<String, Object> body = new java.util.HashMap<>(Map.of("command", List.of("true"), "minIdle", 0));
+        Map<String, Object> body = new HashMap<>(Map.of("command", List.of("true"), "minIdle", 0));
         for (int i = 0; i < more.length; i += 2) {
             body.put((String) more[i], more[i + 1]);
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class PoolStartErrorTests {
     static {
-        dev.warmpool.testing.Tokens.asAdminByDefault(); // its first call may come before any class that sets it
+        Tokens.asAdminByDefault(); // its first call may come before any class that sets it
     }
 
     static final String TYPE = "no-start";

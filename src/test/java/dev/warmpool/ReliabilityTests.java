@@ -14,6 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.protocol.Script;
+import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -72,7 +74,7 @@ class ReliabilityTests {
     }
 
     @jakarta.inject.Inject
-    dev.warmpool.reconcile.Reconciler reconciler;
+    Reconciler reconciler;
 
     @Test
     void aPassThatRunsInTheMiddleOfAPoolsCreationDoesNotLoseThePool() {
@@ -83,7 +85,7 @@ class ReliabilityTests {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> reconciler.reconcileOnce().ran());
         redis.eval(
-                dev.warmpool.protocol.Script.POOL_PUT.source(),
+                Script.POOL_PUT.source(),
                 List.of(KeySchema.pool(type)),
                 List.of(
                         KeySchema.prefix(type),

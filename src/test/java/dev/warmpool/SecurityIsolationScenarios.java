@@ -12,9 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.testing.Tokens;
 import io.restassured.specification.RequestSpecification;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -181,7 +184,7 @@ public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
                 .post("/jobs/batch")
                 .then()
                 .statusCode(202)
-                .body("jobs[0].id", org.hamcrest.Matchers.not(equalTo(alicesBatch)))
+                .body("jobs[0].id", Matchers.not(equalTo(alicesBatch)))
                 .body("jobs[0].submittedBy", equalTo("bob"));
 
         String sweep = "{\"type\": \"sec-idem\", \"space\": {\"x\": {\"grid\": [1]}}}";
@@ -203,7 +206,7 @@ public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
                 .post("/sweeps")
                 .then()
                 .statusCode(202)
-                .body("id", org.hamcrest.Matchers.not(equalTo(alicesSweep)))
+                .body("id", Matchers.not(equalTo(alicesSweep)))
                 .body("submittedBy", equalTo("bob"));
     }
 
@@ -316,9 +319,9 @@ public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
     @Test
     public void aResultFileLinkedToAFileOfTheAgentsFailsItsJobAndTellsNothingOfItAndTheNextJobRuns() throws Exception {
         // the agent's user's, JSON and all: the agent once returned it as the job's metrics
-        java.nio.file.Path secret = java.nio.file.Files.createTempFile("agent-secret", ".json");
+        Path secret = Files.createTempFile("agent-secret", ".json");
         try {
-            java.nio.file.Files.writeString(secret, "{\"stolen\": 1}");
+            Files.writeString(secret, "{\"stolen\": 1}");
             String script = "case \"$1\" in link) ln -s " + secret + " \"$WARMPOOL_RESULT\";;"
                     + " huge) head -c 3000000 /dev/zero | tr '\\0' 1 > \"$WARMPOOL_RESULT\";;"
                     + " *) echo '{\"loss\": 0.5}' > \"$WARMPOOL_RESULT\";; esac";
@@ -337,7 +340,7 @@ public abstract class SecurityIsolationScenarios extends SecurityScenarioBase {
             assertEquals("SUCCEEDED", next.getString("state"), next.prettify());
             assertEquals(0.5f, next.getFloat("result.metrics.loss"));
         } finally {
-            java.nio.file.Files.deleteIfExists(secret);
+            Files.deleteIfExists(secret);
         }
     }
 

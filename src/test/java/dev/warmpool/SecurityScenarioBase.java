@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.warmpool.testing.Tokens;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -34,7 +35,7 @@ abstract class SecurityScenarioBase {
     }
 
     static Map<String, Object> shPool(String script, Map<String, Object> extra) {
-        Map<String, Object> p = new java.util.HashMap<>(
+        Map<String, Object> p = new HashMap<>(
                 Map.of("command", List.of("sh", "-c", script), "minIdle", 1, "maxSize", 2, "idleTimeoutSeconds", 300));
         p.putAll(extra);
         return p;

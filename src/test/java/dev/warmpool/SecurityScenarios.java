@@ -14,6 +14,7 @@ import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import java.util.List;
 import java.util.Map;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -154,7 +155,7 @@ public abstract class SecurityScenarios extends SecurityScenarioBase {
                 .statusCode(403)
                 .contentType(PROBLEM)
                 .body("submittedBy", equalTo("alice"));
-        given().get("/jobs/" + id).then().body("state", org.hamcrest.Matchers.not(equalTo("CANCELLED")));
+        given().get("/jobs/" + id).then().body("state", Matchers.not(equalTo("CANCELLED")));
         as(Tokens.ALICE).delete("/jobs/" + id).then().statusCode(200).body("state", equalTo("CANCELLED"));
         String bobs = as(Tokens.BOB)
                 .contentType("application/json")

@@ -3,11 +3,15 @@ package dev.warmpool;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.testing.Tokens;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -70,8 +74,8 @@ abstract class SweepScenarioBase {
         for (Map<String, Object> t : s.<Map<String, Object>>getList("trials")) {
             if (t.get("startedAt") != null) {
                 spans.add(new long[] {
-                    java.time.Instant.parse((String) t.get("startedAt")).toEpochMilli(),
-                    java.time.Instant.parse((String) t.get("finishedAt")).toEpochMilli()
+                    Instant.parse((String) t.get("startedAt")).toEpochMilli(),
+                    Instant.parse((String) t.get("finishedAt")).toEpochMilli()
                 });
             }
         }
@@ -89,18 +93,17 @@ abstract class SweepScenarioBase {
     }
 
     /** The data of every event but log lines of an ended event stream, parsed as strict JSON (no NaN tokens). */
-    static List<com.fasterxml.jackson.databind.JsonNode> eventData(String path) {
+    static List<JsonNode> eventData(String path) {
         String body = given().get(path).then().statusCode(200).extract().asString();
-        List<com.fasterxml.jackson.databind.JsonNode> out = new ArrayList<>();
+        List<JsonNode> out = new ArrayList<>();
         String event = "";
         for (String line : body.split("\n")) {
             if (line.startsWith("event:")) {
                 event = line.substring(6).trim();
             } else if (line.startsWith("data:") && !"log".equals(event)) {
                 try {
-                    out.add(new com.fasterxml.jackson.databind.ObjectMapper()
-                            .readTree(line.substring(5).trim()));
-                } catch (java.io.IOException e) {
+                    out.add(new ObjectMapper().readTree(line.substring(5).trim()));
+                } catch (IOException e) {
                     throw new AssertionError("not strict JSON in " + path + ": " + line, e);
                 }
             }

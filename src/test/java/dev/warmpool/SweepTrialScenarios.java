@@ -10,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.testing.Api;
 import io.restassured.path.json.JsonPath;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -77,7 +79,7 @@ public abstract class SweepTrialScenarios extends SweepScenarioBase {
                 .jsonPath()
                 .<String>getList("id")
                 .containsAll(List.of(min, max)));
-        List<com.fasterxml.jackson.databind.JsonNode> events = eventData("/sweeps/" + min + "/events");
+        List<JsonNode> events = eventData("/sweeps/" + min + "/events");
         assertEquals("SUCCEEDED", events.get(events.size() - 1).get("state").asText());
         given().delete("/sweeps/" + min).then().statusCode(409);
         String trial = s.getString("trials[0].id");
@@ -141,7 +143,7 @@ public abstract class SweepTrialScenarios extends SweepScenarioBase {
             assertEquals("0o600", j.getString("result.metrics.mode"));
             assertEquals(false, j.getBoolean("result.metrics.inEnv"), "not in WARMPOOL_CONFIG as well");
             Path file = Path.of(j.getString("result.metrics.configFile"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> !java.nio.file.Files.exists(file));
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(file));
             JsonPath small = Api.awaitEnd(Api.submit(Map.of("type", type, "config", Map.of("blob", "small"))));
             assertEquals(true, small.getBoolean("result.metrics.inEnv"));
             assertNull(small.get("result.metrics.configFile"));
@@ -185,7 +187,7 @@ public abstract class SweepTrialScenarios extends SweepScenarioBase {
         assertEquals("-Infinity", j.getString("result.metrics.loss"));
         assertEquals("-Infinity", j.getString("progress.loss"));
         assertEquals(2, j.getInt("progress.step"));
-        List<com.fasterxml.jackson.databind.JsonNode> events = eventData("/jobs/" + j.getString("id") + "/events");
+        List<JsonNode> events = eventData("/jobs/" + j.getString("id") + "/events");
         assertEquals(
                 3,
                 events.stream()

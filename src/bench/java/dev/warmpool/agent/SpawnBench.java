@@ -1,5 +1,8 @@
 package dev.warmpool.agent;
 
+import com.sun.management.OperatingSystemMXBean;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -7,6 +10,9 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -107,7 +113,7 @@ public final class SpawnBench {
     }
 
     /** CPU of the room's init and all it reaped (its jobs): utime + stime + cutime + cstime. */
-    private static long roomCpuNanos(Sandbox s) throws java.io.IOException {
+    private static long roomCpuNanos(Sandbox s) throws IOException {
         ResidentRoom r = s.room(null);
         if (r == null) {
             return 0; // given up: a bwrap per job
@@ -143,7 +149,7 @@ public final class SpawnBench {
     static final Path INIT = Path.of("target", "wp-room").toAbsolutePath();
 
     /** A processor's sandbox as the local runtime sets it up (bwrap, the state dir hidden, a uid of its own for root). */
-    private static Sandbox processor(Path state, Path dir, boolean resident) throws java.io.IOException {
+    private static Sandbox processor(Path state, Path dir, boolean resident) throws IOException {
         Map<String, String> env = new HashMap<>(Map.of(
                 "WARMPOOL_SANDBOX", "bwrap", "WARMPOOL_SANDBOX_HIDE", state.toString(), "PATH", System.getenv("PATH")));
         if (resident) {
@@ -169,14 +175,14 @@ public final class SpawnBench {
         Path base = AgentDirs.newRoot("roomceiling");
         Path state = Files.createTempDirectory("roomceiling-state");
         List<Sandbox> rooms = new ArrayList<>();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             for (int t = 0; t < threads; t++) {
                 Sandbox s = processor(state, Files.createDirectory(base.resolve("r" + t)), true);
                 rooms.add(s);
                 one(s, "warm", true); // the room's start is not a job's cost
             }
-            List<java.util.concurrent.Future<?>> all = new ArrayList<>();
+            List<Future<?>> all = new ArrayList<>();
             long t0 = System.nanoTime();
             for (Sandbox s : rooms) {
                 all.add(pool.submit(() -> {
@@ -186,7 +192,7 @@ public final class SpawnBench {
                     return null;
                 }));
             }
-            for (java.util.concurrent.Future<?> f : all) {
+            for (Future<?> f : all) {
                 f.get();
             }
             return threads * perThread * 1e9 / (System.nanoTime() - t0);
@@ -198,8 +204,8 @@ public final class SpawnBench {
         }
     }
 
-    private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final OperatingSystemMXBean OS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /** One job of {@code true}; false when it failed (thrown when {@code strict}). */
     private static boolean one(Sandbox s, String id, boolean strict) throws Exception {

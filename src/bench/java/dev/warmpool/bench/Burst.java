@@ -4,13 +4,23 @@ import static dev.warmpool.bench.Figures.p;
 import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.*;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.ManagerProcess;
+import dev.warmpool.agent.SpawnBench;
 import dev.warmpool.protocol.KeySchema;
+import dev.warmpool.runtime.docker.DockerEngine;
 import dev.warmpool.runtime.local.LocalAgents;
+import dev.warmpool.store.RedisServer;
+import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import redis.clients.jedis.Jedis;
 
 /** A burst on 4 warm processors and what it costs (CPU by process, Redis commands), beside the machine's own spawn ceiling. */
@@ -50,7 +60,7 @@ final class Burst {
             int n,
             int batch,
             String poolExtra,
-            java.util.function.Supplier<long[]> processCpu)
+            Supplier<long[]> processCpu)
             throws Exception {
         String type = "b-burst-" + label.toLowerCase();
         send(
@@ -80,12 +90,11 @@ final class Burst {
         if (batch <= 1) {
             ids = Pipelined.post(m.base(), "/jobs", "{\"type\": \"" + type + "\"}", n, 4, 16);
         } else {
-            String body = "{\"jobs\": ["
-                    + String.join(", ", java.util.Collections.nCopies(batch, "{\"type\": \"" + type + "\"}")) + "]}";
+            String body = "{\"jobs\": [" + String.join(", ", Collections.nCopies(batch, "{\"type\": \"" + type + "\"}"))
+                    + "]}";
             ids = new ArrayList<>();
             for (String reply : Pipelined.post(m.base(), "/jobs/batch", body, n / batch, 4, 1, r -> r)) {
-                for (com.fasterxml.jackson.databind.JsonNode job :
-                        Pipelined.json(reply).path("jobs")) {
+                for (JsonNode job : Pipelined.json(reply).path("jobs")) {
                     ids.add(id(job));
                 }
             }
@@ -151,12 +160,10 @@ final class Burst {
         }
         Containers.run("bash", "src/main/docker/base-image.sh", Containers.IMAGE);
         String password = "bench-" + Long.toHexString(System.nanoTime());
-        String gateway = dev.warmpool.runtime.docker.DockerEngine.gateway(
-                dev.warmpool.runtime.docker.DockerEngine.client(
-                        System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
+        String gateway = DockerEngine.gateway(
+                DockerEngine.client(System.getenv().getOrDefault("DOCKER_HOST", "unix:///var/run/docker.sock")),
                 "bridge");
-        dev.warmpool.store.RedisServer redis =
-                dev.warmpool.store.RedisServer.ephemeral("--requirepass", password, "--bind", "127.0.0.1", gateway);
+        RedisServer redis = RedisServer.ephemeral("--requirepass", password, "--bind", "127.0.0.1", gateway);
         String instance = "127.0.0.1:" + redis.port();
         try (Jedis j = new Jedis("127.0.0.1", redis.port())) {
             j.auth(password);
@@ -282,15 +289,15 @@ final class Burst {
 
     static void spawnCeilingHere(int perThread) throws Exception {
         for (int threads : new int[] {1, 2, 4}) {
-            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
-            List<java.util.concurrent.Future<?>> all = new ArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<?>> all = new ArrayList<>();
             long t0 = System.nanoTime();
             for (int t = 0; t < threads; t++) {
                 all.add(pool.submit(() -> {
                     for (int i = 0; i < perThread; i++) {
                         Process p = new ProcessBuilder("true")
                                 .redirectErrorStream(true)
-                                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                                 .start();
                         p.getInputStream().readAllBytes();
                         p.waitFor();
@@ -298,7 +305,7 @@ final class Burst {
                     return null;
                 }));
             }
-            for (java.util.concurrent.Future<?> f : all) {
+            for (Future<?> f : all) {
                 f.get();
             }
             double perSecond = threads * perThread * 1e9 / (System.nanoTime() - t0);
@@ -308,7 +315,7 @@ final class Burst {
         // the same `true`, each in a sandbox as a local processor runs it (bubblewrap, when here): the ceiling
         // of sandboxed jobs on this machine, with no dispatch at all
         for (int threads : new int[] {1, 4}) {
-            double perSecond = dev.warmpool.agent.SpawnBench.roomCeiling(threads, perThread);
+            double perSecond = SpawnBench.roomCeiling(threads, perThread);
             if (perSecond > 0) {
                 System.out.println("spawnCeiling." + threads + "sandboxed.perSecond=" + perSecond);
             }

@@ -6,6 +6,7 @@ import static dev.warmpool.bench.Harness.await;
 import static dev.warmpool.bench.Harness.count;
 import static dev.warmpool.bench.Harness.send;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.auth.TokenFile;
 import dev.warmpool.protocol.KeySchema;
@@ -14,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,7 +44,7 @@ final class Fair {
         StringBuilder lines = new StringBuilder(TokenFile.line("bench", "admin", Harness.TOKEN) + "\n");
         TOKENS.clear();
         for (int i = 0; i < TENANTS; i++) {
-            String token = "wp_fair_" + i + "_" + Long.toHexString(new java.security.SecureRandom().nextLong());
+            String token = "wp_fair_" + i + "_" + Long.toHexString(new SecureRandom().nextLong());
             TOKENS.add(token);
             lines.append(TokenFile.line("t" + i, "submitter", token)).append('\n');
         }
@@ -156,8 +158,7 @@ final class Fair {
                     throw new IllegalStateException(
                             "POST /jobs/batch as t" + t + ": " + r.statusCode() + " " + r.body());
                 }
-                for (com.fasterxml.jackson.databind.JsonNode job :
-                        ManagerProcess.JSON.readTree(r.body()).path("jobs")) {
+                for (JsonNode job : ManagerProcess.JSON.readTree(r.body()).path("jobs")) {
                     ids.add(Harness.id(job));
                 }
             }

@@ -3,6 +3,7 @@ package dev.warmpool.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.auth.TokenFile;
+import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,7 +28,7 @@ import redis.clients.jedis.Jedis;
  */
 final class Harness {
     /** The benchmark's own admin token: every manager it starts reads its hash from target/bench/tokens. */
-    static final String TOKEN = "wp_bench_" + Long.toHexString(new java.security.SecureRandom().nextLong());
+    static final String TOKEN = "wp_bench_" + Long.toHexString(new SecureRandom().nextLong());
     /**
      * The JVM options of the images (src/main/docker/Dockerfile.jvm and Dockerfile.aot: C1 only, the
      * serial GC, the heap at 75 % of memory), with memory as under knative/service.yaml's 512Mi
@@ -147,9 +149,9 @@ final class Harness {
 
     /** The pool's queued jobs, read in Redis: every tenant's queue (fair share), and one queued before tenants. */
     static long queued(Jedis j, String type) {
-        long n = j.zcard(dev.warmpool.protocol.KeySchema.queue(type));
-        for (String t : j.smembers(dev.warmpool.protocol.KeySchema.waiting(type))) {
-            n += j.zcard(dev.warmpool.protocol.KeySchema.tenantQueue(type, t));
+        long n = j.zcard(KeySchema.queue(type));
+        for (String t : j.smembers(KeySchema.waiting(type))) {
+            n += j.zcard(KeySchema.tenantQueue(type, t));
         }
         return n;
     }

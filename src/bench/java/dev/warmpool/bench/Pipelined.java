@@ -1,10 +1,22 @@
 package dev.warmpool.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.warmpool.ManagerProcess;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.function.Function;
 
 /**
  * A lean HTTP/1.1 client for the burst: a few keep-alive connections, each with a window of
@@ -22,21 +34,15 @@ final class Pipelined {
 
     /** {@code n} POSTs of {@code body}; {@code take} gets what is wanted from each 202's body. */
     static List<String> post(
-            String base,
-            String path,
-            String body,
-            int n,
-            int connections,
-            int window,
-            java.util.function.Function<String, String> take)
+            String base, String path, String body, int n, int connections, int window, Function<String, String> take)
             throws Exception {
         URI uri = URI.create(base);
         byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
                         + "\r\nAuthorization: Bearer " + Harness.TOKEN
                         + "\r\nContent-Type: application/json\r\nContent-Length: "
-                        + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                        + body.getBytes(StandardCharsets.UTF_8).length
                         + "\r\n\r\n" + body)
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                .getBytes(StandardCharsets.UTF_8);
         List<CompletableFuture<List<String>>> parts = new ArrayList<>();
         for (int c = 0; c < connections; c++) {
             int share = n / connections + (c < n % connections ? 1 : 0);
@@ -55,13 +61,12 @@ final class Pipelined {
         return ids;
     }
 
-    private static List<String> one(
-            URI uri, byte[] request, int n, int window, java.util.function.Function<String, String> take)
+    private static List<String> one(URI uri, byte[] request, int n, int window, Function<String, String> take)
             throws Exception {
-        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+        try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
             socket.setTcpNoDelay(true);
             Semaphore slots = new Semaphore(window);
-            java.io.OutputStream out = socket.getOutputStream();
+            OutputStream out = socket.getOutputStream();
             Thread writer = new Thread(() -> {
                 try {
                     for (int i = 0; i < n; i++) {
@@ -75,8 +80,7 @@ final class Pipelined {
             });
             writer.setDaemon(true);
             writer.start();
-            java.io.DataInputStream in =
-                    new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String status = line(in);
@@ -89,7 +93,7 @@ final class Pipelined {
                     chunked |= h.regionMatches(true, 0, "transfer-encoding:", 0, 18)
                             && h.toLowerCase().contains("chunked");
                 }
-                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                ByteArrayOutputStream body = new ByteArrayOutputStream();
                 if (chunked) {
                     for (int size = Integer.parseInt(line(in).split(";")[0].trim(), 16);
                             size > 0;
@@ -103,7 +107,7 @@ final class Pipelined {
                 } else {
                     throw new IllegalStateException("a response without Content-Length or chunks: " + status);
                 }
-                String text = body.toString(java.nio.charset.StandardCharsets.UTF_8);
+                String text = body.toString(StandardCharsets.UTF_8);
                 if (!status.contains(" 202 ")) {
                     throw new IllegalStateException(status + " " + text);
                 }
@@ -114,19 +118,19 @@ final class Pipelined {
         }
     }
 
-    static com.fasterxml.jackson.databind.JsonNode json(String text) {
+    static JsonNode json(String text) {
         try {
-            return dev.warmpool.ManagerProcess.JSON.readTree(text);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            return ManagerProcess.JSON.readTree(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
-    private static String line(java.io.DataInputStream in) throws java.io.IOException {
+    private static String line(DataInputStream in) throws IOException {
         StringBuilder b = new StringBuilder();
         for (int c = in.read(); c != '\n'; c = in.read()) {
             if (c < 0) {
-                throw new java.io.EOFException("the manager closed the connection");
+                throw new EOFException("the manager closed the connection");
             }
             if (c != '\r') {
                 b.append((char) c);

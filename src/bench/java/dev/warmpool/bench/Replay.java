@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 
 /**
  * Replays a day of arrivals (Azure Functions 2019 trace format, {@link TraceGen}) in simulated
@@ -116,7 +117,7 @@ public final class Replay {
 
     /** fixed-10m and learned, by the rows' trigger (a generated day: timer, http for notebooks and office hours, queue for streams, event for rare types). */
     static Map<String, Map<String, Result>> byTrigger(List<TraceGen.Row> rows, long jobMs, long startMs) {
-        Map<String, Map<String, Result>> out = new java.util.TreeMap<>();
+        Map<String, Map<String, Result>> out = new TreeMap<>();
         for (String trigger :
                 rows.stream().map(TraceGen.Row::trigger).distinct().sorted().toList()) {
             List<TraceGen.Row> some =

@@ -2,6 +2,7 @@ package dev.warmpool.bench;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
+import java.awt.geom.Ellipse2D;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -48,7 +49,7 @@ final class ReplayPlot {
         renderer.setSeriesLinesVisible(1, false);
         renderer.setSeriesShapesVisible(1, true);
         renderer.setSeriesPaint(1, new Color(0xdd5533));
-        renderer.setSeriesShape(1, new java.awt.geom.Ellipse2D.Double(-6, -6, 12, 12));
+        renderer.setSeriesShape(1, new Ellipse2D.Double(-6, -6, 12, 12));
         plot.setRenderer(renderer);
         if (png.getParent() != null) {
             Files.createDirectories(png.getParent());

@@ -9,6 +9,7 @@ import dev.warmpool.pool.SizingPolicy;
 import dev.warmpool.pool.Warmth;
 import dev.warmpool.pool.WarmthRecorder;
 import dev.warmpool.protocol.ProcessorState;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -26,7 +27,7 @@ final class ReplayPool {
     final WarmthRecorder recorder = new WarmthRecorder();
     final List<Long> waits = new ArrayList<>();
     final Map<String, Proc> procs = new LinkedHashMap<>();
-    final java.util.ArrayDeque<Long> queue = new java.util.ArrayDeque<>(); // arrival times
+    final ArrayDeque<Long> queue = new ArrayDeque<>(); // arrival times
     final PriorityQueue<long[]> events =
             new PriorityQueue<>((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
     long idleMs;

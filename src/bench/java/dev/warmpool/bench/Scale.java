@@ -4,6 +4,7 @@ import static dev.warmpool.bench.Figures.p;
 import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.*;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.ManagerProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ final class Scale {
                 List<Double> pass = new ArrayList<>();
                 for (int i = 0; i < 5; i++) {
                     long t0 = System.nanoTime();
-                    com.fasterxml.jackson.databind.JsonNode report = send(
+                    JsonNode report = send(
                             m,
                             "POST",
                             "/",

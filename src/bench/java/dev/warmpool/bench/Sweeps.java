@@ -3,9 +3,12 @@ package dev.warmpool.bench;
 import static dev.warmpool.bench.Figures.put;
 import static dev.warmpool.bench.Harness.*;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.ManagerProcess;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +49,7 @@ final class Sweeps {
             // the workers mark their imports in the pool's workingDir, the one place besides its own dir
             // a sandboxed job may write; jobs of a root manager run as nobody, hence open to all
             Path ready = Files.createTempDirectory(script.getParent(), type);
-            Files.setPosixFilePermissions(ready, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+            Files.setPosixFilePermissions(ready, PosixFilePermissions.fromString("rwxrwxrwx"));
             send(
                     m,
                     "PUT",
@@ -61,7 +64,7 @@ final class Sweeps {
                 await(() -> {
                     try (var files = Files.list(ready)) {
                         return files.count() >= 4;
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         return false;
                     }
                 });
@@ -70,7 +73,7 @@ final class Sweeps {
             String id = id(send(m, "POST", "/sweeps", String.format(sweep, type)));
             await(() -> !state(m, "/sweeps/" + id).equals("RUNNING"), 50);
             double seconds = (System.nanoTime() - t0) / 1e9;
-            com.fasterxml.jackson.databind.JsonNode done = get(m, "/sweeps/" + id);
+            JsonNode done = get(m, "/sweeps/" + id);
             if (!done.path("state").asText().equals("SUCCEEDED")
                     || done.path("progress").path("succeeded").asInt() != trials) {
                 throw new IllegalStateException(

@@ -1,6 +1,10 @@
 package dev.warmpool.agent;
 
 import dev.warmpool.protocol.AgentEnv;
+import dev.warmpool.protocol.PinnedCertificate;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 /** The agent's settings, from the environment its runtime gives it. */
@@ -48,12 +52,12 @@ record AgentConfig(
         if (file == null || file.isBlank()) {
             return required(env, AgentEnv.REDIS_URL);
         }
-        java.nio.file.Path path = java.nio.file.Path.of(file);
+        Path path = Path.of(file);
         try {
-            String url = java.nio.file.Files.readString(path).trim();
-            java.nio.file.Files.deleteIfExists(path);
+            String url = Files.readString(path).trim();
+            Files.deleteIfExists(path);
             return url;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException(
                     "WARMPOOL_REDIS_URL_FILE=" + file + " cannot be read: " + e.getMessage(), e);
         }
@@ -64,15 +68,15 @@ record AgentConfig(
      * names (the manager's own Redis); null when unset (a Redis the user configured).
      */
     static String redisCertificate(Map<String, String> env) {
-        String file = env.get(dev.warmpool.protocol.PinnedCertificate.ENV);
+        String file = env.get(PinnedCertificate.ENV);
         if (file == null || file.isBlank()) {
             return null;
         }
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of(file));
-        } catch (java.io.IOException e) {
+            return Files.readString(Path.of(file));
+        } catch (IOException e) {
             throw new IllegalArgumentException(
-                    dev.warmpool.protocol.PinnedCertificate.ENV + "=" + file + " cannot be read: " + e.getMessage(), e);
+                    PinnedCertificate.ENV + "=" + file + " cannot be read: " + e.getMessage(), e);
         }
     }
 

@@ -1,13 +1,20 @@
 package dev.warmpool.agent;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** Where agents keep their processors' private dirs (each job's dir is made in one, see {@link Sandbox}). */
@@ -29,7 +36,7 @@ public final class AgentDirs {
             try {
                 Files.createDirectory(parent);
                 Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwx--x--x"));
-            } catch (java.nio.file.FileAlreadyExistsException e) {
+            } catch (FileAlreadyExistsException e) {
                 // made by an agent before: checked below
             }
             if (Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)
@@ -67,13 +74,12 @@ public final class AgentDirs {
      * create anything in {@code parent} (0711, this user's), and the dir itself is 0700.
      */
     static Path newDir(Path parent, String prefix) throws IOException {
-        java.nio.file.attribute.FileAttribute<?> own =
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+        FileAttribute<?> own = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
         long n = System.nanoTime() ^ (ProcessHandle.current().pid() << 32);
         for (int i = 0; ; i++) {
             try {
                 return Files.createDirectory(parent.resolve(prefix + Long.toUnsignedString(n + i)), own);
-            } catch (java.nio.file.FileAlreadyExistsException e) {
+            } catch (FileAlreadyExistsException e) {
                 if (i >= 100) {
                     throw e;
                 }
@@ -91,7 +97,7 @@ public final class AgentDirs {
      */
     static void removeLeftovers(Path tmp, Path parent, int me) {
         // first the candidates (cheap): only when there are any are the command lines in /proc read
-        java.time.Instant before = java.time.Instant.now().minus(LEFTOVER_AGE);
+        Instant before = Instant.now().minus(LEFTOVER_AGE);
         Map<Path, String> candidates = new HashMap<>();
         for (Path[] where : new Path[][] {{tmp, Path.of(HostTmp.AGENT_DIRS)}, {parent, Path.of("")}}) {
             String prefix = where[1].toString();
@@ -112,8 +118,7 @@ public final class AgentDirs {
             live = procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
                     .flatMap(p -> {
                         try {
-                            String cmd = Files.readString(
-                                    p.resolve("cmdline"), java.nio.charset.StandardCharsets.ISO_8859_1);
+                            String cmd = Files.readString(p.resolve("cmdline"), StandardCharsets.ISO_8859_1);
                             return Stream.of(cmd.split("\0"))
                                     .filter(a -> a.startsWith(PROCESSOR_ARG))
                                     .map(a -> a.substring(PROCESSOR_ARG.length()));
@@ -144,10 +149,9 @@ public final class AgentDirs {
      * agents). Links are removed, never followed. Returns how many dirs went.
      */
     public static int removeOf(Path tmp, String processorId) {
-        java.util.regex.Pattern mine =
-                java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(processorId) + "[0-9]+");
+        Pattern mine = Pattern.compile(Pattern.quote(processorId) + "[0-9]+");
         int removed = 0;
-        List<Path> where = new java.util.ArrayList<>(List.of(tmp));
+        List<Path> where = new ArrayList<>(List.of(tmp));
         try {
             where.add(tmp.resolve(HostTmp.AGENT_DIRS + Files.getAttribute(Path.of("/proc/self"), "unix:uid")));
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
@@ -172,7 +176,7 @@ public final class AgentDirs {
     }
 
     /** A dir of this user's, untouched since {@code before}. */
-    private static boolean old(Path d, int me, java.time.Instant before) {
+    private static boolean old(Path d, int me, Instant before) {
         try {
             return Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
                     && (Integer) Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS) == me
@@ -188,7 +192,7 @@ public final class AgentDirs {
      * A dir untouched this long (a job's dir made or removed in it touches it) is a leftover when
      * no live process names its processor: an agent run inside another program (a test) names none.
      */
-    static final java.time.Duration LEFTOVER_AGE = java.time.Duration.ofMinutes(10);
+    static final Duration LEFTOVER_AGE = Duration.ofMinutes(10);
 
     private static final long SWEEP_AFTER_MILLIS = 5_000;
 

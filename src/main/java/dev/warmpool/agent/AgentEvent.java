@@ -1,5 +1,7 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.protocol.HeartbeatReply;
+
 /**
  * What the agent's one loop acts on; the inbox reader, the heartbeat, the job thread and the
  * signal handler only post these.
@@ -15,5 +17,5 @@ sealed interface AgentEvent permits AgentEvent.Message, AgentEvent.Stop, AgentEv
      * What a heartbeat learned when it was not plain alive (unknown, or fenced), about the job (and token)
      * the heartbeat was sent for; the loop may have moved on to another job since.
      */
-    record Beat(dev.warmpool.protocol.HeartbeatReply reply, String jobId, String token) implements AgentEvent {}
+    record Beat(HeartbeatReply reply, String jobId, String token) implements AgentEvent {}
 }

@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * A sweep driver's way to the API, opened for that job alone: a Unix socket in its own dir (its
@@ -32,7 +34,7 @@ final class ApiRelay implements AutoCloseable {
     private final Path socket;
     private final InetSocketAddress manager;
     private final Set<Channel> open = ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicInteger clients = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger clients = new AtomicInteger();
     private volatile boolean closed;
 
     private ApiRelay(ServerSocketChannel server, Path socket, InetSocketAddress manager) {
@@ -42,7 +44,7 @@ final class ApiRelay implements AutoCloseable {
     }
 
     /** A relay from {@code socket} (made here, given to the job's user by {@code handOver}) to {@code address} (host:port). */
-    static ApiRelay open(Path socket, String address, java.util.function.Consumer<Path> handOver) throws IOException {
+    static ApiRelay open(Path socket, String address, Consumer<Path> handOver) throws IOException {
         int colon = address.lastIndexOf(':');
         if (colon < 1) {
             throw new IOException("the manager's address is not host:port: " + address);

@@ -2,18 +2,22 @@ package dev.warmpool.agent;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The cgroups of a host's processors, one per processor, under a {@code warmpool} dir: for cgroup
@@ -141,7 +145,7 @@ final class Cgroups {
     }
 
     String describe() {
-        return "cgroup " + version.name().toLowerCase(java.util.Locale.ROOT) + " ("
+        return "cgroup " + version.name().toLowerCase(Locale.ROOT) + " ("
                 + String.join(", ", bases.keySet()) + ") under "
                 + String.join(
                         ", ",
@@ -331,11 +335,10 @@ final class Cgroups {
                 Files.deleteIfExists(d);
                 return true;
             } catch (IOException e) {
-                if (!(e instanceof java.nio.file.FileSystemException)
-                        || e instanceof java.nio.file.DirectoryNotEmptyException) {
+                if (!(e instanceof FileSystemException) || e instanceof DirectoryNotEmptyException) {
                     return false;
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+                LockSupport.parkNanos(50_000_000L);
             }
         }
         return false;

@@ -1,7 +1,9 @@
 package dev.warmpool.agent;
 
+import com.google.gson.JsonObject;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.EnvNames;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,12 +68,12 @@ final class ChildEnv {
     static Map<String, String> forJob(
             Map<String, String> base,
             Map<String, String> poolEnv,
-            com.google.gson.JsonObject role,
+            JsonObject role,
             Map<String, String> jobEnv,
-            com.google.gson.JsonObject member,
+            JsonObject member,
             String jobId,
             String configJson,
-            java.nio.file.Path resultFile) {
+            Path resultFile) {
         Map<String, String> env = new HashMap<>(base);
         env.putAll(poolEnv);
         if (role != null && role.has("env") && role.get("env").isJsonObject()) {
@@ -92,7 +94,7 @@ final class ChildEnv {
                         file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
                 Files.writeString(file, configJson);
                 env.put(CONFIG_FILE_VARIABLE, file.toString());
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // the job's start then fails with the system's reason, recorded as the job's error
                 Agent.log("job %s: could not write its config to %s (%s); it goes in WARMPOOL_CONFIG", jobId, file, e);
                 env.put("WARMPOOL_CONFIG", configJson);

@@ -2,6 +2,7 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -96,7 +97,7 @@ final class EventSink {
                             request.headers().firstValue("ce-id").orElse(""), status);
                     return;
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // no answer: try again
             }
             Thread.sleep(pause); // backoff between deliveries, on the event thread only

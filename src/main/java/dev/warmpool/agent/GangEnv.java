@@ -4,6 +4,9 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.warmpool.protocol.AgentEnv;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -107,9 +110,9 @@ final class GangEnv {
         if (!"1".equals(System.getenv("WARMPOOL_GANG_MEMBER"))) {
             return "";
         }
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return "127.0.0.1:" + s.getLocalPort();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "";
         }
     }

@@ -1,6 +1,7 @@
 package dev.warmpool.agent;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -58,7 +59,7 @@ final class HostTmp {
                     case NOT_SHOWN -> {}
                 }
             });
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             Agent.log("the host's /tmp is not shown to jobs: %s", e.getMessage());
             return List.of();
         }

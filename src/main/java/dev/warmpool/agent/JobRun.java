@@ -4,6 +4,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * One job on a background thread, as a child process or as one request to the processor's
@@ -60,8 +63,8 @@ final class JobRun implements Runnable {
     private final Consumer<Outcome> onEnd;
     private final Worker worker;
     private final String request;
-    private final java.util.function.BiConsumer<JobRun, String> onReport;
-    private final java.util.function.Supplier<LiveLog> liveLog;
+    private final BiConsumer<JobRun, String> onReport;
+    private final Supplier<LiveLog> liveLog;
     private volatile Process process;
     private volatile ResidentRoom room;
     /** The room the job ran in and its output, until {@link #cleanUp} readies the room for the next job. */
@@ -92,8 +95,8 @@ final class JobRun implements Runnable {
             Consumer<Outcome> onEnd,
             Worker worker,
             String request,
-            java.util.function.BiConsumer<JobRun, String> onReport,
-            java.util.function.Supplier<LiveLog> liveLog) {
+            BiConsumer<JobRun, String> onReport,
+            Supplier<LiveLog> liveLog) {
         this.liveLog = liveLog;
         this.worker = worker;
         this.request = request;
@@ -162,7 +165,7 @@ final class JobRun implements Runnable {
             byte[] note = ("warmpool: this job's config is " + ChildEnv.CONFIG_IN_ENV_MAX / 1024
                             + " KiB or more, so it is in the file $WARMPOOL_CONFIG_FILE (" + file
                             + "), not in $WARMPOOL_CONFIG\n")
-                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    .getBytes(StandardCharsets.UTF_8);
             tail.append(note, note.length);
         }
         return tail;

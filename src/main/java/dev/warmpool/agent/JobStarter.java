@@ -5,6 +5,7 @@ import com.google.gson.JsonParser;
 import dev.warmpool.protocol.Relay;
 import dev.warmpool.protocol.Run;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,7 +92,7 @@ final class JobStarter {
     /** {@code s} with every byte but letters, digits and {@code -._~} as %XX (a socket path as a URL's host). */
     static String percentEncoded(String s) {
         StringBuilder b = new StringBuilder();
-        for (byte c : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+        for (byte c : s.getBytes(StandardCharsets.UTF_8)) {
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~".indexOf(c) >= 0) {
                 b.append((char) c);
             } else {

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -170,7 +171,7 @@ public final class RoomLimits {
         if (!step.on(pid)) {
             return;
         }
-        Set<Long> done = new java.util.HashSet<>(List.of(pid));
+        Set<Long> done = new HashSet<>(List.of(pid));
         for (int pass = 0; pass < 5; pass++) {
             List<Long> fresh = ProcessHandle.of(pid).stream()
                     .flatMap(ProcessHandle::descendants)

@@ -2,6 +2,7 @@ package dev.warmpool.agent;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +60,7 @@ final class RoomNetwork implements AutoCloseable {
         if (OUTBOUND.equals(network) && resolvConf != null) {
             try {
                 Files.writeString(resolvConf, "nameserver " + SLIRP_DNS + "\n");
-                if (Files.isRegularFile(Path.of("/etc/resolv.conf"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (Files.isRegularFile(Path.of("/etc/resolv.conf"), LinkOption.NOFOLLOW_LINKS)) {
                     out.addAll(List.of("--ro-bind", resolvConf.toString(), "/etc/resolv.conf"));
                 }
             } catch (IOException e) {

@@ -6,9 +6,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -273,7 +276,7 @@ final class Sandbox {
         if (uid == null || path == null) {
             return base;
         }
-        Map<String, String> out = new java.util.HashMap<>(base);
+        Map<String, String> out = new HashMap<>(base);
         out.put(
                 "PATH",
                 String.join(
@@ -288,8 +291,7 @@ final class Sandbox {
     static boolean reachableByOthers(Path dir) {
         try {
             for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
-                if (!Files.getPosixFilePermissions(p)
-                        .contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                if (!Files.getPosixFilePermissions(p).contains(PosixFilePermission.OTHERS_EXECUTE)) {
                     return false;
                 }
             }
@@ -324,8 +326,7 @@ final class Sandbox {
         }
         Path parent = p.getParent();
         String[] names = parent == null ? null : parent.toFile().list();
-        return names != null
-                && java.util.Arrays.asList(names).contains(p.getFileName().toString());
+        return names != null && Arrays.asList(names).contains(p.getFileName().toString());
     }
 
     /** Removes a job's dir and all in it (whatever the job made there). */

@@ -1,10 +1,14 @@
 package dev.warmpool.agent;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * The last {@code capacity} bytes of a stream, read on its own thread. The ring grows with the
@@ -49,9 +53,9 @@ final class Tail {
      * {@link #MAX_REPORT} bytes long; a longer one is only output) also goes, without the marker,
      * to {@code onLine}.
      */
-    void readAll(InputStream in, String marker, java.util.function.Consumer<String> onLine) {
+    void readAll(InputStream in, String marker, Consumer<String> onLine) {
         byte[] buf = new byte[4096];
-        java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
         boolean cut = false;
         byte[] mark = marker == null ? null : marker.getBytes(StandardCharsets.UTF_8);
         try {
@@ -99,7 +103,7 @@ final class Tail {
         }
         if (total + n > ring.length && ring.length < capacity) {
             // not wrapped yet (total <= ring.length): the bytes so far keep their places
-            ring = java.util.Arrays.copyOf(ring, (int) Math.min(capacity, Math.max(2L * ring.length, total + n)));
+            ring = Arrays.copyOf(ring, (int) Math.min(capacity, Math.max(2L * ring.length, total + n)));
         }
         for (int i = 0; i < n; i++) {
             ring[(int) ((total + i) % ring.length)] = buf[i];
@@ -122,7 +126,7 @@ final class Tail {
                     .onUnmappableCharacter(CodingErrorAction.REPLACE)
                     .decode(ByteBuffer.wrap(out))
                     .toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
+        } catch (CharacterCodingException e) {
             throw new IllegalStateException(e);
         }
     }

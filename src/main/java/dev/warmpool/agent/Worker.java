@@ -10,6 +10,11 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -57,9 +62,7 @@ final class Worker {
 
     /** True when both run the same command in the same environment: a changed pool gets a new worker. */
     boolean sameAs(Worker other) {
-        return command.equals(other.command)
-                && env.equals(other.env)
-                && java.util.Objects.equals(workingDir, other.workingDir);
+        return command.equals(other.command) && env.equals(other.env) && Objects.equals(workingDir, other.workingDir);
     }
 
     /** Starts the worker unless it is up and serving; one that was killed or closed its output is replaced. */
@@ -106,17 +109,16 @@ final class Worker {
      * forked the process ends, not the process. Started from a job's pooled thread (which ends after
      * a minute idle) or a one-off thread, a warm worker was killed, and the next job paid its import again.
      */
-    private static final java.util.concurrent.ExecutorService LAUNCHER =
-            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "worker-launcher");
-                t.setDaemon(true);
-                return t;
-            });
+    private static final ExecutorService LAUNCHER = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "worker-launcher");
+        t.setDaemon(true);
+        return t;
+    });
 
     private static Process launch(ProcessBuilder pb) throws IOException, InterruptedException {
         try {
             return LAUNCHER.submit(pb::start).get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
             }
@@ -176,7 +178,7 @@ final class Worker {
      */
     int exitCode() throws InterruptedException {
         Process p = process;
-        int code = p != null && p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) ? p.exitValue() : -1;
+        int code = p != null && p.waitFor(5, TimeUnit.SECONDS) ? p.exitValue() : -1;
         Thread err = errReader;
         if (err != null) {
             err.join(1000);
@@ -193,7 +195,7 @@ final class Worker {
      */
     Exit endedWithin(long millis) throws InterruptedException {
         Process p = process;
-        if (p == null || !p.waitFor(millis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        if (p == null || !p.waitFor(millis, TimeUnit.MILLISECONDS)) {
             return null;
         }
         Thread err = errReader;

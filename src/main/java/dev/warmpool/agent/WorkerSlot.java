@@ -6,6 +6,7 @@ import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.Run;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +119,7 @@ final class WorkerSlot {
         JsonObject spec = JsonParser.parseString(specJson).getAsJsonObject();
         List<String> command = AgentJson.strings(spec.get("command"));
         Map<String, String> env = spec.has("env") ? AgentJson.stringMap(spec.get("env")) : Map.of();
-        List<String> named = new java.util.ArrayList<>(command);
+        List<String> named = new ArrayList<>(command);
         named.addAll(env.values());
         sandbox.follow(AgentJson.text(spec, "network"), named, AgentJson.text(spec, "workingDir"));
         return get(command, env, AgentJson.text(spec, "workingDir"));

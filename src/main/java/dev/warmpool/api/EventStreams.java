@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.JobEvent;
+import dev.warmpool.pool.StoredJson;
 import dev.warmpool.service.Follower;
 import io.smallrye.mutiny.Multi;
 import jakarta.ws.rs.sse.OutboundSseEvent;
@@ -39,7 +40,7 @@ final class EventStreams {
             // a log line is text; a report is JSON already (strict JSON: an older build's bare NaN becomes "NaN")
             return JobEvent.LOG.equals(item.kind())
                     ? s
-                    : JobEvent.REPORT.equals(item.kind()) ? dev.warmpool.pool.StoredJson.text(json, s) : quote(s, json);
+                    : JobEvent.REPORT.equals(item.kind()) ? StoredJson.text(json, s) : quote(s, json);
         }
         try {
             return json.writeValueAsString(item.data());

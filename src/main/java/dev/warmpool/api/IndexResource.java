@@ -5,6 +5,7 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashMap;
@@ -23,7 +24,7 @@ public class IndexResource {
     public Response index(@HeaderParam("Accept") String accept) {
         if (accept != null && accept.contains(MediaType.TEXT_HTML)) {
             return Response.status(Response.Status.SEE_OTHER)
-                    .header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/ui")
+                    .header(HttpHeaders.LOCATION, "/ui")
                     .build(); // relative: never from the Host header
         }
         return Response.ok(map(), MediaType.APPLICATION_JSON_TYPE).build();

@@ -34,6 +34,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -135,7 +136,7 @@ public class JobResource {
      * so that a missing job is a 404 problem: once a stream has begun, its status is sent.
      */
     private Job exists(String id) {
-        return jobs.get(id).await().atMost(java.time.Duration.ofSeconds(10));
+        return jobs.get(id).await().atMost(Duration.ofSeconds(10));
     }
 
     /**

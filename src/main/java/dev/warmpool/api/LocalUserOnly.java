@@ -16,6 +16,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalInt;
@@ -123,7 +124,7 @@ public class LocalUserOnly {
         }
         try {
             return new InetSocketAddress(InetAddress.getByName(a.hostAddress()), a.port());
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             return null; // not a literal: never resolved here
         }
     }

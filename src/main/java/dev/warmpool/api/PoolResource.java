@@ -16,6 +16,7 @@ import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
@@ -56,7 +57,7 @@ public class PoolResource {
         return pools.put(type, body)
                 .map(put -> put.created()
                         ? Response.status(Response.Status.CREATED)
-                                .header(jakarta.ws.rs.core.HttpHeaders.LOCATION, "/pools/" + type)
+                                .header(HttpHeaders.LOCATION, "/pools/" + type)
                                 .entity(put.body())
                                 .build()
                         : Response.ok(put.body()).build());

@@ -1,5 +1,6 @@
 package dev.warmpool.api;
 
+import dev.warmpool.service.Refusal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -36,7 +37,7 @@ public class Problem extends RuntimeException {
     }
 
     /** The problem a domain refusal is, over HTTP. */
-    public static Problem of(dev.warmpool.service.Refusal r) {
+    public static Problem of(Refusal r) {
         int status = switch (r.kind()) {
             case INVALID -> 400;
             case FORBIDDEN -> 403;

@@ -6,12 +6,23 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.warmpool.service.Refusal;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
+import io.vertx.core.http.ConnectionPoolTooBusyException;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import java.lang.reflect.Method;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
 
 /** Turns every failure into problem+json: a sentence for the client, never a stack trace. */
 public class ProblemMapper {
@@ -31,18 +42,18 @@ public class ProblemMapper {
 
     /** The domain's refusals, as problem+json with the status their kind means. */
     @ServerExceptionMapper
-    public Response refusal(dev.warmpool.service.Refusal r, UriInfo uri) {
+    public Response refusal(Refusal r, UriInfo uri) {
         return respond(Problem.of(r), uri);
     }
 
     /** No token, or one warmpool does not accept: 401 with the Bearer challenge. Never echoes the token. */
     @ServerExceptionMapper
-    public Response badToken(io.quarkus.security.AuthenticationFailedException e, UriInfo uri) {
+    public Response badToken(AuthenticationFailedException e, UriInfo uri) {
         return unauthenticated(e.getMessage(), uri);
     }
 
     @ServerExceptionMapper
-    public Response anonymous(io.quarkus.security.UnauthorizedException e, UriInfo uri) {
+    public Response anonymous(UnauthorizedException e, UriInfo uri) {
         return unauthenticated((String) null, uri);
     }
 
@@ -58,31 +69,24 @@ public class ProblemMapper {
 
     /** A caller without the role an endpoint needs: 403 naming the roles that may. */
     @ServerExceptionMapper
-    public Response forbidden(
-            io.quarkus.security.ForbiddenException e,
-            UriInfo uri,
-            org.jboss.resteasy.reactive.server.SimpleResourceInfo resource) {
+    public Response forbidden(ForbiddenException e, UriInfo uri, SimpleResourceInfo resource) {
         String[] roles = roles(resource);
         String detail = roles.length > 0
                 ? "This needs the role " + String.join(" or ", roles)
                         + "; your token has none of them. Ask an admin for one that does."
                 : e.getMessage() != null && !e.getMessage().isBlank() ? e.getMessage() : "Your token may not do this.";
-        return respond(
-                new Problem(403, "forbidden", "Forbidden", detail).with("requiredRoles", java.util.List.of(roles)),
-                uri);
+        return respond(new Problem(403, "forbidden", "Forbidden", detail).with("requiredRoles", List.of(roles)), uri);
     }
 
-    private static String[] roles(org.jboss.resteasy.reactive.server.SimpleResourceInfo resource) {
+    private static String[] roles(SimpleResourceInfo resource) {
         if (resource == null || resource.getResourceClass() == null) {
             return new String[0];
         }
         try {
-            java.lang.reflect.Method m =
-                    resource.getResourceClass().getMethod(resource.getMethodName(), resource.parameterTypes());
-            jakarta.annotation.security.RolesAllowed on =
-                    m.getAnnotation(jakarta.annotation.security.RolesAllowed.class);
+            Method m = resource.getResourceClass().getMethod(resource.getMethodName(), resource.parameterTypes());
+            RolesAllowed on = m.getAnnotation(RolesAllowed.class);
             if (on == null) {
-                on = resource.getResourceClass().getAnnotation(jakarta.annotation.security.RolesAllowed.class);
+                on = resource.getResourceClass().getAnnotation(RolesAllowed.class);
             }
             return on == null ? new String[0] : on.value();
         } catch (NoSuchMethodException ex) {
@@ -148,7 +152,7 @@ public class ProblemMapper {
                             .retryAfter(5),
                     uri);
         }
-        if (causedBy(e, io.vertx.core.http.ConnectionPoolTooBusyException.class)) {
+        if (causedBy(e, ConnectionPoolTooBusyException.class)) {
             return respond(
                     new Problem(
                                     503,
@@ -172,7 +176,7 @@ public class ProblemMapper {
         if (e instanceof UnrecognizedPropertyException u) {
             // named by its path, so that a nested one reads "template.imagePullPolicy"
             String field = u.getPath().isEmpty() ? u.getPropertyName() : path(u);
-            java.util.List<String> known = u.getKnownPropertyIds().stream()
+            List<String> known = u.getKnownPropertyIds().stream()
                     .map(Object::toString)
                     .sorted()
                     .toList();
@@ -214,15 +218,14 @@ public class ProblemMapper {
 
     /** What a field must be, in JSON's words ("a JSON array"), when the mismatch says; else null. */
     private static String expected(JsonMappingException e) {
-        if (!(e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m)
-                || m.getTargetType() == null) {
+        if (!(e instanceof MismatchedInputException m) || m.getTargetType() == null) {
             return null;
         }
         Class<?> t = m.getTargetType();
-        if (java.util.Collection.class.isAssignableFrom(t) || t.isArray()) {
+        if (Collection.class.isAssignableFrom(t) || t.isArray()) {
             return "a JSON array";
         }
-        if (java.util.Map.class.isAssignableFrom(t) || t.isRecord()) {
+        if (Map.class.isAssignableFrom(t) || t.isRecord()) {
             return "a JSON object";
         }
         if (t == String.class) {

@@ -1,5 +1,8 @@
 package dev.warmpool.api;
 
+import dev.warmpool.protocol.JobState;
+import java.util.Locale;
+
 /** Query parameters parsed here, so that a bad one is a 400 naming it (JAX-RS would answer 404). */
 final class QueryParams {
     private QueryParams() {}
@@ -13,16 +16,16 @@ final class QueryParams {
     }
 
     static boolean bool(String name, String value) {
-        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
             case "true", "1", "yes", "" -> true;
             case "false", "0", "no" -> false;
             default -> throw Problem.invalid(name, "'" + name + "' must be true or false.");
         };
     }
 
-    static dev.warmpool.protocol.JobState jobState(String name, String value) {
+    static JobState jobState(String name, String value) {
         try {
-            return dev.warmpool.protocol.JobState.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+            return JobState.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw Problem.invalid(name, "'" + name + "' must be a job state, such as CANCELLED or EARLY_STOPPED.");
         }

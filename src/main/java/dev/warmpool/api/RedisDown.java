@@ -1,5 +1,6 @@
 package dev.warmpool.api;
 
+import io.netty.channel.ConnectTimeoutException;
 import java.net.ConnectException;
 import java.nio.channels.ClosedChannelException;
 
@@ -11,7 +12,7 @@ final class RedisDown {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof ConnectException
                     || t instanceof ClosedChannelException
-                    || t instanceof io.netty.channel.ConnectTimeoutException
+                    || t instanceof ConnectTimeoutException
                     || (t.getMessage() != null
                             && (t.getMessage().contains("Connection refused")
                                     || t.getMessage().contains("Connection is closed")

@@ -30,6 +30,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -100,9 +101,7 @@ public class SweepResource {
     @RolesAllowed({Roles.VIEWER, Roles.SUBMITTER, Roles.ADMIN, Roles.DRIVER})
     public Multi<OutboundSseEvent> events(@PathParam("id") String id, @Context Sse sse, @Context RoutingContext rc) {
         DriverScope.sweep(identity, id);
-        sweeps.get(id)
-                .await()
-                .atMost(java.time.Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
+        sweeps.get(id).await().atMost(Duration.ofSeconds(10)); // a missing sweep is a 404, before the stream begins
         Caller caller = RequestCaller.of(identity);
         Multi<OutboundSseEvent> stream = streams.held(
                 caller, () -> EventStreams.sse(follow.sweep(id), sse, json, job -> readers.shownTo(job, caller)));

@@ -11,6 +11,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -76,8 +77,8 @@ public class DriverTokens {
                     if (kept == null
                             || !(("RUNNING".equals(text(r, 1))) || recentlyEnded(text(r, 3)))
                             || !MessageDigest.isEqual(
-                                    kept.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                                    hash(secret).getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
+                                    kept.getBytes(StandardCharsets.US_ASCII),
+                                    hash(secret).getBytes(StandardCharsets.US_ASCII))) {
                         return refused();
                     }
                     String submitter = text(r, 2) == null ? "" : text(r, 2);

@@ -2,6 +2,7 @@ package dev.warmpool.auth;
 
 import dev.warmpool.config.AuthConfig;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.store.PrivateFiles;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
@@ -108,7 +110,7 @@ public class StaticTokens {
         Path hashes = stateDir.resolve("tokens");
         Path plain = stateDir.resolve("token");
         try {
-            dev.warmpool.store.PrivateFiles.secureDir(stateDir);
+            PrivateFiles.secureDir(stateDir);
             if (!Files.exists(hashes)) {
                 byte[] random = new byte[32];
                 new SecureRandom().nextBytes(random);
@@ -135,10 +137,6 @@ public class StaticTokens {
         Files.deleteIfExists(tmp);
         Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(tmp, text, StandardCharsets.UTF_8);
-        Files.move(
-                tmp,
-                path,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 }

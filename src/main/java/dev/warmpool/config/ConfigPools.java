@@ -1,6 +1,8 @@
 package dev.warmpool.config;
 
+import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -22,7 +24,7 @@ public final class ConfigPools {
     }
 
     /** The declared pools left out: on the docker runtime, those without an image. */
-    public static java.util.List<String> leftOut(WarmpoolConfig config) {
+    public static List<String> leftOut(WarmpoolConfig config) {
         return config.pools().keySet().stream()
                 .filter(t -> !specs(config).containsKey(t))
                 .sorted()
@@ -31,10 +33,9 @@ public final class ConfigPools {
 
     private static PoolSpec spec(WarmpoolConfig.PoolConfig p, String runtime) {
         // a local pool's processors are processes of this machine: an image names nothing there
-        dev.warmpool.pool.PodTemplate template = p.image()
+        PodTemplate template = p.image()
                 .filter(image -> !"local".equals(runtime))
-                .map(image -> new dev.warmpool.pool.PodTemplate(
-                        image, null, null, null, null, null, null, null, null, null, null))
+                .map(image -> new PodTemplate(image, null, null, null, null, null, null, null, null, null, null))
                 .orElse(null);
         return new PoolSpec(
                         p.command(),

@@ -1,5 +1,6 @@
 package dev.warmpool.config;
 
+import dev.warmpool.runtime.docker.JobUids;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -39,6 +40,6 @@ public interface DockerSettings {
      * default, 0x70000000 and the 65535 after it, is a block systemd leaves unused, so no user of
      * the host or of an image holds one; two installs on one engine should take ranges apart.
      */
-    @WithDefault(dev.warmpool.runtime.docker.JobUids.DEFAULT_RANGE)
+    @WithDefault(JobUids.DEFAULT_RANGE)
     String jobUids();
 }

@@ -1,6 +1,7 @@
 package dev.warmpool.events;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.auth.Roles;
 import dev.warmpool.pool.Fingerprint;
@@ -14,15 +15,20 @@ import dev.warmpool.service.SweepService;
 import dev.warmpool.sweep.Sweep;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.http.restful.ws.impl.RestfulWSMessageFactory;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * CloudEvents at the Knative sink ({@code POST /}), binary or structured mode, read with the
@@ -91,11 +97,10 @@ public class EventIntake {
     private static Uni<Caller> submitter(Uni<SecurityIdentity> identity) {
         return identity.map(id -> {
             if (id == null || id.isAnonymous()) {
-                throw new io.quarkus.security.UnauthorizedException();
+                throw new UnauthorizedException();
             }
             if (!id.hasRole(Roles.SUBMITTER) && !id.hasRole(Roles.ADMIN)) {
-                throw new io.quarkus.security.ForbiddenException(
-                        "Submitting an event needs the role submitter or admin.");
+                throw new ForbiddenException("Submitting an event needs the role submitter or admin.");
             }
             return new Caller(id.getPrincipal().getName(), id.getRoles());
         });
@@ -186,18 +191,18 @@ public class EventIntake {
                     "invalid-event-data",
                     "Invalid event data",
                     "The event's data is not a valid " + post + " body: " + shorten(e.getOriginalMessage()) + ".");
-            String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m ? path(m) : "";
+            String field = e instanceof JsonMappingException m ? path(m) : "";
             throw field.isEmpty() ? r : r.with("field", field);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
     /** Where in the data the problem is, as the HTTP API names it: {@code seed}, {@code args[2]}; "" for the whole. */
-    private static String path(com.fasterxml.jackson.databind.JsonMappingException m) {
+    private static String path(JsonMappingException m) {
         return m.getPath().stream()
                 .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                .collect(java.util.stream.Collectors.joining("."))
+                .collect(Collectors.joining("."))
                 .replace(".[", "[");
     }
 

@@ -1,10 +1,12 @@
 package dev.warmpool.metrics;
 
 import dev.warmpool.protocol.StatsReply;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.prometheus.client.Collector;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +26,7 @@ public class Timings extends Collector {
         this.metrics = metrics;
     }
 
-    void register(
-            @Observes StartupEvent start,
-            jakarta.enterprise.inject.Instance<io.micrometer.prometheus.PrometheusMeterRegistry> prometheus) {
+    void register(@Observes StartupEvent start, Instance<PrometheusMeterRegistry> prometheus) {
         prometheus.forEach(r -> r.getPrometheusRegistry().register(this)); // none when the Prometheus registry is off
     }
 

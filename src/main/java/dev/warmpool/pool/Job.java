@@ -10,6 +10,7 @@ import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.JobState;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** A job as the API shows it, read from its Redis hash. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -186,7 +187,7 @@ public record Job(
 
     /** A gang job's members and how each ended, e.g. {"worker-0": "SUCCEEDED (exit 0)"}; null for other jobs. */
     private static Map<String, String> members(Map<String, String> h) {
-        Map<String, String> out = new java.util.TreeMap<>();
+        Map<String, String> out = new TreeMap<>();
         h.forEach((k, v) -> {
             if (k.startsWith(JobHash.MEMBER_PREFIX)) {
                 out.put(k.substring(JobHash.MEMBER_PREFIX.length()), v);

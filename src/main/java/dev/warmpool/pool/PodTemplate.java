@@ -1,6 +1,9 @@
 package dev.warmpool.pool;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Toleration;
@@ -8,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.Pattern;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 
@@ -77,15 +81,13 @@ public record PodTemplate(
      * first read of a pool spec (the manager's start, its first reconcile pass) paid for them
      * even on the local runtime, where no pool has a template.
      */
-    public static final class OnFirstUse extends com.fasterxml.jackson.databind.deser.std.StdDeserializer<PodTemplate> {
+    public static final class OnFirstUse extends StdDeserializer<PodTemplate> {
         public OnFirstUse() {
             super(PodTemplate.class);
         }
 
         @Override
-        public PodTemplate deserialize(
-                com.fasterxml.jackson.core.JsonParser p, com.fasterxml.jackson.databind.DeserializationContext ctxt)
-                throws java.io.IOException {
+        public PodTemplate deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
             return ctxt.readValue(p, PodTemplate.class);
         }
     }

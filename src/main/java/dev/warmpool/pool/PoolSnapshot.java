@@ -1,6 +1,7 @@
 package dev.warmpool.pool;
 
 import dev.warmpool.protocol.ProcessorState;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -28,7 +29,7 @@ public record PoolSnapshot(
         StartError startError) {
 
     /** Why a processor of the pool was lost before it registered, and when (Redis's clock). */
-    public record StartError(String reason, java.time.Instant at) {}
+    public record StartError(String reason, Instant at) {}
 
     public PoolSnapshot(
             String type,

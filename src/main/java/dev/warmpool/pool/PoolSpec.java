@@ -7,8 +7,12 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * What a pool runs and how big it may be. {@code command} is run for every job, with the job's
@@ -412,8 +416,8 @@ public record PoolSpec(
      * The spec with every env value (its own, its gang roles', its template's) passed through
      * {@code values}, the names kept: how a reader who may not see the values is shown the pool.
      */
-    public PoolSpec withEnvValues(java.util.function.UnaryOperator<Map<String, String>> values) {
-        Map<String, GangRole> roles = gang == null ? null : new java.util.TreeMap<>();
+    public PoolSpec withEnvValues(UnaryOperator<Map<String, String>> values) {
+        Map<String, GangRole> roles = gang == null ? null : new TreeMap<>();
         if (gang != null) {
             gang.forEach((name, r) -> roles.put(
                     name,
@@ -458,9 +462,9 @@ public record PoolSpec(
 
     /** Members of one gang, in order: role by role (roles in name order), each role's members by index. */
     public List<Member> members() {
-        List<Member> out = new java.util.ArrayList<>();
+        List<Member> out = new ArrayList<>();
         if (isGang()) {
-            new java.util.TreeMap<>(gang).forEach((role, r) -> {
+            new TreeMap<>(gang).forEach((role, r) -> {
                 for (int i = 0; i < r.count(); i++) {
                     out.add(new Member(role, i));
                 }
@@ -500,23 +504,23 @@ public record PoolSpec(
                 template,
                 worker == null || worker.isBlank() ? "process" : worker,
                 maxJobsPerProcessor,
-                gang == null || gang.isEmpty() ? null : new java.util.TreeMap<>(gang),
+                gang == null || gang.isEmpty() ? null : new TreeMap<>(gang),
                 jobEnv == null || jobEnv.isEmpty() ? null : jobEnv,
                 submitters == null || submitters.isEmpty() ? null : submitters,
                 warmth == null || warmth.isBlank() ? FIXED : warmth,
                 resetCommand,
                 maxAgeSeconds,
                 fairShare == null ? Boolean.TRUE : fairShare,
-                shares == null || shares.isEmpty() ? null : new java.util.TreeMap<>(shares),
-                maxRunning == null || maxRunning.isEmpty() ? null : new java.util.TreeMap<>(maxRunning),
-                groups == null || groups.isEmpty() ? null : new java.util.TreeMap<>(groups),
+                shares == null || shares.isEmpty() ? null : new TreeMap<>(shares),
+                maxRunning == null || maxRunning.isEmpty() ? null : new TreeMap<>(maxRunning),
+                groups == null || groups.isEmpty() ? null : new TreeMap<>(groups),
                 usageHalfLifeSeconds == null ? FairShare.DEFAULT_HALF_LIFE_SECONDS : usageHalfLifeSeconds,
                 network == null || network.isBlank() ? null : network,
                 runtime == null || runtime.isBlank() ? null : runtime);
     }
 
     /** Whether {@code caller} (a name and its roles or groups) may submit here; admins always may. */
-    public boolean admits(String name, java.util.Set<String> groups) {
+    public boolean admits(String name, Set<String> groups) {
         return submitters == null
                 || submitters.contains(name)
                 || submitters.stream().anyMatch(groups::contains);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.warmpool.protocol.ProcessorState;
+import dev.warmpool.protocol.SnapshotReply;
 
 /**
  * One warm processor as Redis knows it; times are epoch milliseconds (Redis server time);
@@ -26,7 +27,7 @@ public record Processor(
     }
 
     /** A processor (or gang) as snapshot.lua reads it. */
-    public static Processor of(dev.warmpool.protocol.SnapshotReply.Row r) {
+    public static Processor of(SnapshotReply.Row r) {
         String job = r.job();
         return new Processor(
                 r.id(),

@@ -3,6 +3,7 @@ package dev.warmpool.pool;
 import dev.warmpool.protocol.ProcessorState;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -80,7 +81,7 @@ public final class SizingPolicy {
                 .toList();
         // a process the runtime runs that Redis does not know yet (an agent registering again
         // after Redis lost its data) is on its way back: count it as starting, not start another
-        Set<String> known = new java.util.HashSet<>();
+        Set<String> known = new HashSet<>();
         s.processors().forEach(p -> known.add(p.id()));
         int returning = (int) running.stream().filter(id -> !known.contains(id)).count();
         int idle = idleTarget(s, alive, t.warmth());
@@ -143,7 +144,7 @@ public final class SizingPolicy {
             PoolSnapshot gangs = s.asGangs();
             return toStart(gangs, gangs.processors(), s.spec().minIdle());
         }
-        Set<String> known = new java.util.HashSet<>();
+        Set<String> known = new HashSet<>();
         s.processors().forEach(p -> known.add(p.id()));
         int returning = (int) running.stream().filter(id -> !known.contains(id)).count();
         return Math.max(0, toStart(s, s.processors(), idleTarget(s, s.processors(), t.warmth())) - returning);

@@ -1,6 +1,13 @@
 package dev.warmpool.pool;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Warmth that learns demand: the learned keep-alive's model, pure, shared by the reconciler
@@ -119,7 +126,7 @@ public final class Warmth {
             }
             long[] left = new long[LEVELS + 1];
             long[][] counts = new long[LEVELS + 1][BINS + 1];
-            Map<String, Long> ended = new java.util.TreeMap<>();
+            Map<String, Long> ended = new TreeMap<>();
             h.forEach((k, v) -> {
                 if (k.startsWith("e:")) {
                     ended.put(k.substring(2), Long.parseLong(v));
@@ -175,7 +182,7 @@ public final class Warmth {
         static final int SIZE = 1024;
 
         private static final Map<Key, Window> WINDOWS =
-                java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(SIZE, 0.75f, true) {
+                Collections.synchronizedMap(new LinkedHashMap<>(SIZE, 0.75f, true) {
                     @Override
                     protected boolean removeEldestEntry(Map.Entry<Key, Window> eldest) {
                         return size() > SIZE;
@@ -207,12 +214,12 @@ public final class Warmth {
                         && k.level == level
                         && k.fixed == fixed
                         && k.p.equals(p)
-                        && java.util.Arrays.equals(k.gaps, gaps);
+                        && Arrays.equals(k.gaps, gaps);
             }
 
             @Override
             public int hashCode() {
-                return (31 * level + Long.hashCode(fixed)) * 31 + java.util.Arrays.hashCode(gaps);
+                return (31 * level + Long.hashCode(fixed)) * 31 + Arrays.hashCode(gaps);
             }
         }
 
@@ -328,7 +335,7 @@ public final class Warmth {
             }
             return all;
         }
-        java.util.TreeSet<Integer> picked = new java.util.TreeSet<>(java.util.List.of(0, m - 1));
+        TreeSet<Integer> picked = new TreeSet<>(List.of(0, m - 1));
         double total = cnt[m];
         int i = 0;
         for (int q = 1; q < CANDIDATES - 1; q++) {
@@ -356,8 +363,8 @@ public final class Warmth {
     }
 
     /** The windows of the levels 1 to {@code top} that have seen a gap, in level order (what GET /pools and the metrics show). */
-    public static java.util.List<Window> windows(History h, int top, Params p, long fixedKeepAliveMs) {
-        java.util.List<Window> out = new java.util.ArrayList<>();
+    public static List<Window> windows(History h, int top, Params p, long fixedKeepAliveMs) {
+        List<Window> out = new ArrayList<>();
         for (int level = 1; level <= Math.min(top, LEVELS); level++) {
             if (h.samples(level) > 0) {
                 out.add(h.window(level, p, fixedKeepAliveMs));

@@ -4,8 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The atomic transitions, one Lua file each under {@code lua/}, with the helpers it names
@@ -70,8 +74,8 @@ public enum Script {
 
     /** The helpers a script's text needs: core, what it includes, and what those include, in {@link #LIB}'s order. */
     static List<String> helpers(String text) {
-        java.util.Set<String> wanted = new java.util.HashSet<>(List.of("core"));
-        java.util.Deque<String> todo = new java.util.ArrayDeque<>(includes(text));
+        Set<String> wanted = new HashSet<>(List.of("core"));
+        Deque<String> todo = new ArrayDeque<>(includes(text));
         while (!todo.isEmpty()) {
             String next = todo.pop();
             if (!LIB.contains(next)) {

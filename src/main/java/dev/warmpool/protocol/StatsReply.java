@@ -1,6 +1,7 @@
 package dev.warmpool.protocol;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,7 @@ import java.util.Map;
  */
 public sealed interface StatsReply permits StatsReply.Pool, StatsReply.NoPool {
     /** End states, as end_job counts them ({@code e:<STATE>}). */
-    List<String> ENDS = java.util.Arrays.stream(JobState.values())
+    List<String> ENDS = Arrays.stream(JobState.values())
             .filter(JobState::ended)
             .map(Enum::name)
             .toList();

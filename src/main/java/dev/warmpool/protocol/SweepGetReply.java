@@ -1,5 +1,6 @@
 package dev.warmpool.protocol;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -26,7 +27,7 @@ public sealed interface SweepGetReply permits SweepGetReply.Found, SweepGetReply
 
     /** ARGV after the prefix: sweep id, then the trial fields to read. */
     static List<String> args(String sweepId) {
-        List<String> args = new java.util.ArrayList<>(1 + TRIAL_FIELDS.size());
+        List<String> args = new ArrayList<>(1 + TRIAL_FIELDS.size());
         args.add(sweepId);
         args.addAll(TRIAL_FIELDS);
         return args;

@@ -4,6 +4,7 @@ import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.ProcessorRuntime;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
@@ -25,7 +26,7 @@ final class DeviceGate {
 
     /** How many of {@code wanted} processors (gangs, in a gang pool) of the pool may start now. */
     int allow(PoolSnapshot s, int wanted) {
-        java.util.Optional<Devices> ofRuntime = runtime.devices(s.spec());
+        Optional<Devices> ofRuntime = runtime.devices(s.spec());
         if (ofRuntime.isEmpty()) {
             return wanted;
         }

@@ -4,6 +4,8 @@ import dev.warmpool.protocol.LostReply;
 import dev.warmpool.store.PoolStore;
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -25,9 +27,9 @@ final class Exits {
     private final Executor worker;
 
     /** Asks for the pool's processors to be started now (and a full pass soon). */
-    private final java.util.function.Consumer<String> nudge;
+    private final Consumer<String> nudge;
 
-    Exits(PoolStore store, long retentionSeconds, Executor worker, java.util.function.Consumer<String> nudge) {
+    Exits(PoolStore store, long retentionSeconds, Executor worker, Consumer<String> nudge) {
         this.store = store;
         this.retentionSeconds = retentionSeconds;
         this.worker = worker;
@@ -38,7 +40,7 @@ final class Exits {
     void gone(String type, String id) {
         try {
             worker.execute(() -> lost(type, id));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // the manager is stopping: the next manager's passes find the process gone
         }
     }

@@ -2,6 +2,7 @@ package dev.warmpool.reconcile;
 
 import dev.warmpool.config.ConfigPools;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.config.WarmthParams;
 import dev.warmpool.metrics.PoolMetrics;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSnapshot;
@@ -9,6 +10,8 @@ import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.SizingPolicy;
 import dev.warmpool.protocol.LostReply;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.service.ReconcilerPort;
+import dev.warmpool.store.AgentUsers;
 import dev.warmpool.store.PoolStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -22,7 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,7 +41,7 @@ import org.jboss.logging.Logger;
  * Passes run on one worker thread of their own: they block on the runtime (process spawn).
  */
 @ApplicationScoped
-public class Reconciler implements dev.warmpool.service.ReconcilerPort {
+public class Reconciler implements ReconcilerPort {
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
     private static final Duration CALL = Duration.ofSeconds(10);
     private static final int SNAPSHOTS_AT_ONCE = 32;
@@ -68,7 +73,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
     private volatile Thread passThread;
     private static final long STUCK_MILLIS = 30_000;
     /** Pool names whose pool hash this manager found missing, and since when (manager clock). */
-    private final Map<String, Long> missingSince = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Long> missingSince = new ConcurrentHashMap<>();
 
     static final long MISSING_GRACE_MILLIS = 10_000;
     /** Processes the runtime has and Redis does not, and since when (manager clock). */
@@ -76,7 +81,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
     /** Jobs queued over all pools at the last pass (the soft global bound on submits). */
     private volatile long queuedJobs;
 
-    private final dev.warmpool.store.AgentUsers agentUsers;
+    private final AgentUsers agentUsers;
     private final Starts starts;
     private final Overdues overdues;
 
@@ -84,7 +89,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
             PoolStore store,
             ProcessorRuntime runtime,
             WarmpoolConfig config,
-            dev.warmpool.store.AgentUsers agentUsers,
+            AgentUsers agentUsers,
             PoolMetrics metrics) {
         this.agentUsers = agentUsers;
         this.metrics = metrics;
@@ -99,7 +104,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
                         .orphanGrace()
                         .orElse(config.heartbeat().timeout())
                         .toMillis(),
-                dev.warmpool.config.WarmthParams.of(config));
+                WarmthParams.of(config));
         this.starts = new Starts(store, runtime, new DeviceGate(runtime), retentionSeconds());
         this.overdues = new Overdues(
                 store,
@@ -185,7 +190,7 @@ public class Reconciler implements dev.warmpool.service.ReconcilerPort {
                             type, e.getMessage());
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             return; // the manager is stopping
         }
         nudge();

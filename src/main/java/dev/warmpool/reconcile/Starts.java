@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
@@ -28,7 +29,7 @@ final class Starts {
     private final DeviceGate devices;
     private final long retentionSeconds;
     /** The pools told that this manager lacks their runtime. */
-    private final Set<String> missing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> missing = ConcurrentHashMap.newKeySet();
 
     Starts(PoolStore store, ProcessorRuntime runtime, DeviceGate devices, long retentionSeconds) {
         this.store = store;

@@ -1,6 +1,9 @@
 package dev.warmpool.runtime;
 
+import dev.warmpool.pool.PoolSpec;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * Where processors live. The reconciler talks to this interface only; its calls block
@@ -16,7 +19,7 @@ public interface ProcessorRuntime {
     }
 
     /** Starts the agent of processor {@code processorId} in the pool of {@code type}. */
-    void start(String type, String processorId, dev.warmpool.pool.PoolSpec spec);
+    void start(String type, String processorId, PoolSpec spec);
 
     /** Stops it: a polite signal first (the agent hands back its job), a kill after a grace period. */
     void stop(String type, String processorId);
@@ -38,7 +41,7 @@ public interface ProcessorRuntime {
      * deregistered first): the handler must be idempotent, as lost.lua is. A runtime that calls it
      * need not also call {@link #onChange}'s listener for that exit.
      */
-    default void onGone(java.util.function.BiConsumer<String, String> gone) {}
+    default void onGone(BiConsumer<String, String> gone) {}
 
     /**
      * Why this runtime could not run the pool's command (or a gang role's), checked when the pool
@@ -46,8 +49,8 @@ public interface ProcessorRuntime {
      * processors that fail every job; empty where the runtime cannot tell (the command lives in an
      * image). {@code field} names the command the problem is in, as the request wrote it.
      */
-    default java.util.Optional<ResourceLimits.Problem> commandProblem(dev.warmpool.pool.PoolSpec spec) {
-        return java.util.Optional.empty();
+    default Optional<ResourceLimits.Problem> commandProblem(PoolSpec spec) {
+        return Optional.empty();
     }
 
     /** Once the manager is up: work that makes later processor starts faster (off the caller's thread). */
@@ -57,12 +60,12 @@ public interface ProcessorRuntime {
      * The machine's devices (GPUs) that this runtime hands out to processors, one set each; empty
      * where something else counts them (Kubernetes' scheduler).
      */
-    default java.util.Optional<Devices> devices() {
-        return java.util.Optional.empty();
+    default Optional<Devices> devices() {
+        return Optional.empty();
     }
 
     /** The devices processors of a pool of {@code spec} are handed, where this runtime counts them. */
-    default java.util.Optional<Devices> devices(dev.warmpool.pool.PoolSpec spec) {
+    default Optional<Devices> devices(PoolSpec spec) {
         return devices();
     }
 

@@ -1,6 +1,10 @@
 package dev.warmpool.runtime;
 
+import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.runtime.docker.ContainerFactory;
+import dev.warmpool.runtime.kubernetes.PodFactory;
+import dev.warmpool.runtime.local.LocalTemplate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,8 +81,7 @@ public class Runtimes implements ProcessorRuntime {
         }
         boolean image = spec.template() != null
                 && spec.template().image() != null
-                && !dev.warmpool.runtime.local.LocalTemplate.PLACEHOLDER.equals(
-                        spec.template().image());
+                && !LocalTemplate.PLACEHOLDER.equals(spec.template().image());
         return LOCAL.equals(defaultName) && image ? DOCKER : defaultName;
     }
 
@@ -161,10 +164,10 @@ public class Runtimes implements ProcessorRuntime {
      * processes of this machine), and limit names the runtime does not know.
      */
     public Optional<ResourceLimits.Problem> templateProblem(PoolSpec spec) {
-        dev.warmpool.pool.PodTemplate t = spec.template();
+        PodTemplate t = spec.template();
         String runtime = spec.runtime();
         if (DOCKER.equals(runtime)) {
-            Optional<String> problem = dev.warmpool.runtime.docker.ContainerFactory.unsupported(t);
+            Optional<String> problem = ContainerFactory.unsupported(t);
             if (problem.isPresent()) {
                 return Optional.of(new ResourceLimits.Problem(
                         "template", "This pool runs processors as containers: " + problem.get() + "."));
@@ -174,15 +177,15 @@ public class Runtimes implements ProcessorRuntime {
             return Optional.empty();
         }
         if (KUBERNETES.equals(runtime)) {
-            Optional<String> problem = dev.warmpool.runtime.kubernetes.PodFactory.unsupported(t);
+            Optional<String> problem = PodFactory.unsupported(t);
             if (problem.isPresent()) {
                 return Optional.of(new ResourceLimits.Problem(
                         "template", "This pool runs processors as pods: " + problem.get() + "."));
             }
         }
         if (LOCAL.equals(runtime)) {
-            Optional<ResourceLimits.Problem> problem = dev.warmpool.runtime.local.LocalTemplate.problem(
-                    t, lacks(DOCKER).isEmpty());
+            Optional<ResourceLimits.Problem> problem =
+                    LocalTemplate.problem(t, lacks(DOCKER).isEmpty());
             if (problem.isPresent()) {
                 return problem;
             }

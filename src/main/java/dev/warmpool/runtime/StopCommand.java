@@ -8,17 +8,20 @@ import dev.warmpool.store.PrivateFiles;
 import dev.warmpool.store.RedisServer;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jboss.logging.Logger;
 
 /**
  * {@code java -jar quarkus-run.jar stop}: stops one install, the one whose state dir this is, from
@@ -33,7 +36,7 @@ import java.util.stream.Stream;
  * taken since is left alone. Run when no manager runs, it still cleans what the last one left.
  */
 public final class StopCommand {
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(StopCommand.class);
+    private static final Logger LOG = Logger.getLogger(StopCommand.class);
     static final String MANAGERS = "managers";
     /** The data dir of the Redis the run command started for this install. */
     static final String REDIS_DIR = "redis-dir";
@@ -167,11 +170,11 @@ public final class StopCommand {
         return read(stateDir.resolve(DOCKER)).map(text -> {
             Properties p = new Properties();
             try {
-                p.load(new java.io.StringReader(text));
+                p.load(new StringReader(text));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            Map<String, String> out = new java.util.HashMap<>();
+            Map<String, String> out = new HashMap<>();
             p.forEach((k, v) -> out.put(k.toString(), v.toString()));
             return out;
         });

@@ -6,6 +6,7 @@ import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * What a caller may submit to a pool: the pool's {@code submitters} (besides admins) and the
@@ -24,7 +25,7 @@ final class Access {
         if (env == null) {
             return;
         }
-        for (String name : new java.util.TreeSet<>(env.keySet())) {
+        for (String name : new TreeSet<>(env.keySet())) {
             if (EnvNames.forbidden(name)) {
                 throw Refusal.invalid(
                         field + "." + name,
@@ -90,7 +91,7 @@ final class Access {
             if (env == null) {
                 continue;
             }
-            for (String name : new java.util.TreeSet<>(env.keySet())) {
+            for (String name : new TreeSet<>(env.keySet())) {
                 if (!EnvNames.allowed(name, spec.jobEnv())) {
                     throw Refusal.invalid(
                             fields.get(i) + "." + name,

@@ -18,6 +18,7 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -26,7 +27,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /** Jobs: submit (one script: assign or queue), read, wait for the end, list, cancel. */
 @ApplicationScoped
@@ -154,11 +157,11 @@ public class JobService {
         Idempotency idem = keys.check(idempotencyKey, b, caller);
         checkRoom();
         limiter.take(caller, b.jobs().size());
-        List<Accepted> jobs = new java.util.ArrayList<>(b.jobs().size());
+        List<Accepted> jobs = new ArrayList<>(b.jobs().size());
         for (int i = 0; i < b.jobs().size(); i++) {
             jobs.add(accept(b.jobs().get(i), "jobs[" + i + "].", caller));
         }
-        List<String> envFields = java.util.stream.IntStream.range(0, jobs.size())
+        List<String> envFields = IntStream.range(0, jobs.size())
                 .mapToObj(i -> "jobs[" + i + "].env")
                 .toList();
         return access.check(type, caller, jobs.stream().map(Accepted::env).toList(), envFields)
@@ -179,7 +182,7 @@ public class JobService {
         }
         BatchReply.Taken taken = (BatchReply.Taken) reply;
         String now = Timestamps.iso(Long.toString(taken.now()));
-        List<Job> out = new java.util.ArrayList<>(jobs.size());
+        List<Job> out = new ArrayList<>(jobs.size());
         boolean queued = false;
         for (int i = 0; i < jobs.size(); i++) {
             String pid = taken.processors().get(i);
@@ -198,11 +201,7 @@ public class JobService {
      * Idempotency-Key (the replay).
      */
     <T> Uni<T> refused(
-            Refused refused,
-            String type,
-            String what,
-            String fullWhy,
-            java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
+            Refused refused, String type, String what, String fullWhy, Function<Refused.Duplicate, Uni<T>> duplicate) {
         if (refused instanceof Refused.Duplicate d) {
             return duplicate.apply(d);
         }
@@ -216,10 +215,7 @@ public class JobService {
     }
 
     private <T> Uni<T> refused(
-            Refused refused,
-            String type,
-            String fullWhy,
-            java.util.function.Function<Refused.Duplicate, Uni<T>> duplicate) {
+            Refused refused, String type, String fullWhy, Function<Refused.Duplicate, Uni<T>> duplicate) {
         return refused(refused, type, "jobs", fullWhy, duplicate);
     }
 

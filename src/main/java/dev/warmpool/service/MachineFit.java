@@ -1,7 +1,9 @@
 package dev.warmpool.service;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.ResourceLimits;
+import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +28,7 @@ public final class MachineFit {
     public record Machine(int cores, long memoryBytes) {
         /** This machine, as the JVM sees it (a container's limits included). */
         public static Machine here() {
-            long memory = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                            instanceof com.sun.management.OperatingSystemMXBean os
+            long memory = ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
                     ? os.getTotalMemorySize()
                     : Long.MAX_VALUE;
             return new Machine(Runtime.getRuntime().availableProcessors(), memory);

@@ -1,5 +1,6 @@
 package dev.warmpool.service;
 
+import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +15,8 @@ public record PoolRequest(
         String workingDir,
         Integer maxQueued,
 
-        @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
-                using = dev.warmpool.pool.PodTemplate.OnFirstUse.class)
-        dev.warmpool.pool.PodTemplate template,
+        @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = PodTemplate.OnFirstUse.class)
+        PodTemplate template,
 
         String worker,
         Integer maxJobsPerProcessor,

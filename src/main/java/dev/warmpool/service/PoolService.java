@@ -1,16 +1,28 @@
 package dev.warmpool.service;
 
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.config.WarmthParams;
+import dev.warmpool.pool.FairShare;
 import dev.warmpool.pool.Ids;
+import dev.warmpool.pool.PodTemplate;
+import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.protocol.EnvNames;
 import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.TenantsReply;
 import dev.warmpool.runtime.Runtimes;
 import dev.warmpool.store.PoolStore;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /** Pools: create, read, drain. Every answer reads Redis afresh; the manager keeps no state. */
@@ -52,7 +64,7 @@ public class PoolService {
     public Uni<Put> put(String type, PoolRequest request) {
         return Uni.createFrom()
                 .item(() -> check(type, request))
-                .runSubscriptionOn(io.smallrye.mutiny.infrastructure.Infrastructure.getDefaultWorkerPool())
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                 .flatMap(spec -> warned(type, spec));
     }
 
@@ -60,7 +72,7 @@ public class PoolService {
     public Uni<Put> put(String type, PoolSpec spec) {
         return Uni.createFrom()
                 .item(() -> checkSpec(type, spec.withDefaults()))
-                .runSubscriptionOn(io.smallrye.mutiny.infrastructure.Infrastructure.getDefaultWorkerPool())
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                 .flatMap(checked -> warned(type, checked));
     }
 
@@ -78,7 +90,7 @@ public class PoolService {
      * A pool keeps its runtime: its processors live there, and would go on taking its jobs after a
      * change (as a gang pool's cannot become single processors).
      */
-    private void sameRuntime(String type, java.util.Optional<dev.warmpool.pool.PoolSnapshot> old, PoolSpec spec) {
+    private void sameRuntime(String type, Optional<PoolSnapshot> old, PoolSpec spec) {
         old.filter(s -> !s.draining())
                 .map(s -> runtimes.nameOf(s.spec()))
                 .filter(was -> !was.equals(spec.runtime()))
@@ -111,7 +123,7 @@ public class PoolService {
     }
 
     /** A pool's snapshot and its tenants, read side by side. */
-    private Uni<java.util.Optional<PoolView>> view(String type) {
+    private Uni<Optional<PoolView>> view(String type) {
         return Uni.combine()
                 .all()
                 .unis(store.snapshot(type), store.tenants(type))
@@ -119,7 +131,7 @@ public class PoolService {
                 .map(t -> t.getItem1()
                         .map(s -> PoolView.of(
                                         s,
-                                        dev.warmpool.config.WarmthParams.of(config),
+                                        WarmthParams.of(config),
                                         t.getItem2() instanceof TenantsReply.Tenants ts ? ts.tenants() : List.of())
                                 .withSpec(withRuntime(s.spec()))));
     }
@@ -136,9 +148,8 @@ public class PoolService {
                         : Uni.join()
                                 .all(types.stream().map(this::view).toList())
                                 .andFailFast()
-                                .map(all -> all.stream()
-                                        .flatMap(java.util.Optional::stream)
-                                        .toList()));
+                                .map(all ->
+                                        all.stream().flatMap(Optional::stream).toList()));
     }
 
     public Uni<PoolView> delete(String type) {
@@ -163,10 +174,7 @@ public class PoolService {
      * newest first by {@code newest}.
      */
     public <T> Uni<List<T>> newestOverPools(
-            String type,
-            int n,
-            java.util.function.Function<String, Uni<List<T>>> ofPool,
-            java.util.Comparator<T> newest) {
+            String type, int n, Function<String, Uni<List<T>>> ofPool, Comparator<T> newest) {
         Uni<List<String>> types;
         if (type == null || type.isEmpty()) {
             types = store.types();
@@ -247,7 +255,7 @@ public class PoolService {
         }
         spec = network(spec);
         checkJobEnv(spec);
-        dev.warmpool.pool.FairShare.problem(spec).ifPresent(p -> {
+        FairShare.problem(spec).ifPresent(p -> {
             throw Refusal.invalid(p.field(), p.detail());
         });
         checkTemplate(spec);
@@ -290,8 +298,8 @@ public class PoolService {
 
     private static boolean isRoot() {
         try {
-            return (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid") == 0;
-        } catch (java.io.IOException | RuntimeException e) {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
+        } catch (IOException | RuntimeException e) {
             return false;
         }
     }
@@ -337,7 +345,7 @@ public class PoolService {
         for (int i = 0; i < jobEnv.size(); i++) {
             String p = jobEnv.get(i);
             String name = p.endsWith("*") ? p.substring(0, p.length() - 1) : p;
-            if (dev.warmpool.protocol.EnvNames.forbidden(name)) {
+            if (EnvNames.forbidden(name)) {
                 throw Refusal.invalid(
                         "jobEnv[" + i + "]",
                         "'" + p + "' can never be set by a job, even when a pool lists it: "
@@ -360,7 +368,7 @@ public class PoolService {
     }
 
     /** The operator's policy: allowed images, no host access unless allowed (403: no runtime changes that). */
-    private void checkPolicy(dev.warmpool.pool.PodTemplate t) {
+    private void checkPolicy(PodTemplate t) {
         List<String> images = config.policy().images().orElse(List.of());
         if (!images.isEmpty() && t.image() != null && images.stream().noneMatch(t.image()::startsWith)) {
             throw new Refusal(

@@ -6,6 +6,7 @@ import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.ProcessorState;
+import dev.warmpool.protocol.TenantsReply;
 import java.util.Comparator;
 import java.util.List;
 
@@ -41,7 +42,7 @@ public record PoolView(
             double usageSeconds,
             double share,
             SweepCost sweeps) {
-        static Tenant of(dev.warmpool.protocol.TenantsReply.Tenant t) {
+        static Tenant of(TenantsReply.Tenant t) {
             return new Tenant(
                     t.tenant(),
                     t.weight(),
@@ -101,8 +102,7 @@ public record PoolView(
     }
 
     /** The view of a snapshot and the pool's tenants, read in the same step ({@code null}: not read). */
-    public static PoolView of(
-            PoolSnapshot s, Warmth.Params params, List<dev.warmpool.protocol.TenantsReply.Tenant> tenants) {
+    public static PoolView of(PoolSnapshot s, Warmth.Params params, List<TenantsReply.Tenant> tenants) {
         PoolView v = of(s, params);
         return new PoolView(
                 v.type,

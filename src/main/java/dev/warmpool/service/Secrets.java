@@ -1,5 +1,7 @@
 package dev.warmpool.service;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.warmpool.pool.Job;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,11 +64,11 @@ public final class Secrets {
     }
 
     /** A config with every leaf value {@link #REDACTED} and its keys kept. */
-    static com.fasterxml.jackson.databind.JsonNode maskedValues(com.fasterxml.jackson.databind.JsonNode node) {
+    static JsonNode maskedValues(JsonNode node) {
         if (node == null || node.isNull()) {
             return node;
         }
-        var nodes = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+        var nodes = JsonNodeFactory.instance;
         if (node.isObject()) {
             var out = nodes.objectNode();
             node.fields().forEachRemaining(e -> out.set(e.getKey(), maskedValues(e.getValue())));

@@ -11,6 +11,7 @@ import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,7 +53,7 @@ public class SweepDrivers {
         String type = named != null ? named : config.sweeps().driverPool();
         return store.spec(type).flatMap(spec -> {
             if (spec.isPresent() && named != null) {
-                return access.check(type, caller, java.util.Collections.singletonList(Map.of()), List.of("driver"))
+                return access.check(type, caller, Collections.singletonList(Map.of()), List.of("driver"))
                         .replaceWith(type);
             }
             if (spec.isPresent()) {

@@ -1,6 +1,9 @@
 package dev.warmpool.service;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.warmpool.sweep.EarlyStopping;
+import dev.warmpool.sweep.Objective;
+import dev.warmpool.sweep.OptunaCatalogue;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -47,13 +50,13 @@ public record SweepRequest(
         @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer parallelism,
 
-        @Valid dev.warmpool.sweep.Objective objective,
+        @Valid Objective objective,
 
         @Min(value = 0, message = "must be 0 or more")
         @Max(value = 10_000, message = "must be at most 10000, the most trials a sweep has")
         Integer maxFailedTrials,
 
-        @Valid dev.warmpool.sweep.EarlyStopping earlyStopping,
+        @Valid EarlyStopping earlyStopping,
 
         @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty @Size(max = 256) String, @NotNull(message = "must not be null") @Size(max = 65_536) String> env,
@@ -70,8 +73,8 @@ public record SweepRequest(
 
         // "algorithm": "optuna": the study's sampler and pruner by Optuna's class names, and the pool its driver runs
         // on
-        dev.warmpool.sweep.OptunaCatalogue.Part sampler,
-        dev.warmpool.sweep.OptunaCatalogue.Part pruner,
+        OptunaCatalogue.Part sampler,
+        OptunaCatalogue.Part pruner,
 
         @Size(max = 63, message = "must be at most 63 characters")
         String driver) {}

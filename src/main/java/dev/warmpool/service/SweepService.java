@@ -3,25 +3,35 @@ package dev.warmpool.service;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.auth.DriverTokens;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
+import dev.warmpool.pool.Job;
 import dev.warmpool.pool.StoredJson;
 import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.Fields.JobHash;
 import dev.warmpool.protocol.Fields.SweepHash;
+import dev.warmpool.protocol.Idempotency;
 import dev.warmpool.protocol.JobState;
+import dev.warmpool.protocol.Refused;
 import dev.warmpool.protocol.SweepAddReply;
 import dev.warmpool.protocol.SweepCancelReply;
 import dev.warmpool.protocol.SweepGetReply;
 import dev.warmpool.protocol.SweepJournalReply;
 import dev.warmpool.store.PoolStore;
+import dev.warmpool.sweep.EarlyStopping;
+import dev.warmpool.sweep.Objective;
+import dev.warmpool.sweep.OptunaCatalogue;
 import dev.warmpool.sweep.SearchSpace;
 import dev.warmpool.sweep.Sweep;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.validation.Validator;
 import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -109,7 +119,7 @@ public class SweepService {
                             + " from a notebook (warmpool.optuna.optimize).");
         }
         List<Map<String, Object>> configs = external ? List.of() : configurations(r, spec);
-        dev.warmpool.protocol.Idempotency idem = keys.check(idempotencyKey, r, caller);
+        Idempotency idem = keys.check(idempotencyKey, r, caller);
         limiter.take(caller, configs.size()); // an external sweep's trials are taken as they are added
         String id = Ids.newJobId(r.type(), System.currentTimeMillis());
         if (optuna) {
@@ -124,7 +134,7 @@ public class SweepService {
             SweepRequest r,
             Sweep.Spec spec,
             String id,
-            dev.warmpool.protocol.Idempotency idem,
+            Idempotency idem,
             String idempotencyKey,
             Caller caller,
             List<Map<String, Object>> configs,
@@ -141,7 +151,7 @@ public class SweepService {
         sweep.put(
                 SweepHash.MAX_FAILED_TRIALS,
                 spec.maxFailedTrials() == null ? "-1" : spec.maxFailedTrials().toString());
-        dev.warmpool.sweep.EarlyStopping stopping = spec.earlyStopping();
+        EarlyStopping stopping = spec.earlyStopping();
         sweep.put(SweepHash.EARLY_STOPPING, stopping == null ? "" : stopping.rule());
         sweep.put(
                 SweepHash.MIN_STEPS,
@@ -175,10 +185,10 @@ public class SweepService {
             });
             sweep.put(SweepHash.TRIAL_FIELDS, store.write(pairs));
         }
-        dev.warmpool.auth.DriverTokens.Minted token = null;
+        DriverTokens.Minted token = null;
         String driverId = null;
         if (driverPool != null) {
-            token = dev.warmpool.auth.DriverTokens.mint(id);
+            token = DriverTokens.mint(id);
             driverId = Ids.newJobId(driverPool, System.currentTimeMillis());
             sweep.put(SweepHash.DRIVER_TOKEN, token.hash());
             sweep.put(SweepHash.DRIVER, driverId);
@@ -189,10 +199,10 @@ public class SweepService {
         for (int i = 0; i < configs.size(); i++) {
             trials.put(Ids.trialId(id, i), store.write(configs.get(i)));
         }
-        return access.check(r.type(), caller, java.util.Collections.singletonList(r.env()), List.of("env"))
+        return access.check(r.type(), caller, Collections.singletonList(r.env()), List.of("env"))
                 .flatMap(ok -> store.putSweep(r.type(), id, idem, priority, sweep, shared, trials))
                 .flatMap(reply -> {
-                    if (reply instanceof dev.warmpool.protocol.Refused refused) {
+                    if (reply instanceof Refused refused) {
                         return jobs.refused(
                                 refused,
                                 r.type(),
@@ -269,9 +279,8 @@ public class SweepService {
                                 + " \"MedianPruner\", \"args\": {\"n_warmup_steps\": 2}}.");
             }
             for (String field : List.of("sampler", "pruner")) {
-                dev.warmpool.sweep.OptunaCatalogue.Part part = "sampler".equals(field) ? r.sampler() : r.pruner();
-                dev.warmpool.sweep.OptunaCatalogue.Problem p =
-                        part == null ? null : dev.warmpool.sweep.OptunaCatalogue.check(field, part);
+                OptunaCatalogue.Part part = "sampler".equals(field) ? r.sampler() : r.pruner();
+                OptunaCatalogue.Problem p = part == null ? null : OptunaCatalogue.check(field, part);
                 if (p != null) {
                     throw Refusal.invalid(p.field(), p.detail());
                 }
@@ -313,14 +322,14 @@ public class SweepService {
             throw Refusal.invalid(
                     "trials", "The random algorithm needs 'trials': how many configurations to draw, e.g. 32.");
         }
-        dev.warmpool.sweep.Objective objective = r.objective() == null
+        Objective objective = r.objective() == null
                 ? null
-                : new dev.warmpool.sweep.Objective(
+                : new Objective(
                         r.objective().metric(),
                         r.objective().goal() == null
                                 ? "minimize"
                                 : r.objective().goal());
-        dev.warmpool.sweep.EarlyStopping stopping = r.earlyStopping();
+        EarlyStopping stopping = r.earlyStopping();
         if (stopping != null) {
             if (objective == null) {
                 throw Refusal.invalid(
@@ -328,7 +337,7 @@ public class SweepService {
                         "Early stopping compares trials by the objective; give an "
                                 + "'objective', e.g. {\"metric\": \"loss\", \"goal\": \"minimize\"}.");
             }
-            stopping = new dev.warmpool.sweep.EarlyStopping(
+            stopping = new EarlyStopping(
                     stopping.rule() == null ? "median" : stopping.rule(),
                     stopping.minSteps() == null ? 1 : stopping.minSteps(),
                     stopping.minTrials() == null ? 3 : stopping.minTrials());
@@ -363,11 +372,7 @@ public class SweepService {
                 objective,
                 stopping,
                 r.maxFailedTrials(),
-                optuna
-                        ? (r.sampler() == null
-                                ? new dev.warmpool.sweep.OptunaCatalogue.Part("TPESampler", null)
-                                : r.sampler())
-                        : null,
+                optuna ? (r.sampler() == null ? new OptunaCatalogue.Part("TPESampler", null) : r.sampler()) : null,
                 optuna ? r.pruner() : null,
                 optuna ? (r.driver() == null ? driverPool : r.driver()) : null);
     }
@@ -723,14 +728,13 @@ public class SweepService {
     }
 
     /** Seconds a job has run: started to its end, or to now while it runs; null before it started. */
-    static Double ranFor(dev.warmpool.pool.Job job) {
+    static Double ranFor(Job job) {
         if (job.startedAt() == null) {
             return null;
         }
-        java.time.Instant start = java.time.Instant.parse(job.startedAt());
-        java.time.Instant end =
-                job.finishedAt() == null ? java.time.Instant.now() : java.time.Instant.parse(job.finishedAt());
-        return Math.max(0, java.time.Duration.between(start, end).toMillis()) / 1000.0;
+        Instant start = Instant.parse(job.startedAt());
+        Instant end = job.finishedAt() == null ? Instant.now() : Instant.parse(job.finishedAt());
+        return Math.max(0, Duration.between(start, end).toMillis()) / 1000.0;
     }
 
     /** The sweep with its driver job's state and error as they are now (a driver that is gone: as it was). */

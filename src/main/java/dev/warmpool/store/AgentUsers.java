@@ -30,7 +30,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class AgentUsers {
-    static final String PASSWORDS = dev.warmpool.protocol.KeySchema.AGENTS;
+    static final String PASSWORDS = KeySchema.AGENTS;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final RedisAPI redis;
@@ -49,8 +49,7 @@ public class AgentUsers {
                 && "standalone".equals(clientType)
                 && !managerUrl.contains(",")
                 && hasPassword(managerUrl)
-                && java.util.List.of("local", "docker")
-                        .contains(config.runtime().type());
+                && List.of("local", "docker").contains(config.runtime().type());
         this.rotationMillis = config.redis().agentPasswordRotation().toMillis();
     }
 

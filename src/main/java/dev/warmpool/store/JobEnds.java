@@ -2,6 +2,7 @@ package dev.warmpool.store;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Job;
 import dev.warmpool.protocol.KeySchema;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
@@ -11,8 +12,10 @@ import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -46,8 +49,7 @@ public class JobEnds {
     private final ReactivePubSubCommands<String> pubsub;
     private final ConcurrentHashMap<String, Set<CompletableFuture<Job>>> waiters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Set<CompletableFuture<Void>>> followers = new ConcurrentHashMap<>();
-    private static final java.util.List<String> PATTERNS =
-            java.util.List.of(KeySchema.ENDED_PATTERN, KeySchema.CHANGED_PATTERN);
+    private static final List<String> PATTERNS = List.of(KeySchema.ENDED_PATTERN, KeySchema.CHANGED_PATTERN);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile boolean subscribed;
 
@@ -156,7 +158,7 @@ public class JobEnds {
             }
         }
         wake(followers, jobId);
-        String sweep = dev.warmpool.pool.Ids.sweepOfTrial(jobId);
+        String sweep = Ids.sweepOfTrial(jobId);
         if (sweep != null) {
             wake(followers, sweep); // a trial's change is its sweep's
         }
@@ -174,7 +176,7 @@ public class JobEnds {
                 hash.put(flat[i], flat[i + 1]);
             }
             return hash.isEmpty() ? null : Job.from(hash, json);
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             LOG.debugf("the end message of %s is not a job (%s); its waiters read it", jobId, e.getMessage());
             return null;
         }

@@ -1,5 +1,6 @@
 package dev.warmpool.store;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -105,7 +106,7 @@ public final class OwnRedis {
         try {
             return Optional.of(Long.parseLong(
                     Files.readString(dir.resolve(RedisServer.PID_FILE)).trim()));
-        } catch (java.io.IOException | NumberFormatException e) {
+        } catch (IOException | NumberFormatException e) {
             return Optional.empty();
         }
     }

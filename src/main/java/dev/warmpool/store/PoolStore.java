@@ -2,6 +2,7 @@ package dev.warmpool.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.warmpool.pool.FairShare;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.JobEvent;
 import dev.warmpool.pool.PoolSnapshot;
@@ -36,12 +37,17 @@ import dev.warmpool.protocol.SweepJournalReply;
 import dev.warmpool.protocol.SweepListReply;
 import dev.warmpool.protocol.SweepPutReply;
 import dev.warmpool.protocol.TenantsReply;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The manager's view of Redis: every change is one script (see {@link Script}), every read one
@@ -53,17 +59,13 @@ public class PoolStore {
     private final RedisAPI redis;
     private final ObjectMapper json;
     /** The submit script's round trip, as the manager sees it: {@code warmpool_dispatch_seconds}. */
-    private final io.micrometer.core.instrument.Timer dispatch;
+    private final Timer dispatch;
 
-    public PoolStore(
-            ScriptRunner scripts,
-            RedisAPI redis,
-            ObjectMapper json,
-            io.micrometer.core.instrument.MeterRegistry registry) {
+    public PoolStore(ScriptRunner scripts, RedisAPI redis, ObjectMapper json, MeterRegistry registry) {
         this.scripts = scripts;
         this.redis = redis;
         this.json = json;
-        this.dispatch = io.micrometer.core.instrument.Timer.builder("warmpool.dispatch")
+        this.dispatch = Timer.builder("warmpool.dispatch")
                 .description("The submit script (store a job, hand it to a warm processor or queue it), round trip")
                 .register(registry);
     }
@@ -86,7 +88,7 @@ public class PoolStore {
                                 write(spec.env()),
                                 spec.maxQueued(),
                                 spec.isGang(),
-                                write(dev.warmpool.pool.FairShare.settings(spec)))))
+                                write(FairShare.settings(spec)))))
                 .map(reply -> switch (PoolPutReply.decode(reply)) {
                     case GANG_CHANGE -> throw new GangChange();
                     case CREATED -> true;
@@ -160,14 +162,14 @@ public class PoolStore {
     }
 
     /** Why a processor of the pool was last lost before it registered (lost.lua), or null. */
-    private static PoolSnapshot.StartError startError(java.util.Map<String, String> pool) {
+    private static PoolSnapshot.StartError startError(Map<String, String> pool) {
         return startError(pool.get(PoolHash.START_ERROR), pool.get(PoolHash.START_ERROR_AT));
     }
 
     private static PoolSnapshot.StartError startError(String reason, String at) {
         return reason == null || at == null
                 ? null
-                : new PoolSnapshot.StartError(reason, java.time.Instant.ofEpochMilli(Long.parseLong(at)));
+                : new PoolSnapshot.StartError(reason, Instant.ofEpochMilli(Long.parseLong(at)));
     }
 
     /**
@@ -199,7 +201,7 @@ public class PoolStore {
         long t0 = System.nanoTime();
         return scripts.run(Script.SUBMIT, type, SubmitReply.args(job, idem))
                 .map(SubmitReply::decode)
-                .invoke(r -> dispatch.record(System.nanoTime() - t0, java.util.concurrent.TimeUnit.NANOSECONDS));
+                .invoke(r -> dispatch.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS));
     }
 
     /** Stores a batch of jobs of one pool and assigns or queues each, all or none (submit_batch.lua). */
@@ -244,7 +246,7 @@ public class PoolStore {
         String start = afterId == null ? "-" : "(" + afterId;
         return redis.xrange(List.of(KeySchema.jobEvents(type, jobId), start, "+", "COUNT", Integer.toString(count)))
                 .map(r -> {
-                    List<JobEvent> out = new java.util.ArrayList<>();
+                    List<JobEvent> out = new ArrayList<>();
                     for (Object entry : Replies.list(ScriptRunner.plain(r))) {
                         List<Object> e = Replies.list(entry);
                         List<Object> fields = Replies.list(e.get(1));

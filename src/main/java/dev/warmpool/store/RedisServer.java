@@ -1,20 +1,30 @@
 package dev.warmpool.store;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLSocket;
 
 /**
  * Starts a redis-server of warmpool's own: the one on PATH, else the binary that
@@ -276,7 +286,7 @@ public final class RedisServer {
                             + (out == null ? "" : " (its output, in " + out.toAbsolutePath() + ", says why)"));
                 }
                 Thread.onSpinWait();
-                p.waitFor(Duration.ofMillis(20).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                p.waitFor(Duration.ofMillis(20).toMillis(), TimeUnit.MILLISECONDS);
             }
             return new RedisServer(p, port, tls);
         } catch (IOException e) {
@@ -296,7 +306,7 @@ public final class RedisServer {
         if (process != null) {
             process.destroy();
             try {
-                if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
                 }
             } catch (InterruptedException e) {
@@ -318,8 +328,7 @@ public final class RedisServer {
         }
         commands.add(List.of("CONFIG", "SET", "bind", "127.0.0.1 " + String.join(" ", alsoBind)));
         try (Socket s = open(port, tls, 5000)) {
-            var in = new java.io.BufferedReader(
-                    new java.io.InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+            var in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
             for (List<String> c : commands) {
                 StringBuilder resp = new StringBuilder("*" + c.size() + "\r\n");
                 c.forEach(a -> resp.append("$")
@@ -361,7 +370,7 @@ public final class RedisServer {
         Socket s;
         try {
             s = new Socket();
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
         } catch (IOException e) {
             return Answer.NOBODY;
         }
@@ -384,7 +393,7 @@ public final class RedisServer {
     static Socket open(int port, RedisTls tls, int timeoutMillis) throws IOException {
         Socket s = new Socket();
         try {
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), timeoutMillis);
+            s.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
             s.setSoTimeout(timeoutMillis);
             return tls == null ? s : handshake(s, port, tls);
         } catch (IOException e) {
@@ -395,8 +404,7 @@ public final class RedisServer {
 
     private static Socket handshake(Socket plain, int port, RedisTls tls) throws IOException {
         plain.setSoTimeout(2000);
-        javax.net.ssl.SSLSocket ssl =
-                (javax.net.ssl.SSLSocket) tls.pinned().socketFactory().createSocket(plain, "127.0.0.1", port, true);
+        SSLSocket ssl = (SSLSocket) tls.pinned().socketFactory().createSocket(plain, "127.0.0.1", port, true);
         ssl.startHandshake();
         return ssl;
     }
@@ -452,13 +460,13 @@ public final class RedisServer {
                         + "; install redis-server or set quarkus.redis.hosts");
             }
             byte[] shipped = in.readAllBytes();
-            if (Files.isRegularFile(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                    && java.util.Arrays.equals(sha256(shipped), sha256(Files.readAllBytes(target)))) {
+            if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)
+                    && Arrays.equals(sha256(shipped), sha256(Files.readAllBytes(target)))) {
                 return target;
             }
             Path tmp = Files.createTempFile(target.getParent(), "warmpool-redis", ".tmp");
             Files.write(tmp, shipped);
-            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx------"));
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return target;
         } catch (IOException e) {
@@ -468,8 +476,8 @@ public final class RedisServer {
 
     private static byte[] sha256(byte[] bytes) {
         try {
-            return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

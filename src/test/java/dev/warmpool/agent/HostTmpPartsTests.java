@@ -3,8 +3,12 @@ package dev.warmpool.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -20,7 +24,7 @@ class HostTmpPartsTests {
     static final String HOST = HostTmp.HOST_TMP;
 
     static List<String> listing(String... extra) {
-        List<String> out = new java.util.ArrayList<>(List.of("--ro-bind", "/tmp", HOST));
+        List<String> out = new ArrayList<>(List.of("--ro-bind", "/tmp", HOST));
         out.addAll(List.of(extra));
         return out;
     }
@@ -47,8 +51,8 @@ class HostTmpPartsTests {
         assertEquals(HostTmp.Shown.HIDDEN_DIR, HostTmp.shownAs(other, null));
         assertEquals(HostTmp.Shown.HIDDEN_DIR, HostTmp.shownAs(tmp.resolve("checkout"), "checkout"), "the own entry");
         Path socket = tmp.resolve("s");
-        try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
-            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+        try (var server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
             assertEquals(HostTmp.Shown.HIDDEN_FILE, HostTmp.shownAs(socket, null));
         }
     }

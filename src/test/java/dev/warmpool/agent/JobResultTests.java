@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -159,7 +161,7 @@ class JobResultTests {
     @ValueSource(booleans = {true, false})
     void a200MbResultLeavesTheAgentsHeapAloneAndTheNextJobRuns(boolean room) throws Exception {
         Sandbox s = processor(room);
-        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         long before = threads.getCurrentThreadAllocatedBytes();
         // the job's thread is this one: what it allocates is what the agent would
         JobRun.Outcome o = run(s, "huge", "head -c 200000000 /dev/zero | tr '\\0' 1 > \"$WARMPOOL_RESULT\"");

@@ -7,17 +7,33 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,15 +48,15 @@ class ResidentRoomTests {
     Path tmp;
 
     final List<Sandbox> sandboxes = new ArrayList<>();
-    final List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<String> reports = new CopyOnWriteArrayList<>();
 
     static final boolean ROOT = uid() == 0;
 
     static int uid() {
         try {
             return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -62,7 +78,7 @@ class ResidentRoomTests {
         if (!Files.exists(state)) {
             Files.createDirectory(state);
         }
-        Map<String, String> env = new java.util.HashMap<>(Map.of(
+        Map<String, String> env = new HashMap<>(Map.of(
                 "WARMPOOL_SANDBOX",
                 "bwrap",
                 "WARMPOOL_SANDBOX_HIDE",
@@ -209,7 +225,7 @@ class ResidentRoomTests {
      * the agent's child, and the jobs run as the processor's uid; the agent here is this test's JVM.
      */
     Sandbox containerProcessor(String name) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(
+        Assumptions.assumeTrue(
                 ROOT || System.getenv("CI") == null, "only root runs jobs as another uid; .ci/run runs as root");
         assertTrue(ROOT, "the room of a container needs root (CI runs as root)");
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
@@ -282,7 +298,7 @@ class ResidentRoomTests {
         CompletableFuture<Void> running = CompletableFuture.runAsync(r);
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(r.dir.resolve("started")));
         ProcessHandle.of(room.pid()).orElseThrow().destroyForcibly();
-        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        running.get(10, TimeUnit.SECONDS);
         r.cleanUp();
         assertEquals("FAILED", out.get().state());
         assertTrue(s.roomLost(), "what stopped the init may still be in the container: the processor goes");
@@ -299,7 +315,7 @@ class ResidentRoomTests {
         CompletableFuture<Void> running = CompletableFuture.runAsync(r);
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(r.dir.resolve("started")));
         ProcessHandle.of(room.pid()).orElseThrow().destroyForcibly();
-        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        running.get(10, TimeUnit.SECONDS);
         r.cleanUp();
         assertEquals("FAILED", out.get().state());
         assertTrue(out.get().error().contains("sandbox ended"), out.get().error());
@@ -329,7 +345,7 @@ class ResidentRoomTests {
                         && HostTmp.shown(null).contains(HostTmp.HOST_TMP + "/" + gone.getFileName());
             });
             ResidentRoom room = room(s);
-            java.nio.file.attribute.FileTime stamp = Files.getLastModifiedTime(Path.of("/tmp"));
+            FileTime stamp = Files.getLastModifiedTime(Path.of("/tmp"));
             long rooms = room.started();
             ProcessHandle up = ProcessHandle.of(room.pid()).orElseThrow();
             Files.delete(gone.resolve("job"));
@@ -419,8 +435,8 @@ class ResidentRoomTests {
             });
             Worker before = slot.get(command, Map.of(), null);
             String first = served(before);
-            try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
-                server.bind(java.net.UnixDomainSocketAddress.of(socket));
+            try (var server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                server.bind(UnixDomainSocketAddress.of(socket));
                 Worker after = slot.get(command, Map.of(), null);
                 assertTrue(after != before, "a new worker, whose bwrap hides the socket");
                 assertFalse(served(after).equals(first), "another process: " + first);
@@ -445,8 +461,8 @@ class ResidentRoomTests {
         assertEquals("SUCCEEDED", run(s, "first", "true").state());
         long rooms = room(s).started();
         Path socket = Path.of("/tmp", "wp-socket-" + System.nanoTime());
-        try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
-            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+        try (var server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
             JobRun.Outcome o = run(
                     s,
                     "second",
@@ -473,7 +489,7 @@ class ResidentRoomTests {
                 "cat /tmp/mine /dev/shm/mine 2>/dev/null; ls -A /tmp/.warmpool-host-tmp/" + tmp.getFileName()
                         + "; echo end");
         r.kill(JobRun.Forced.CANCELLED);
-        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        running.get(10, TimeUnit.SECONDS);
         r.cleanUp();
         assertEquals("end\n", other.logTail(), "nothing of processor a, nor the test's dir with a's jobs");
         assertEquals("CANCELLED", out.get().state());
@@ -489,10 +505,10 @@ class ResidentRoomTests {
         first.cleanUp();
         assertEquals("SUCCEEDED", out.get().state(), out.get().logTail());
         assertEquals(
-                new java.util.HashSet<>(env.entrySet().stream()
+                new HashSet<>(env.entrySet().stream()
                         .map(e -> e.getKey() + "=" + e.getValue())
                         .toList()),
-                new java.util.HashSet<>(List.of(out.get().logTail().split("\0"))),
+                new HashSet<>(List.of(out.get().logTail().split("\0"))),
                 "exactly its own env, as the init passed it to execve");
         JobRun.Outcome o =
                 run(s, "marker", "id -u; printf '\\001%032x 0\\n' 0; printf '\\0010123 0\\n'; echo after; exit 3");
@@ -520,7 +536,7 @@ class ResidentRoomTests {
         await().atMost(Duration.ofSeconds(10)).until(() -> reports.contains("{\"step\": 1}"));
         Files.createFile(r.dir.resolve("go"));
         r.kill(JobRun.Forced.CANCELLED);
-        running.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        running.get(10, TimeUnit.SECONDS);
         assertEquals("CANCELLED", out.get().state());
         assertEquals(143, out.get().exitCode(), "SIGTERM, as a job of its own process got");
     }
@@ -575,12 +591,12 @@ class ResidentRoomTests {
 
     @Test
     void aJobsOutputEndsAtItsOwnMarkerAndNotAtALookAlike() throws Exception {
-        byte[] marker = "\001abc ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        byte[] stream = "x\001ab\001\001abd\001abc 42\nnext job".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] marker = "\001abc ".getBytes(StandardCharsets.US_ASCII);
+        byte[] stream = "x\001ab\001\001abd\001abc 42\nnext job".getBytes(StandardCharsets.US_ASCII);
         for (int chunk : new int[] {1, 2, 3, 100}) {
             // the pipe hands out at most chunk bytes at a time, the marker split anywhere
-            java.io.InputStream pipe = new java.io.BufferedInputStream(
-                    new java.io.ByteArrayInputStream(stream) {
+            InputStream pipe = new BufferedInputStream(
+                    new ByteArrayInputStream(stream) {
                         @Override
                         public synchronized int read(byte[] b, int off, int len) {
                             return super.read(b, off, Math.min(len, chunk));
@@ -588,18 +604,17 @@ class ResidentRoomTests {
                     },
                     1);
             RoomOutput out = new RoomOutput(pipe, marker);
-            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
             byte[] buf = new byte[64];
             int n;
             while ((n = out.read(buf, 0, buf.length)) >= 0) {
                 got.write(buf, 0, n);
             }
-            assertEquals(
-                    "x\001ab\001\001abd", got.toString(java.nio.charset.StandardCharsets.US_ASCII), "chunk " + chunk);
+            assertEquals("x\001ab\001\001abd", got.toString(StandardCharsets.US_ASCII), "chunk " + chunk);
             assertEquals(42, out.exitCode());
-            assertEquals("next job", new String(pipe.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals("next job", new String(pipe.readAllBytes(), StandardCharsets.US_ASCII));
         }
-        RoomOutput cut = new RoomOutput(new java.io.ByteArrayInputStream("part\001ab".getBytes()), marker);
+        RoomOutput cut = new RoomOutput(new ByteArrayInputStream("part\001ab".getBytes()), marker);
         assertEquals("part\001ab", new String(cut.readAllBytes()));
         assertEquals(ResidentRoom.ROOM_ENDED, cut.exitCode(), "the room's output ended: no exit code");
     }

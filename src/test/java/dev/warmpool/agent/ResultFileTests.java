@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
+import java.io.RandomAccessFile;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -115,10 +118,10 @@ class ResultFileTests {
     @Test
     void aHugeFileCostsTheAgentNoMoreThanItsBound() throws Exception {
         Files.writeString(file, "");
-        try (var f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+        try (var f = new RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(200_000_000);
         }
-        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         long before = threads.getCurrentThreadAllocatedBytes();
         ResultFile.Read r = read(1 << 20);
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,7 @@ class RoomLimitsTests {
                         .filter(d -> Files.exists(d.resolve("pids.max")))
                         .findFirst()
                         .orElseThrow();
-        assertTrue(out.toLowerCase(java.util.Locale.ROOT).contains("fork"), out);
+        assertTrue(out.toLowerCase(Locale.ROOT).contains("fork"), out);
         int left = Cgroups.procs(pids).size();
         assertTrue(left >= 15 && left <= 20, left + " sleepers: as many as the bound lets be");
     }

@@ -5,12 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,7 +40,7 @@ class SandboxTests {
                 return Files.readString(
                                 Path.of("/proc", Long.toString(h.pid()), "cmdline"), StandardCharsets.ISO_8859_1)
                         .equals("sleep\0" + tag + "\0");
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return false;
             }
         });
@@ -143,11 +151,11 @@ class SandboxTests {
 
     @Test
     void jobsOfAnotherUserGetOnlyThePathEntriesThatUserCanReach() throws Exception {
-        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path open = Files.createDirectory(tmp.resolve("open"));
-        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path closed = Files.createDirectory(tmp.resolve("closed"));
-        Files.setPosixFilePermissions(closed, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwx------"));
         Map<String, String> base = Map.of("PATH", closed + ":" + open, "LANG", "C.UTF-8");
         Sandbox asNobody =
                 Sandbox.fromEnv(Map.of("WARMPOOL_RUN_AS", "65534:65534"), Files.createDirectory(tmp.resolve("agent")));
@@ -173,8 +181,8 @@ class SandboxTests {
         Path agentDir = Files.createTempDirectory(Path.of("/tmp"), "warmpool-other-");
         Files.writeString(agentDir.resolve("secret"), "another processor's job");
         Path socket = Path.of("/tmp", "wp-socket-" + System.nanoTime());
-        try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
-            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+        try (var server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
             Sandbox s = sandbox("bwrap", Files.createDirectory(tmp.resolve("state")));
             String name = agentDir.getFileName().toString();
             String out = run(
@@ -195,13 +203,13 @@ class SandboxTests {
     void aJobOfAnotherUserWritesItsOwnTmpAndReadsTheHosts() throws Exception {
         boolean root = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
         if (!"true".equals(System.getenv("CI"))) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(root, "root switches users");
+            Assumptions.assumeTrue(root, "root switches users");
         }
         assertTrue(root, "only root switches a job's user: CI (.ci/run) runs as root");
         Path shared = Files.createTempDirectory(Path.of("/tmp"), "wp-shared");
-        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.writeString(shared.resolve("script"), "hello");
-        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
         try {
             Sandbox s = Sandbox.fromEnv(
                     Map.of(
@@ -230,12 +238,8 @@ class SandboxTests {
         try {
             assertEquals(a.getParent(), b.getParent());
             assertTrue(a.getParent().getFileName().toString().startsWith("warmpool-"), a.toString());
-            assertEquals(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"),
-                    Files.getPosixFilePermissions(a.getParent()));
-            assertEquals(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
-                    Files.getPosixFilePermissions(a));
+            assertEquals(PosixFilePermissions.fromString("rwx--x--x"), Files.getPosixFilePermissions(a.getParent()));
+            assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(a));
         } finally {
             Sandbox.remove(a);
             Sandbox.remove(b);
@@ -253,8 +257,7 @@ class SandboxTests {
         Path dead = Files.createDirectory(parent.resolve("gone5678"));
         Path live = Files.createDirectory(parent.resolve("alive-p5678"));
         Path fresh = Files.createDirectory(parent.resolve("in-process-agent9"));
-        java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.from(
-                java.time.Instant.now().minus(AgentDirs.LEFTOVER_AGE).minusSeconds(60));
+        FileTime old = FileTime.from(Instant.now().minus(AgentDirs.LEFTOVER_AGE).minusSeconds(60));
         for (Path d : List.of(deadOld, leftOld, liveOld, dead, live)) {
             Files.setLastModifiedTime(d, old);
         }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -19,23 +21,23 @@ class TailTests {
     @Test
     void passesOnTheReportLinesAndKeepsThemInTheTail() {
         Tail t = new Tail(1024);
-        java.util.List<String> reports = new java.util.ArrayList<>();
+        List<String> reports = new ArrayList<>();
         String out =
                 "epoch 1\nWARMPOOL_REPORT {\"step\": 1}\n  WARMPOOL_REPORT {\"indented\": 1}\nWARMPOOL_REPORT {\"step\": 2}\nWARMPOOL_REPORT {\"cut\"";
         t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), JobRun.REPORT_MARKER, reports::add);
-        assertEquals(java.util.List.of("{\"step\": 1}", "{\"step\": 2}"), reports, "whole marked lines only");
+        assertEquals(List.of("{\"step\": 1}", "{\"step\": 2}"), reports, "whole marked lines only");
         assertEquals(out, t.text());
     }
 
     @Test
     void aReportLineOverTheBoundIsOnlyOutput() {
         Tail t = new Tail(1024);
-        java.util.List<String> reports = new java.util.ArrayList<>();
+        List<String> reports = new ArrayList<>();
         // cut at the bound, it would still parse: as a report the job never made
         String out =
                 "WARMPOOL_REPORT {\"step\": 1}" + " ".repeat(Tail.MAX_REPORT) + "}\nWARMPOOL_REPORT {\"step\": 2}\n";
         t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), JobRun.REPORT_MARKER, reports::add);
-        assertEquals(java.util.List.of("{\"step\": 2}"), reports);
+        assertEquals(List.of("{\"step\": 2}"), reports);
     }
 
     @Test

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
+import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class WorkerTests {
@@ -48,7 +51,7 @@ class WorkerTests {
 
     @Test
     void endsAtALineOverTheBoundWhileReadingItSoTheAgentHeapStaysSmall() throws Exception {
-        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         WorkerLines q = new WorkerLines(1 << 20);
         long before = threads.getCurrentThreadAllocatedBytes();
         q.read(hugeLineThenAnswer());
@@ -63,8 +66,7 @@ class WorkerTests {
     @Test
     void readsLinesAndTheEndOfTheOutput() throws Exception {
         WorkerLines q = new WorkerLines(64);
-        q.read(new java.io.ByteArrayInputStream(
-                "one\n{\"status\": \"SUCCEEDED\"}\r\nlast".getBytes(StandardCharsets.UTF_8)));
+        q.read(new ByteArrayInputStream("one\n{\"status\": \"SUCCEEDED\"}\r\nlast".getBytes(StandardCharsets.UTF_8)));
         assertEquals("one", q.take());
         assertEquals("{\"status\": \"SUCCEEDED\"}", q.take());
         assertEquals("last", q.take());
@@ -74,7 +76,7 @@ class WorkerTests {
 
     /** Short lines for ever, counting the bytes read. */
     static final class Endless extends InputStream {
-        final java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+        final AtomicLong read = new AtomicLong();
 
         @Override
         public int read() {

@@ -8,11 +8,14 @@ import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @QuarkusTest
 public class BadInputTests {
     static {
-        dev.warmpool.testing.Tokens.asAdminByDefault();
+        Tokens.asAdminByDefault();
     }
 
     static final String POOL = "bad-input";
@@ -38,7 +41,7 @@ public class BadInputTests {
                 .contentType(startsWith("application/problem+json"))
                 .body("status", equalTo(status))
                 .body("type", startsWith("https://warmpool.dev/problems/"))
-                .body("detail", org.hamcrest.Matchers.notNullValue());
+                .body("detail", Matchers.notNullValue());
     }
 
     static Stream<Arguments> badPools() {
@@ -114,8 +117,8 @@ public class BadInputTests {
                                 .then(),
                         400)
                 .body("field", equalTo("minIdel"))
-                .body("detail", org.hamcrest.Matchers.containsString("Unknown field 'minIdel'"))
-                .body("knownFields", org.hamcrest.Matchers.hasItems("minIdle", "idleTimeoutSeconds", "command"));
+                .body("detail", Matchers.containsString("Unknown field 'minIdel'"))
+                .body("knownFields", Matchers.hasItems("minIdle", "idleTimeoutSeconds", "command"));
     }
 
     @Test
@@ -130,14 +133,14 @@ public class BadInputTests {
                 .body("spec.minIdle", equalTo(0))
                 .body(
                         "warnings[0]",
-                        org.hamcrest.Matchers.startsWith(
+                        Matchers.startsWith(
                                 "template.resources.limits.cpu asks for 4096 cores per processor; this machine has "));
         given().contentType("application/json")
                 .body("{\"command\": [\"true\"], \"minIdle\": 0}")
                 .put("/pools/bad-input-big")
                 .then()
                 .statusCode(200)
-                .body("$", org.hamcrest.Matchers.not(org.hamcrest.Matchers.hasKey("warnings")));
+                .body("$", Matchers.not(Matchers.hasKey("warnings")));
         given().delete("/pools/bad-input-big").then().statusCode(202);
     }
 
@@ -202,7 +205,7 @@ public class BadInputTests {
                         409)
                 .body("type", equalTo("https://warmpool.dev/problems/gang-change"))
                 .body("detail", containsString("DELETE /pools/" + POOL + " first"));
-        given().get("/pools/" + POOL).then().statusCode(200).body("spec.gang", org.hamcrest.Matchers.nullValue());
+        given().get("/pools/" + POOL).then().statusCode(200).body("spec.gang", Matchers.nullValue());
     }
 
     @Test
@@ -303,7 +306,7 @@ public class BadInputTests {
         return Stream.of(
                 Arguments.of(Map.of(), "jobs", "must list the jobs"),
                 Arguments.of(Map.of("jobs", List.of()), "jobs", "1 to 1000 jobs"),
-                Arguments.of(Map.of("jobs", java.util.Collections.nCopies(1001, ok)), "jobs", "1 to 1000 jobs"),
+                Arguments.of(Map.of("jobs", Collections.nCopies(1001, ok)), "jobs", "1 to 1000 jobs"),
                 Arguments.of(Map.of("jobs", ok), "jobs", "array"),
                 Arguments.of(Map.of("jobs", List.of(ok, Map.of("type", "other"))), "jobs[1].type", "same type"),
                 Arguments.of(

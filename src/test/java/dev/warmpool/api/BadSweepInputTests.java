@@ -7,10 +7,14 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
+import java.math.BigInteger;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @QuarkusTest
 public class BadSweepInputTests {
     static {
-        dev.warmpool.testing.Tokens.asAdminByDefault();
+        Tokens.asAdminByDefault();
     }
 
     static final String POOL = BadInputTests.POOL;
@@ -41,7 +45,7 @@ public class BadSweepInputTests {
      * field; the valid one itself is accepted, see the scoped-driver tests).
      */
     static Map<String, Object> optuna(Map<String, Object> changes) {
-        Map<String, Object> body = new java.util.HashMap<>(Map.of(
+        Map<String, Object> body = new HashMap<>(Map.of(
                 "type",
                 POOL,
                 "algorithm",
@@ -166,13 +170,7 @@ public class BadSweepInputTests {
                         "whole number"),
                 Arguments.of(Map.of("type", POOL, "space", grid, "priority", 1e308), "priority", "whole number"),
                 Arguments.of(
-                        Map.of(
-                                "type",
-                                POOL,
-                                "space",
-                                grid,
-                                "timeoutSeconds",
-                                new java.math.BigInteger("99999999999999999999")),
+                        Map.of("type", POOL, "space", grid, "timeoutSeconds", new BigInteger("99999999999999999999")),
                         "timeoutSeconds",
                         "out of range"),
                 Arguments.of(
@@ -229,10 +227,9 @@ public class BadSweepInputTests {
     @ParameterizedTest
     @MethodSource("badSweepEvents")
     void refusesAStructuredSweepEventWithANumberOutOfRangeNamingTheField(String data, String field) {
-        String event =
-                "{\"specversion\": \"1.0\", \"id\": \"" + java.util.UUID.randomUUID() + "\", \"source\": \"/bad\", "
-                        + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": "
-                        + data + "}";
+        String event = "{\"specversion\": \"1.0\", \"id\": \"" + UUID.randomUUID() + "\", \"source\": \"/bad\", "
+                + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": "
+                + data + "}";
         problem(
                         given().contentType("application/cloudevents+json")
                                 .body(event)

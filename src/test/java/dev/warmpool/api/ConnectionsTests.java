@@ -15,6 +15,7 @@ import io.quarkus.test.junit.TestProfile;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URL;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -79,7 +81,7 @@ class ConnectionsTests {
             return in.read() == -1;
         } catch (SocketTimeoutException e) {
             return false;
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             return true; // reset
         }
     }
@@ -97,10 +99,7 @@ class ConnectionsTests {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, events.statusCode());
         assertTrue(events.body().contains("event:end"), "the stream reached the job's end: " + events.body());
-        given().get("/jobs/" + waited + "?wait=30")
-                .then()
-                .statusCode(200)
-                .body("state", org.hamcrest.Matchers.equalTo("SUCCEEDED"));
+        given().get("/jobs/" + waited + "?wait=30").then().statusCode(200).body("state", Matchers.equalTo("SUCCEEDED"));
     }
 
     @Test

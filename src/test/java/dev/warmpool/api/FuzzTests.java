@@ -7,12 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.testing.Api;
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Function;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @QuarkusTest
 class FuzzTests {
     static {
-        dev.warmpool.testing.Tokens.asAdminByDefault();
+        Tokens.asAdminByDefault();
     }
 
     static final String POOL = "fuzz";
@@ -54,7 +58,7 @@ class FuzzTests {
      * admin's token unless a hostile Authorization replaces it, else none at all.
      */
     private void hammer(boolean withToken, int count) {
-        List<java.util.function.Function<RequestSpecification, Response>> requests = List.of(
+        List<Function<RequestSpecification, Response>> requests = List.of(
                 r -> r.contentType("application/json").body(badJob()).post("/jobs"),
                 r -> r.contentType("application/json")
                         .body("{\"jobs\": [" + badJob() + "]}")
@@ -85,9 +89,7 @@ class FuzzTests {
                         what + " (" + status + "): " + r.contentType());
                 assertNotNull(r.jsonPath().getString("detail"));
                 assertEquals(status, r.jsonPath().getInt("status"));
-                assertFalse(
-                        r.asString().contains(dev.warmpool.testing.Tokens.ADMIN),
-                        what + " echoed the token: " + r.asString());
+                assertFalse(r.asString().contains(Tokens.ADMIN), what + " echoed the token: " + r.asString());
             }
             // a hostile path can come down to "/" ("/pools/.."): the index, which holds no data, is open
             boolean index = status == 200
@@ -112,10 +114,10 @@ class FuzzTests {
                             "bearer " + "z".repeat(4000),
                             "Bearer a.b.c",
                             "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
-                            "Bearer " + dev.warmpool.testing.Tokens.ADMIN + " x",
-                            "Token " + dev.warmpool.testing.Tokens.ADMIN));
+                            "Bearer " + Tokens.ADMIN + " x",
+                            "Token " + Tokens.ADMIN));
             if (random.nextInt(4) == 0) {
-                r.header("Authorization", "Bearer " + dev.warmpool.testing.Tokens.ADMIN); // a second one
+                r.header("Authorization", "Bearer " + Tokens.ADMIN); // a second one
             }
         }
         if (random.nextInt(4) == 0) {
@@ -153,7 +155,7 @@ class FuzzTests {
                         "{\"specversion\": \"1.0\", \"id\": \"" + random.nextInt() + "\", \"source\": \"/f\", "
                                 + "\"type\": \"dev.warmpool.sweep.submit\", \"datacontenttype\": \"application/json\", \"data\": "
                                 + badSweep() + "}",
-                        new String(bytes(), java.nio.charset.StandardCharsets.ISO_8859_1)));
+                        new String(bytes(), StandardCharsets.ISO_8859_1)));
     }
 
     /** A sweep body that is wrong in at least one way. */
@@ -266,7 +268,7 @@ class FuzzTests {
     }
 
     private String hugeArray() {
-        return "[" + String.join(",", java.util.Collections.nCopies(1500, "\"a\"")) + "]";
+        return "[" + String.join(",", Collections.nCopies(1500, "\"a\"")) + "]";
     }
 
     private String hugeEnv() {

@@ -9,6 +9,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.List;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /** OIDC/JWT bearer tokens from an issuer the test runs (its own keys and JWKS), beside the static tokens. */
@@ -36,7 +37,7 @@ class JwtTests {
                 .body("{\"command\": [\"true\"], \"minIdle\": 0}")
                 .put("/pools/jwt")
                 .then()
-                .statusCode(org.hamcrest.Matchers.anyOf(equalTo(200), equalTo(201)));
+                .statusCode(Matchers.anyOf(equalTo(200), equalTo(201)));
         String notebook = valid("system:serviceaccount:ml:notebook", "submitter");
         given().noFilters()
                 .header("Authorization", bearer(notebook))

@@ -9,6 +9,7 @@ import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -74,8 +75,7 @@ class LimitsTests {
     @Test
     void refusesAPoolWhoseImageIsNotAllowed() {
         given().contentType("application/json")
-                .body(Map.of(
-                        "command", java.util.List.of("true"), "template", Map.of("image", "evil.example/miner:latest")))
+                .body(Map.of("command", List.of("true"), "template", Map.of("image", "evil.example/miner:latest")))
                 .put("/pools/img")
                 .then()
                 .statusCode(403)
@@ -84,7 +84,7 @@ class LimitsTests {
         given().contentType("application/json")
                 .body(Map.of(
                         "command",
-                        java.util.List.of("true"),
+                        List.of("true"),
                         "minIdle",
                         0,
                         "template",

@@ -12,21 +12,30 @@ import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTestProfile;
+import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** CloudEvents in (Knative sink at POST /) and out (K_SINK), in-process and against the packaged app. */
 public abstract class EventScenarios {
     static {
-        dev.warmpool.testing.Tokens.asAdminByDefault();
+        Tokens.asAdminByDefault();
     }
 
     /** The periodic reconciler is slowed to once an hour, so a ping is what reconciles. */
@@ -321,7 +330,7 @@ public abstract class EventScenarios {
      */
     @Test
     public void anyHeaderValueHoweverMalformedGetsA4xxProblemNeverA5xx() throws Exception {
-        java.util.Random random = new java.util.Random(39);
+        Random random = new Random(39);
         List<String> names = List.of(
                 "content-type",
                 "ce-specversion",
@@ -334,7 +343,7 @@ public abstract class EventScenarios {
                 "ce-datacontenttype",
                 "ce-x-extension");
         for (int i = 0; i < 400; i++) {
-            Map<String, String> headers = new java.util.LinkedHashMap<>();
+            Map<String, String> headers = new LinkedHashMap<>();
             headers.put("ce-specversion", "1.0");
             headers.put("ce-id", "fuzz-" + i);
             headers.put("ce-source", "/tests/fuzz");
@@ -350,8 +359,8 @@ public abstract class EventScenarios {
                 }
             }
             byte[] body = random.nextInt(4) == 0
-                    ? Fuzz.ascii(random, random.nextInt(40)).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)
-                    : "{\"type\": \"ev-fuzz-none\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    ? Fuzz.ascii(random, random.nextInt(40)).getBytes(StandardCharsets.ISO_8859_1)
+                    : "{\"type\": \"ev-fuzz-none\"}".getBytes(StandardCharsets.UTF_8);
             Fuzz.Answer a = Fuzz.post(headers, body);
             String request = "request " + i + " " + Fuzz.shown(headers);
             assertTrue(a.status() >= 200 && a.status() < 500, request + " got " + a);
@@ -402,7 +411,7 @@ public abstract class EventScenarios {
         }
 
         /** A header value of one of the shapes; null removes the header. */
-        static String value(java.util.Random random) {
+        static String value(Random random) {
             return switch (random.nextInt(7)) {
                 case 0 -> null;
                 case 1, 2 -> SHAPES[random.nextInt(SHAPES.length)];
@@ -410,15 +419,14 @@ public abstract class EventScenarios {
                 case 4 -> ascii(random, 2000 + random.nextInt(4000));
                 case 5 ->
                     new String(
-                            "\u00e9t\u00e9/\u65e5\u672c; charset=\u00fc \ud83d\ude00"
-                                    .getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                            java.nio.charset.StandardCharsets.ISO_8859_1);
+                            "\u00e9t\u00e9/\u65e5\u672c; charset=\u00fc \ud83d\ude00".getBytes(StandardCharsets.UTF_8),
+                            StandardCharsets.ISO_8859_1);
                 default -> "application/json; charset=\u00e9\u00ff" + ascii(random, random.nextInt(5));
             };
         }
 
         /** Printable ASCII, separators and quotes included. */
-        static String ascii(java.util.Random random, int length) {
+        static String ascii(Random random, int length) {
             StringBuilder s = new StringBuilder(length);
             for (int i = 0; i < length; i++) {
                 s.append((char) (0x20 + random.nextInt(0x5f)));
@@ -427,31 +435,30 @@ public abstract class EventScenarios {
         }
 
         /** Sends the headers as Latin-1 bytes (a value of UTF-8 bytes arrives as such) and reads the answer's head. */
-        static Answer post(Map<String, String> headers, byte[] body) throws java.io.IOException {
-            int port = io.restassured.RestAssured.port;
+        static Answer post(Map<String, String> headers, byte[] body) throws IOException {
+            int port = RestAssured.port;
             StringBuilder head = new StringBuilder("POST / HTTP/1.1\r\n")
                     .append("Host: localhost:")
                     .append(port)
                     .append("\r\nAuthorization: ")
-                    .append(dev.warmpool.testing.Tokens.bearer(dev.warmpool.testing.Tokens.ADMIN))
+                    .append(Tokens.bearer(Tokens.ADMIN))
                     .append("\r\nConnection: close\r\nContent-Length: ")
                     .append(body.length)
                     .append("\r\n");
             headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
             head.append("\r\n");
-            try (java.net.Socket socket = new java.net.Socket("localhost", port)) {
+            try (Socket socket = new Socket("localhost", port)) {
                 socket.setSoTimeout(30_000);
                 var out = socket.getOutputStream();
-                out.write(head.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
                 out.write(body);
                 out.flush();
-                String answer = new String(
-                        socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+                String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
                 String[] lines = answer.split("\r\n");
                 int status = Integer.parseInt(lines[0].split(" ")[1]);
-                String type = java.util.Arrays.stream(lines)
+                String type = Arrays.stream(lines)
                         .takeWhile(l -> !l.isEmpty())
-                        .filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("content-type:"))
+                        .filter(l -> l.toLowerCase(Locale.ROOT).startsWith("content-type:"))
                         .map(l -> l.substring("content-type:".length()).strip())
                         .findFirst()
                         .orElse("");

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -87,7 +88,7 @@ class PoolMetricsTests {
                 .jsonPath()
                 .getList("startedAt")
                 .stream()
-                .filter(java.util.Objects::nonNull)
+                .filter(Objects::nonNull)
                 .count();
         assertTrue(started >= 4, "four jobs ran to their end");
         assertEquals((double) started, value(m, "warmpool_job_queue_wait_seconds_count{pool=\"metered\"}"), m);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.warmpool.protocol.ProcessorState;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class PoolSnapshotTests {
     static final long NOW = SizingPolicyTests.NOW;
     static final PoolSnapshot.StartError NO_IMAGE =
-            new PoolSnapshot.StartError("could not start: no such image", java.time.Instant.ofEpochMilli(NOW - 5_000));
+            new PoolSnapshot.StartError("could not start: no such image", Instant.ofEpochMilli(NOW - 5_000));
 
     static PoolSnapshot with(PoolSnapshot.StartError error, Processor... ps) {
         PoolSnapshot s = SizingPolicyTests.pool(1, 4, 300, 0, false, ps);
@@ -48,8 +49,8 @@ class PoolSnapshotTests {
 
     @Test
     void aPoolWhoseProcessorsCannotStartWaitsAMomentBeforeItStartsAnother() {
-        PoolSnapshot.StartError fresh = new PoolSnapshot.StartError(
-                "the persistent worker exited at once", java.time.Instant.ofEpochMilli(NOW - 1_000));
+        PoolSnapshot.StartError fresh =
+                new PoolSnapshot.StartError("the persistent worker exited at once", Instant.ofEpochMilli(NOW - 1_000));
         assertEquals(1, SizingPolicy.toStart(with(null), List.of(), 1), "no error: minIdle is started");
         assertEquals(0, SizingPolicy.toStart(with(fresh), List.of(), 1), "an error a second old: not yet");
         assertEquals(1, SizingPolicy.toStart(with(NO_IMAGE), List.of(), 1), "five seconds old: it tries again");

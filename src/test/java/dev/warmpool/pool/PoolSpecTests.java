@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +44,7 @@ class PoolSpecTests {
     @Test
     void maskedEnvValuesReachTheTemplatesEnvAndKeepTheRuntime() {
         PoolSpec shown = withTemplateEnv().withEnvValues(env -> {
-            Map<String, String> out = new java.util.TreeMap<>();
+            Map<String, String> out = new TreeMap<>();
             env.keySet().forEach(k -> out.put(k, "***"));
             return out;
         });

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -79,8 +80,7 @@ class WarmthParityTests {
             }
         }
         assertEquals(true, samples[1] > Warmth.HALVE, "level 1's counts were halved: " + samples[1] + " gaps");
-        assertEquals(
-                true, java.util.stream.LongStream.of(samples).filter(n -> n > 0).count() > 20, "many levels");
+        assertEquals(true, LongStream.of(samples).filter(n -> n > 0).count() > 20, "many levels");
         try (Jedis j = new Jedis(URI.create(REDIS.url()))) {
             j.del(KeySchema.warmth(TYPE));
             String script = driver();

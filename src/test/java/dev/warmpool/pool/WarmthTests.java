@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.ProcessorState;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -68,7 +69,7 @@ class WarmthTests {
     static SizingPolicy.Plan plan(PoolSpec spec, WarmthRecorder r, long now, int queued, Processor... ps) {
         PoolSnapshot s = new PoolSnapshot(
                 "t", spec, false, queued, now, List.of(ps), 0, List.of(), r.history(), 0, queued, null);
-        Set<String> all = new java.util.HashSet<>();
+        Set<String> all = new HashSet<>();
         for (Processor p : ps) {
             all.add(p.id());
         }

@@ -7,6 +7,7 @@ import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.pool.PodTemplate;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
@@ -84,14 +85,14 @@ class ResourceLimitsTests {
 
     @Test
     void aMisspeltResourcesSectionIsRefusedOnEveryRuntime() {
-        for (String runtime : java.util.List.of("local", "docker", "kubernetes")) {
+        for (String runtime : List.of("local", "docker", "kubernetes")) {
             PodTemplate t = limits(Map.of());
             t.resources().setAdditionalProperty("limts", Map.of("memory", "1Gi"));
             var p = ResourceLimits.problem(t, runtime).orElseThrow();
             assertEquals("template.resources.limts", p.field(), runtime);
             assertTrue(p.detail().contains("limits, requests"), p.detail());
         }
-        for (String runtime : java.util.List.of("local", "docker")) {
+        for (String runtime : List.of("local", "docker")) {
             assertEquals(
                     "template.resources.limits.memroy",
                     ResourceLimits.problem(limits(Map.of("memroy", "1Gi")), runtime)

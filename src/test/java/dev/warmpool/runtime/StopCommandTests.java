@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.warmpool.runtime.local.AgentNotes;
 import dev.warmpool.store.RedisServer;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -148,7 +149,7 @@ class StopCommandTests {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
             return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z") || !p.isAlive();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return true;
         }
     }

@@ -13,6 +13,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -63,7 +64,7 @@ class JobWaitTests {
         assertEquals("CANCELLED", job.get("state"));
         // the answer is the job as the cancel ended it; the killed process's exit code and log tail
         // (result) come with the agent's report, which may land before the test reads the job again
-        Map<String, Object> again = new java.util.HashMap<>(readAgain(job));
+        Map<String, Object> again = new HashMap<>(readAgain(job));
         if (!job.containsKey("result")) {
             again.remove("result");
         }

@@ -18,9 +18,13 @@ import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.StatsReply;
 import dev.warmpool.protocol.SubmitReply;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -170,12 +174,12 @@ class DispatchScriptTests {
         assertEquals(
                 1,
                 after.queueWait().buckets()[StatsReply.BOUNDS_MS.indexOf(2500L)],
-                java.util.Arrays.toString(after.queueWait().buckets()));
+                Arrays.toString(after.queueWait().buckets()));
         assertEquals(1, after.run().count());
         assertEquals(
                 1,
                 after.run().buckets()[StatsReply.BOUNDS_MS.indexOf(500L)],
-                java.util.Arrays.toString(after.run().buckets()));
+                Arrays.toString(after.run().buckets()));
         assertTrue(
                 after.run().sumMs() >= 400 && after.run().sumMs() < 1_400,
                 "run sum " + after.run().sumMs());
@@ -194,14 +198,12 @@ class DispatchScriptTests {
     @Test
     void theLuaBucketBoundsAreTheExportedOnes() throws Exception {
         String lua = new String(
-                Script.class.getResourceAsStream("/lua/lib/warmth.lua").readAllBytes(),
-                java.nio.charset.StandardCharsets.UTF_8);
-        java.util.regex.Matcher m =
-                java.util.regex.Pattern.compile("TIMING_BOUNDS = \\{([^}]*)\\}").matcher(lua);
+                Script.class.getResourceAsStream("/lua/lib/warmth.lua").readAllBytes(), StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("TIMING_BOUNDS = \\{([^}]*)\\}").matcher(lua);
         assertTrue(m.find(), "lib/warmth.lua names TIMING_BOUNDS");
         assertEquals(
                 StatsReply.BOUNDS_MS,
-                java.util.Arrays.stream(m.group(1).split(","))
+                Arrays.stream(m.group(1).split(","))
                         .map(String::trim)
                         .map(Long::valueOf)
                         .toList());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.protocol.BatchReply;
 import dev.warmpool.protocol.CancelReply;
 import dev.warmpool.protocol.FinishReply;
@@ -19,8 +20,17 @@ import dev.warmpool.protocol.ReportReply;
 import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.SubmitReply;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
@@ -113,7 +123,7 @@ class JobScriptContractTests extends ScriptContract {
                 call(Script.LOG, LogReply.args("p1", job, "2", 100, List.of("fenced")), LogReply::decode),
                 "another assignment's copy");
         String events = KeySchema.jobEvents(TYPE, job);
-        List<String> kinds = new java.util.ArrayList<>();
+        List<String> kinds = new ArrayList<>();
         j.xrange(events, (redis.clients.jedis.StreamEntryID) null, null)
                 .forEach(e -> kinds.addAll(e.getFields().entrySet().stream()
                         .map(f -> f.getKey() + "=" + f.getValue())
@@ -136,9 +146,7 @@ class JobScriptContractTests extends ScriptContract {
         String job = newJobId();
         submit(job);
         start("p1", job, "1");
-        List<String> lines = java.util.stream.IntStream.range(0, 500)
-                .mapToObj(i -> "line " + i)
-                .toList();
+        List<String> lines = IntStream.range(0, 500).mapToObj(i -> "line " + i).toList();
         for (int i = 0; i < 4; i++) {
             call(Script.LOG, LogReply.args("p1", job, "1", 100, lines), LogReply::decode);
         }
@@ -178,7 +186,7 @@ class JobScriptContractTests extends ScriptContract {
         String cancelled = newJobId() + "c";
         submit(finished);
         submit(cancelled);
-        java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+        BlockingQueue<String> heard = new LinkedBlockingQueue<>();
         redis.clients.jedis.JedisPubSub listener = new redis.clients.jedis.JedisPubSub() {
             @Override
             public void onPMessage(String pattern, String channel, String message) {
@@ -186,25 +194,22 @@ class JobScriptContractTests extends ScriptContract {
             }
         };
         Thread t = new Thread(() -> {
-            try (Jedis sub = new Jedis(java.net.URI.create(on.url()))) {
+            try (Jedis sub = new Jedis(URI.create(on.url()))) {
                 sub.psubscribe(listener, KeySchema.ENDED_PATTERN);
             }
         });
         t.setDaemon(true);
         t.start();
-        org.awaitility.Awaitility.await()
-                .atMost(java.time.Duration.ofSeconds(10))
-                .until(() -> j.pubsubNumPat() == 1);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> j.pubsubNumPat() == 1);
         start("p1", finished, "1");
         finish("p1", finished, "1", false);
         call(Script.CANCEL, CancelReply.args(cancelled, "no longer needed", 60), CancelReply::decode);
         for (String id : List.of(finished, cancelled)) {
-            String message = heard.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+            String message = heard.poll(10, TimeUnit.SECONDS);
             String prefix = KeySchema.ended(TYPE) + " " + id + "\n";
             assertTrue(message != null && message.startsWith(prefix), message);
-            String[] flat = new com.fasterxml.jackson.databind.ObjectMapper()
-                    .readValue(message.substring(prefix.length()), String[].class);
-            Map<String, String> carried = new java.util.HashMap<>();
+            String[] flat = new ObjectMapper().readValue(message.substring(prefix.length()), String[].class);
+            Map<String, String> carried = new HashMap<>();
             for (int i = 0; i + 1 < flat.length; i += 2) {
                 carried.put(flat[i], flat[i + 1]);
             }

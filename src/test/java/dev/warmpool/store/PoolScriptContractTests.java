@@ -25,7 +25,9 @@ import dev.warmpool.protocol.SnapshotReply;
 import dev.warmpool.protocol.SpawnGangReply;
 import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.StartFailedReply;
+import dev.warmpool.protocol.StatsReply;
 import dev.warmpool.protocol.SubmitReply;
+import dev.warmpool.protocol.TenantsReply;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -325,12 +327,10 @@ class PoolScriptContractTests extends ScriptContract {
         processor("p2");
         String a = newJobId();
         assertInstanceOf(SubmitReply.Assigned.class, submit(a));
-        dev.warmpool.protocol.StatsReply.Pool s = (dev.warmpool.protocol.StatsReply.Pool)
-                call(Script.STATS, dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode);
+        StatsReply.Pool s = (StatsReply.Pool) call(Script.STATS, StatsReply.args(), StatsReply::decode);
         long idleAtMost = 2 * (System.currentTimeMillis() - idleFrom + 1); // two processors up at most this long
         assertEquals(List.of(0, 1, 1, 0, 0), List.of(s.starting(), s.idle(), s.busy(), s.draining(), s.queued()));
-        var ts = (dev.warmpool.protocol.TenantsReply.Tenants) call(
-                Script.TENANTS, dev.warmpool.protocol.TenantsReply.args(), dev.warmpool.protocol.TenantsReply::decode);
+        var ts = (TenantsReply.Tenants) call(Script.TENANTS, TenantsReply.args(), TenantsReply::decode);
         assertEquals(
                 List.of("-/1.0/1/0"),
                 ts.tenants().stream() // a job with no submitter counts for "-"
@@ -342,14 +342,7 @@ class PoolScriptContractTests extends ScriptContract {
                 "idle time so far, " + s.idleNowMs() + " ms, within the " + idleAtMost
                         + " ms two processors have been up");
         j.del(KeySchema.pool(TYPE));
-        assertInstanceOf(
-                dev.warmpool.protocol.StatsReply.NoPool.class,
-                call(Script.STATS, dev.warmpool.protocol.StatsReply.args(), dev.warmpool.protocol.StatsReply::decode));
-        assertInstanceOf(
-                dev.warmpool.protocol.TenantsReply.NoPool.class,
-                call(
-                        Script.TENANTS,
-                        dev.warmpool.protocol.TenantsReply.args(),
-                        dev.warmpool.protocol.TenantsReply::decode));
+        assertInstanceOf(StatsReply.NoPool.class, call(Script.STATS, StatsReply.args(), StatsReply::decode));
+        assertInstanceOf(TenantsReply.NoPool.class, call(Script.TENANTS, TenantsReply.args(), TenantsReply::decode));
     }
 }

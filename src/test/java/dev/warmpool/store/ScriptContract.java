@@ -14,15 +14,22 @@ import dev.warmpool.protocol.Script;
 import dev.warmpool.protocol.SpawnReply;
 import dev.warmpool.protocol.StartReply;
 import dev.warmpool.protocol.SubmitReply;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -116,18 +123,17 @@ abstract class ScriptContract {
 
     /** Every script in {@link Script} is called through {@link #call} by a family's class; a new script needs its contract test. */
     @Test
-    void everyScriptHasItsContractTestHere() throws java.io.IOException {
+    void everyScriptHasItsContractTestHere() throws IOException {
         StringBuilder text = new StringBuilder();
-        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("src/test/java/dev/warmpool/store"))) {
-            for (java.nio.file.Path f : files.filter(
-                            f -> f.getFileName().toString().matches(".*ScriptContract(Tests)?\\.java"))
+        try (var files = Files.list(Path.of("src/test/java/dev/warmpool/store"))) {
+            for (Path f : files.filter(f -> f.getFileName().toString().matches(".*ScriptContract(Tests)?\\.java"))
                     .toList()) {
-                text.append(java.nio.file.Files.readString(f));
+                text.append(Files.readString(f));
             }
         }
         String source = text.toString();
         List<Script> missing = EnumSet.allOf(Script.class).stream()
-                .filter(s -> !java.util.regex.Pattern.compile("call\\(\\s*Script\\." + s.name() + ",")
+                .filter(s -> !Pattern.compile("call\\(\\s*Script\\." + s.name() + ",")
                         .matcher(source)
                         .find())
                 .toList();
@@ -138,15 +144,15 @@ abstract class ScriptContract {
     }
 
     /** The family classes that have run in this JVM (a run may pick some of them: -Dtest=...). */
-    static final Set<String> FAMILIES_RAN = new java.util.TreeSet<>();
+    static final Set<String> FAMILIES_RAN = new TreeSet<>();
 
     /** Every family class there is: each {@code *ScriptContractTests} source beside this one. */
-    static Set<String> families() throws java.io.IOException {
-        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("src/test/java/dev/warmpool/store"))) {
+    static Set<String> families() throws IOException {
+        try (var files = Files.list(Path.of("src/test/java/dev/warmpool/store"))) {
             return files.map(f -> f.getFileName().toString())
                     .filter(n -> n.endsWith("ScriptContractTests.java"))
                     .map(n -> n.substring(0, n.length() - ".java".length()))
-                    .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+                    .collect(Collectors.toCollection(TreeSet::new));
         }
     }
 
@@ -156,7 +162,7 @@ abstract class ScriptContract {
      * or a sentinel script that moved, would have disarmed in silence.
      */
     @AfterAll
-    static void everyScriptWasCalled(org.junit.jupiter.api.TestInfo info) throws java.io.IOException {
+    static void everyScriptWasCalled(TestInfo info) throws IOException {
         info.getTestClass().ifPresent(c -> FAMILIES_RAN.add(c.getSimpleName()));
         if (FAMILIES_RAN.containsAll(families())) {
             assertEquals(EnumSet.allOf(Script.class), CALLED, "scripts no contract test called");
@@ -165,7 +171,7 @@ abstract class ScriptContract {
 
     /** The check above can fire: the families are found where they are, by the names they have. */
     @Test
-    void theFamiliesAreFound() throws java.io.IOException {
+    void theFamiliesAreFound() throws IOException {
         Set<String> all = families();
         assertTrue(
                 all.containsAll(List.of(

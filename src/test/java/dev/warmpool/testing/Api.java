@@ -8,6 +8,7 @@ import io.restassured.path.json.JsonPath;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import org.hamcrest.Matchers;
 
 /** Calls of the HTTP API that tests share, and the conditions they wait on. */
 public final class Api {
@@ -22,7 +23,7 @@ public final class Api {
                 .body(body)
                 .put("/pools/" + type)
                 .then()
-                .statusCode(org.hamcrest.Matchers.anyOf(org.hamcrest.Matchers.is(200), org.hamcrest.Matchers.is(201)))
+                .statusCode(Matchers.anyOf(Matchers.is(200), Matchers.is(201)))
                 .extract()
                 .jsonPath();
     }

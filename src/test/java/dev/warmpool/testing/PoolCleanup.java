@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.test.junit.callback.QuarkusTestAfterAllCallback;
 import io.quarkus.test.junit.callback.QuarkusTestContext;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -68,7 +69,7 @@ public class PoolCleanup implements QuarkusTestAfterAllCallback {
             System.err.printf(
                     "PoolCleanup: %d pool(s) deleted after %s%s%n",
                     deleted.size(), name(context), left.isEmpty() ? "" : ", still draining: " + left);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // the app is gone already: so are its pools' agents, with the test's Redis
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -82,7 +83,7 @@ public class PoolCleanup implements QuarkusTestAfterAllCallback {
         try {
             return HTTP.send(request(pool(base, type)).GET().build(), HttpResponse.BodyHandlers.discarding())
                     .statusCode();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return 404; // the app is gone, and its pools with it
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

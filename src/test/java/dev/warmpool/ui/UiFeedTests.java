@@ -4,12 +4,14 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.service.PoolView;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.helpers.test.AssertSubscriber;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -153,8 +155,8 @@ class UiFeedTests {
 
     @Test
     void aCardSaysWhyItsPoolsProcessorsCannotStart() {
-        dev.warmpool.pool.PoolSnapshot.StartError why = new dev.warmpool.pool.PoolSnapshot.StartError(
-                "could not start: no such image", java.time.Instant.ofEpochMilli(1_000));
+        PoolSnapshot.StartError why =
+                new PoolSnapshot.StartError("could not start: no such image", Instant.ofEpochMilli(1_000));
         UiFeed.Card card = UiFeed.Card.of(new PoolView(
                 "t", "ACTIVE", null, new PoolView.Status(0, 0, 0, 0, 3), List.of(), null, null, null, why));
         assertEquals(why, card.startError());

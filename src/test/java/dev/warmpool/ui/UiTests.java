@@ -9,9 +9,11 @@ import dev.warmpool.testing.Tokens;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URL;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -19,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -173,7 +176,7 @@ class UiTests {
             HttpResponse<String> r = call(
                     "POST",
                     "/ui/login",
-                    "token=" + Tokens.VIEWER + "&next=" + java.net.URLEncoder.encode(next, StandardCharsets.UTF_8),
+                    "token=" + Tokens.VIEWER + "&next=" + URLEncoder.encode(next, StandardCharsets.UTF_8),
                     "Content-Type",
                     form);
             assertEquals(303, r.statusCode(), next);
@@ -232,9 +235,9 @@ class UiTests {
             HttpRequest req = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/ui/events"))
                     .header("Cookie", session(reader))
                     .build();
-            HttpResponse<java.io.InputStream> r = HTTP.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> r = HTTP.send(req, HttpResponse.BodyHandlers.ofInputStream());
             try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
-                String data = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                String data = Assertions.assertTimeoutPreemptively(
                         Duration.ofSeconds(30),
                         () -> {
                             String line = "";
@@ -256,7 +259,7 @@ class UiTests {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/ui/events"))
                 .header("Cookie", session(Tokens.VIEWER))
                 .build();
-        HttpResponse<java.io.InputStream> r = HTTP.send(req, HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r = HTTP.send(req, HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, r.statusCode());
         try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
             assertEquals("event:state", in.readLine());

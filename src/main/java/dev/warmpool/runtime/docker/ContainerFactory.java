@@ -6,9 +6,11 @@ import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.DeviceRequest;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
+import dev.warmpool.config.ConfigCheck;
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.AgentEnv;
+import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ResourceLimits;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -325,7 +327,7 @@ public final class ContainerFactory {
     /** The manager's Redis URL as containers reach it: a loopback host becomes {@code gateway}, no credentials. */
     public static String containerRedis(String managerUrl, String gateway) {
         URI m = URI.create(managerUrl);
-        String host = dev.warmpool.config.ConfigCheck.loopback(m.getHost()) ? gateway : m.getHost();
+        String host = ConfigCheck.loopback(m.getHost()) ? gateway : m.getHost();
         return m.getScheme() + "://" + host + (m.getPort() < 0 ? "" : ":" + m.getPort());
     }
 
@@ -392,7 +394,7 @@ public final class ContainerFactory {
         env.put(AgentEnv.PROCESSOR_ID, processorId);
         env.put(AgentEnv.REDIS_URL_FILE, REDIS_URL_FILE);
         if (s.redisCertificate() != null) {
-            env.put(dev.warmpool.protocol.PinnedCertificate.ENV, REDIS_CERT_FILE);
+            env.put(PinnedCertificate.ENV, REDIS_CERT_FILE);
         }
         env.put(AgentEnv.HEARTBEAT_INTERVAL_MS, Long.toString(s.heartbeatMillis()));
         env.put(AgentEnv.RETENTION_SECONDS, Long.toString(s.retentionSeconds()));

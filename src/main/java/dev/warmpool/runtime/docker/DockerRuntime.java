@@ -6,25 +6,35 @@ import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.Event;
+import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.runtime.ResourceLimits;
 import dev.warmpool.runtime.StopCommand;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.jboss.logging.Logger;
@@ -59,7 +69,7 @@ public class DockerRuntime implements ProcessorRuntime {
     /** The uids jobs may run as, and which live container's jobs hold which (processor id -> uid). */
     private final JobUids jobUids;
 
-    private final Map<String, Long> uidHeld = new java.util.HashMap<>();
+    private final Map<String, Long> uidHeld = new HashMap<>();
 
     public DockerRuntime(DockerClient docker, ContainerFactory.Settings settings, UnaryOperator<String> agentUrl) {
         this(docker, settings, agentUrl, new Devices(List.of()));
@@ -176,22 +186,21 @@ public class DockerRuntime implements ProcessorRuntime {
      * the start says why, as the pool's {@code startError}.
      */
     @Override
-    public java.util.Optional<dev.warmpool.runtime.ResourceLimits.Problem> commandProblem(
-            dev.warmpool.pool.PoolSpec spec) {
+    public Optional<ResourceLimits.Problem> commandProblem(PoolSpec spec) {
         String image = spec.template() == null ? null : spec.template().image();
         if (image == null || image.isBlank()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         try {
             docker.inspectImageCmd(image).exec();
-            return java.util.Optional.empty();
+            return Optional.empty();
         } catch (NotFoundException e) {
-            return java.util.Optional.of(new dev.warmpool.runtime.ResourceLimits.Problem(
+            return Optional.of(new ResourceLimits.Problem(
                     "template.image",
                     "image " + image + " is not on this docker host: pull or build it there first"
                             + " (warmpool does not pull), then PUT the pool again"));
         } catch (RuntimeException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 
@@ -237,9 +246,8 @@ public class DockerRuntime implements ProcessorRuntime {
             String type, String processorId, PoolSpec spec, List<String> own, ContainerFactory.JobUser jobs) {
         ContainerFactory.Plan p = ContainerFactory.container(type, processorId, spec, settings, own, jobs);
         if (p.entrypoint().get(0).equals(ContainerFactory.AGENT_LAUNCHER)
-                && !(java.nio.file.Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))
-                        && java.nio.file.Files.isExecutable(
-                                settings.agentBundle().resolve("runtime/bin/java")))) {
+                && !(Files.isExecutable(settings.agentBundle().resolve("bin/warmpool-agent"))
+                        && Files.isExecutable(settings.agentBundle().resolve("runtime/bin/java")))) {
             throw new IllegalStateException(
                     "no agent bundle at " + settings.agentBundle().toAbsolutePath()
                             + ": ./mvnw package makes target/warmpool-agent-bundle, or set warmpool.runtime.docker.agent-bundle");
@@ -311,11 +319,11 @@ public class DockerRuntime implements ProcessorRuntime {
      */
     @Override
     public List<Running> list() {
-        List<Running> out = new java.util.ArrayList<>();
+        List<Running> out = new ArrayList<>();
         // what the containers that are still there hold: their devices, their gangs (whose networks stay)
-        Map<String, List<String>> held = new java.util.HashMap<>();
-        Map<String, Long> uids = new java.util.HashMap<>();
-        java.util.Set<String> gangs = new java.util.HashSet<>();
+        Map<String, List<String>> held = new HashMap<>();
+        Map<String, Long> uids = new HashMap<>();
+        Set<String> gangs = new HashSet<>();
         for (Container c : containers(Map.of())) {
             Map<String, String> labels = c.getLabels();
             boolean stays = "running".equals(c.getState())
@@ -334,7 +342,7 @@ public class DockerRuntime implements ProcessorRuntime {
             } else if (!"created".equals(c.getState()) || System.currentTimeMillis() / 1000 - c.getCreated() > 60) {
                 String last = lastLines(c);
                 LOG.logf(
-                        last.isEmpty() ? org.jboss.logging.Logger.Level.INFO : org.jboss.logging.Logger.Level.WARN,
+                        last.isEmpty() ? Logger.Level.INFO : Logger.Level.WARN,
                         "processor %s of pool %s: its container %s is %s (%s); removing it%s",
                         labels.get(Labels.PROCESSOR),
                         labels.get(Labels.POOL),
@@ -383,10 +391,10 @@ public class DockerRuntime implements ProcessorRuntime {
                     .withStdOut(true)
                     .withStdErr(true)
                     .withTail(20)
-                    .exec(new ResultCallback.Adapter<com.github.dockerjava.api.model.Frame>() {
+                    .exec(new ResultCallback.Adapter<Frame>() {
                         @Override
-                        public void onNext(com.github.dockerjava.api.model.Frame frame) {
-                            out.append(new String(frame.getPayload(), java.nio.charset.StandardCharsets.UTF_8));
+                        public void onNext(Frame frame) {
+                            out.append(new String(frame.getPayload(), StandardCharsets.UTF_8));
                         }
                     })
                     .awaitCompletion(5, TimeUnit.SECONDS);
@@ -417,8 +425,8 @@ public class DockerRuntime implements ProcessorRuntime {
                 .exec();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(all.size(), 16)));
         try {
-            List<java.util.concurrent.Future<?>> stopped = all.stream()
-                    .<java.util.concurrent.Future<?>>map(c -> pool.submit(() -> {
+            List<Future<?>> stopped = all.stream()
+                    .<Future<?>>map(c -> pool.submit(() -> {
                         try {
                             docker.stopContainerCmd(c.getId())
                                     .withTimeout((int) grace.toSeconds())
@@ -429,22 +437,22 @@ public class DockerRuntime implements ProcessorRuntime {
                         remove(docker, c.getId());
                     }))
                     .toList();
-            for (java.util.concurrent.Future<?> f : stopped) {
+            for (Future<?> f : stopped) {
                 f.get();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         } finally {
             pool.shutdownNow();
         }
-        new GangNetworks(docker, instance).collect(java.util.Set.of());
+        new GangNetworks(docker, instance).collect(Set.of());
         return all.size();
     }
 
     private List<Container> containers(Map<String, String> more) {
-        Map<String, String> labels = new java.util.HashMap<>(more);
+        Map<String, String> labels = new HashMap<>(more);
         labels.put(ContainerFactory.INSTANCE, settings.instance());
         return docker.listContainersCmd()
                 .withShowAll(true)
@@ -502,13 +510,12 @@ public class DockerRuntime implements ProcessorRuntime {
     }
 
     private void again() {
-        java.util.concurrent.CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS)
-                .execute(() -> {
-                    try {
-                        watch();
-                    } catch (RuntimeException e) {
-                        again();
-                    }
-                });
+        CompletableFuture.delayedExecutor(5, TimeUnit.SECONDS).execute(() -> {
+            try {
+                watch();
+            } catch (RuntimeException e) {
+                again();
+            }
+        });
     }
 }

@@ -2,6 +2,7 @@ package dev.warmpool.runtime.docker;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A minimal ustar archive, for the one file {@code docker cp} puts into a container before it
@@ -34,7 +35,7 @@ final class Tar {
         octal(h, 116, 8, uid);
         octal(h, 124, 12, data.length);
         octal(h, 136, 12, System.currentTimeMillis() / 1000);
-        java.util.Arrays.fill(h, 148, 156, (byte) ' ');
+        Arrays.fill(h, 148, 156, (byte) ' ');
         h[156] = (byte) kind;
         put(h, 257, 6, "ustar\0".getBytes(StandardCharsets.US_ASCII));
         put(h, 263, 2, "00".getBytes(StandardCharsets.US_ASCII));

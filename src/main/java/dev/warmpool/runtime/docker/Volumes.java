@@ -2,6 +2,7 @@ package dev.warmpool.runtime.docker;
 
 import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.pool.PodTemplate;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import java.util.ArrayList;
@@ -50,10 +51,7 @@ final class Volumes {
                 source = v.getHostPath().getPath();
             }
             if (source != null) {
-                out.add(new Bind(
-                        source,
-                        new com.github.dockerjava.api.model.Volume(m.getMountPath()),
-                        ro ? AccessMode.ro : AccessMode.rw));
+                out.add(new Bind(source, new Volume(m.getMountPath()), ro ? AccessMode.ro : AccessMode.rw));
             }
         }
         return out;

@@ -1,5 +1,6 @@
 package dev.warmpool.runtime.kubernetes;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
@@ -8,6 +9,7 @@ import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -20,6 +22,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
@@ -40,7 +44,7 @@ public class KubernetesRuntime implements ProcessorRuntime {
     private SharedIndexInformer<Pod> informer;
 
     /** Gang pools whose headless Service this manager has made (or found) already. */
-    private final java.util.Set<String> gangServices = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> gangServices = ConcurrentHashMap.newKeySet();
 
     public KubernetesRuntime(
             KubernetesClient client,
@@ -87,7 +91,7 @@ public class KubernetesRuntime implements ProcessorRuntime {
     public void start(String type, String processorId, PoolSpec spec) {
         ConfigMap owner = owner(type, spec);
         if (spec.isGang() && !gangServices.contains(type)) {
-            io.fabric8.kubernetes.api.model.Service svc = PodFactory.gangService(type, owner);
+            Service svc = PodFactory.gangService(type, owner);
             calls.call("create service " + svc.getMetadata().getName(), () -> {
                 try {
                     return client.services()
@@ -131,7 +135,7 @@ public class KubernetesRuntime implements ProcessorRuntime {
                         .inNamespace(namespace)
                         .resource(PodFactory.owner(type, json.writeValueAsString(spec)))
                         .create();
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }
         });

@@ -8,10 +8,14 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -21,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The pod of a processor, as a pure function of the pool, the processor id and the settings:
@@ -119,8 +124,8 @@ public final class PodFactory {
      * {@code subdomain} (this Service), so the others reach it at
      * {@code <member>.wp-<type>-gang:2222} as soon as it is scheduled, ready or not.
      */
-    public static io.fabric8.kubernetes.api.model.Service gangService(String type, ConfigMap owner) {
-        return new io.fabric8.kubernetes.api.model.ServiceBuilder()
+    public static Service gangService(String type, ConfigMap owner) {
+        return new ServiceBuilder()
                 .withNewMetadata()
                 .withName(gangServiceName(type))
                 .addToLabels(Labels.MANAGED_BY, Labels.MANAGER)
@@ -142,8 +147,8 @@ public final class PodFactory {
     }
 
     /** A reference to the pool's ConfigMap: deleting it lets Kubernetes collect what it owns. */
-    static io.fabric8.kubernetes.api.model.OwnerReference ownedBy(ConfigMap owner) {
-        return new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+    static OwnerReference ownedBy(ConfigMap owner) {
+        return new OwnerReferenceBuilder()
                 .withApiVersion("v1")
                 .withKind("ConfigMap")
                 .withName(owner.getMetadata().getName())
@@ -404,9 +409,7 @@ public final class PodFactory {
         // the agent passes these names of its own environment on to jobs (besides a small safe
         // base): what the template sets for the training image, never warmpool's own variables
         if (t.env() != null && !t.env().isEmpty()) {
-            env.put(
-                    AgentEnv.PASS_ENV,
-                    String.join(",", new java.util.TreeSet<>(t.env().keySet())));
+            env.put(AgentEnv.PASS_ENV, String.join(",", new TreeSet<>(t.env().keySet())));
         }
         env.forEach((k, v) -> out.add(new EnvVar(k, v, null)));
         return out;

@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.jboss.logging.Logger;
 
 /**
  * The agents of one install as its state dir notes them ({@code agents/<processor id>}: the pid
@@ -30,7 +31,7 @@ public final class AgentNotes {
                     agent.pid() + " " + startMillis(agent).orElse(""));
         } catch (IOException | RuntimeException e) {
             // without its note, stop does not find this agent: say so, but the agent serves all the same
-            org.jboss.logging.Logger.getLogger(AgentNotes.class)
+            Logger.getLogger(AgentNotes.class)
                     .warnf("cannot note agent %s in %s: %s", processorId, stateDir, e.getMessage());
         }
     }

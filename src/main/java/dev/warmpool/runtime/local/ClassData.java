@@ -1,6 +1,7 @@
 package dev.warmpool.runtime.local;
 
 import dev.warmpool.protocol.AgentEnv;
+import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.store.PrivateFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
@@ -33,12 +35,11 @@ final class ClassData {
 
     private final String redisUrl;
     /** The PEM file of the certificate its Redis must present, if pinned: the recording agent connects as agents do. */
-    private final java.util.Optional<String> certificate;
+    private final Optional<String> certificate;
     /** The options that load the archive, once there is one. */
     private volatile List<String> options = List.of();
 
-    ClassData(
-            Path stateDir, String java, List<String> launch, String redisUrl, java.util.Optional<String> certificate) {
+    ClassData(Path stateDir, String java, List<String> launch, String redisUrl, Optional<String> certificate) {
         this.stateDir = stateDir;
         this.java = java;
         this.launch = List.copyOf(launch);
@@ -130,7 +131,7 @@ final class ClassData {
                             AgentEnv.PROCESSOR_ID,
                             AgentEnv.CLASS_DATA_PROCESSOR));
             // its TLS classes land in the archive too, so agents of a pinned Redis start as fast
-            certificate.ifPresent(c -> pb.environment().put(dev.warmpool.protocol.PinnedCertificate.ENV, c));
+            certificate.ifPresent(c -> pb.environment().put(PinnedCertificate.ENV, c));
             Process p = pb.start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

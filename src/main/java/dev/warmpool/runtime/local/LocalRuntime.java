@@ -3,24 +3,32 @@ package dev.warmpool.runtime.local;
 import dev.warmpool.agent.AgentDirs;
 import dev.warmpool.agent.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.runtime.ResourceLimits;
 import dev.warmpool.store.PrivateFiles;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
@@ -41,12 +49,11 @@ public class LocalRuntime implements ProcessorRuntime {
     private static final long KILL_AFTER_SECONDS = 20;
 
     /** Removes the cgroups of agents that exited: off the JDK's process reaper, which waits for every child. */
-    private static final java.util.concurrent.Executor CGROUP_CLEANER =
-            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "cgroup-cleaner");
-                t.setDaemon(true);
-                return t;
-            });
+    private static final Executor CGROUP_CLEANER = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "cgroup-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final String redisUrl;
     private final WarmpoolConfig config;
@@ -58,7 +65,7 @@ public class LocalRuntime implements ProcessorRuntime {
 
     private volatile Runnable changed = () -> {};
     /** Told of each agent that exits; until the reconciler listens, a pass is asked for. */
-    private volatile java.util.function.BiConsumer<String, String> gone = (type, id) -> changed.run();
+    private volatile BiConsumer<String, String> gone = (type, id) -> changed.run();
     /** The agents' class-data archive (or AOT cache), once there is one. */
     private final ClassData classData;
 
@@ -101,7 +108,7 @@ public class LocalRuntime implements ProcessorRuntime {
         List<ProcessHandle> found = agents(redisUrl).toList();
         AgentNotes.sync(config.runtime().local().stateDir(), found);
         List<String> swept = RoomLimits.sweep(
-                found.stream().map(h -> arg(h, PROCESSOR).orElse("")).collect(java.util.stream.Collectors.toSet()));
+                found.stream().map(h -> arg(h, PROCESSOR).orElse("")).collect(Collectors.toSet()));
         if (!swept.isEmpty()) {
             LOG.infof("removed the cgroups of %d processor(s) that are gone: %s", swept.size(), swept);
         }
@@ -116,7 +123,7 @@ public class LocalRuntime implements ProcessorRuntime {
      * one agents pass on from the manager; either finding it will do.
      */
     @Override
-    public Optional<ResourceLimits.Problem> commandProblem(dev.warmpool.pool.PoolSpec spec) {
+    public Optional<ResourceLimits.Problem> commandProblem(PoolSpec spec) {
         String path = String.join(
                 ":",
                 spec.env() == null ? "" : spec.env().getOrDefault("PATH", ""),
@@ -143,7 +150,7 @@ public class LocalRuntime implements ProcessorRuntime {
     }
 
     @Override
-    public void start(String type, String processorId, dev.warmpool.pool.PoolSpec spec) {
+    public void start(String type, String processorId, PoolSpec spec) {
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             cmd.add("/usr/bin/setsid");
@@ -167,7 +174,7 @@ public class LocalRuntime implements ProcessorRuntime {
             ProcessBuilder pb = new ProcessBuilder(cmd)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             Map<String, String> env = pb.environment();
             // built from an allowlist, never the manager's own: a job could read it in /proc/<agent>/environ
             env.clear();
@@ -266,7 +273,7 @@ public class LocalRuntime implements ProcessorRuntime {
             List.of("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM");
 
     static Map<String, String> agentEnvironment(Map<String, String> manager) {
-        Map<String, String> out = new java.util.HashMap<>();
+        Map<String, String> out = new HashMap<>();
         manager.forEach((k, v) -> {
             if (AGENT_ENV.contains(k) || k.startsWith("LC_")) {
                 out.put(k, v);
@@ -299,7 +306,7 @@ public class LocalRuntime implements ProcessorRuntime {
     }
 
     @Override
-    public void onGone(java.util.function.BiConsumer<String, String> gone) {
+    public void onGone(BiConsumer<String, String> gone) {
         this.gone = gone;
     }
 
@@ -328,7 +335,7 @@ public class LocalRuntime implements ProcessorRuntime {
                         h.info().startInstant().map(Instant::toEpochMilli).orElse(0L),
                         Devices.split(arg(h, DEVICES).orElse(""))))
                 .toList();
-        Map<String, List<String>> held = new java.util.HashMap<>();
+        Map<String, List<String>> held = new HashMap<>();
         out.forEach(r -> held.put(r.processorId(), r.devices()));
         devices.held(held);
         return out;
@@ -356,8 +363,7 @@ public class LocalRuntime implements ProcessorRuntime {
         Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
         try {
             if (Files.isReadable(cmdline)) {
-                return List.of(
-                        new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+                return List.of(new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0"));
             }
         } catch (IOException e) {
             return List.of(); // the process ended while we looked

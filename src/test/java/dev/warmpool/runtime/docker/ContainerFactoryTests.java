@@ -11,10 +11,13 @@ import dev.warmpool.runtime.Labels;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class ContainerFactoryTests {
@@ -298,7 +301,7 @@ class ContainerFactoryTests {
         assertTrue(ContainerFactory.unsupported(template(null, null)).isEmpty());
     }
 
-    static PodTemplate volumes(io.fabric8.kubernetes.api.model.Volume v, String mountPath, boolean readOnly) {
+    static PodTemplate volumes(Volume v, String mountPath, boolean readOnly) {
         return new PodTemplate(
                 "img",
                 null,
@@ -308,7 +311,7 @@ class ContainerFactoryTests {
                 null,
                 null,
                 List.of(v),
-                List.of(new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+                List.of(new VolumeMountBuilder()
                         .withName(v.getName())
                         .withMountPath(mountPath)
                         .withReadOnly(readOnly)
@@ -341,7 +344,7 @@ class ContainerFactoryTests {
                         .build(),
                 "/x",
                 false);
-        var refused = org.junit.jupiter.api.Assertions.assertThrows(
+        var refused = Assertions.assertThrows(
                 IllegalArgumentException.class, () -> ContainerFactory.container("train", "p1", spec(host), SETTINGS));
         assertTrue(refused.getMessage().contains("warmpool.policy.allow-host-access"));
         var allowed = new ContainerFactory.Settings(

@@ -8,12 +8,15 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.warmpool.events.EventTypes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -103,7 +106,7 @@ class DeploymentManifestsTests {
     void theManagerTakesItsTokensAndTheRedisPasswordFromSecretsAndNamesNoPassword() throws IOException {
         JsonNode spec = only("service.yaml", "Service").at("/spec/template/spec");
         JsonNode c = spec.at("/containers/0");
-        java.util.Map<String, JsonNode> env = new java.util.HashMap<>();
+        Map<String, JsonNode> env = new HashMap<>();
         c.path("env").forEach(e -> env.put(e.path("name").asText(), e));
         assertEquals(
                 "warmpool-redis",
@@ -207,8 +210,8 @@ class DeploymentManifestsTests {
                 .sorted()
                 .toList();
         assertEquals(
-                dev.warmpool.events.EventTypes.ACCEPTED.stream()
-                        .filter(t -> !t.equals(dev.warmpool.events.EventTypes.PING))
+                EventTypes.ACCEPTED.stream()
+                        .filter(t -> !t.equals(EventTypes.PING))
                         .sorted()
                         .toList(),
                 routed);

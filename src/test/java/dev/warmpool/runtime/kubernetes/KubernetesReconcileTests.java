@@ -16,8 +16,12 @@ import dev.warmpool.protocol.Script;
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.testing.Api;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.test.junit.QuarkusTest;
@@ -26,14 +30,20 @@ import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
@@ -149,26 +159,26 @@ class KubernetesReconcileTests {
 
     @Test
     void aPodsNetworkIsOutboundAndNoneOrHostIsRefused() {
-        io.restassured.RestAssured.given()
+        RestAssured.given()
                 .contentType("application/json")
                 .body(Map.of("command", List.of("true"), "minIdle", 0, "network", "none"))
                 .put("/pools/k8s-net")
                 .then()
                 .statusCode(400)
-                .body("field", org.hamcrest.Matchers.equalTo("network"))
-                .body("detail", org.hamcrest.Matchers.containsString("\"outbound\""));
+                .body("field", Matchers.equalTo("network"))
+                .body("detail", Matchers.containsString("\"outbound\""));
         putPool("k8s-net", Map.of("command", List.of("true"), "minIdle", 0));
         assertEquals("outbound", pool("k8s-net").getString("spec.network"));
-        io.restassured.RestAssured.given().delete("/pools/k8s-net");
+        RestAssured.given().delete("/pools/k8s-net");
     }
 
     @Test
     void startsAGangAsOnePodPerMemberWithStableNamesThroughAHeadlessService() {
-        Map<String, Object> gang = new java.util.HashMap<>(spec(1, 2, 300));
+        Map<String, Object> gang = new HashMap<>(spec(1, 2, 300));
         gang.put(
                 "gang",
                 Map.of("ps", Map.of("count", 1, "command", List.of("python3", "ps.py")), "worker", Map.of("count", 2)));
-        dev.warmpool.testing.Api.putPool("k8s-gang", gang);
+        Api.putPool("k8s-gang", gang);
         pass();
         List<Pod> pods = pods("k8s-gang");
         assertEquals(3, pods.size(), "minIdle 1 is one gang: three members");
@@ -185,8 +195,7 @@ class KubernetesReconcileTests {
                     .anyMatch(e -> e.getName().equals("WARMPOOL_MEMBER_ADDR")
                             && e.getValue().equals(member + "." + svc + ":" + PodFactory.GANG_PORT)));
         }
-        io.fabric8.kubernetes.api.model.Service service =
-                client.services().inNamespace(NS).withName(svc).get();
+        Service service = client.services().inNamespace(NS).withName(svc).get();
         assertEquals("None", service.getSpec().getClusterIP(), "headless");
         assertTrue(service.getSpec().getPublishNotReadyAddresses(), "members find each other before they are ready");
         assertEquals(
@@ -199,9 +208,9 @@ class KubernetesReconcileTests {
         // the gang is not idle until all three members have registered; sizing counts gangs
         pods.subList(0, 2).forEach(p -> register("k8s-gang", processorOf(p)));
         assertEquals(0, pass().started(), "a starting gang counts towards minIdle");
-        assertEquals("STARTING", dev.warmpool.testing.Api.pool("k8s-gang").getString("gangs[0].state"));
+        assertEquals("STARTING", Api.pool("k8s-gang").getString("gangs[0].state"));
         register("k8s-gang", processorOf(pods.get(2)));
-        assertEquals("IDLE", dev.warmpool.testing.Api.pool("k8s-gang").getString("gangs[0].state"));
+        assertEquals("IDLE", Api.pool("k8s-gang").getString("gangs[0].state"));
         assertEquals(0, pass().started());
         assertEquals(3, pods("k8s-gang").size());
     }
@@ -237,7 +246,7 @@ class KubernetesReconcileTests {
 
     @Test
     void aPodsAgentRunsAsRootWithFewCapabilitiesAndItsJobsAsTheTemplatesUser() {
-        Map<String, Object> spec = new java.util.HashMap<>(spec(1, 1, 300));
+        Map<String, Object> spec = new HashMap<>(spec(1, 1, 300));
         spec.put(
                 "template",
                 Map.of(
@@ -248,8 +257,7 @@ class KubernetesReconcileTests {
         putPool("k-room", spec);
         pass();
         // as the API server holds it
-        io.fabric8.kubernetes.api.model.Container c =
-                pods("k-room").get(0).getSpec().getContainers().get(0);
+        Container c = pods("k-room").get(0).getSpec().getContainers().get(0);
         var sc = c.getSecurityContext();
         assertEquals(0L, sc.getRunAsUser(), "the agent is root in its container");
         assertFalse(sc.getRunAsNonRoot());
@@ -259,20 +267,15 @@ class KubernetesReconcileTests {
                 List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"),
                 sc.getCapabilities().getAdd());
         assertTrue(sc.getReadOnlyRootFilesystem(), "the template's read-only root stays");
-        Map<String, String> env = c.getEnv().stream()
-                .collect(java.util.stream.Collectors.toMap(
-                        io.fabric8.kubernetes.api.model.EnvVar::getName,
-                        io.fabric8.kubernetes.api.model.EnvVar::getValue));
+        Map<String, String> env = c.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
         assertEquals("room", env.get("WARMPOOL_SANDBOX"));
         assertEquals("1000:1000", env.get("WARMPOOL_RUN_AS"), "its jobs run as the template's user");
         assertEquals(PodFactory.ROOM_INIT, env.get("WARMPOOL_ROOM_INIT"));
 
-        Map<String, Object> root = new java.util.HashMap<>(spec);
+        Map<String, Object> root = new HashMap<>(spec);
         root.put("template", Map.of("image", "img", "securityContext", Map.of("runAsUser", 0)));
-        io.restassured.response.Response refused = io.restassured.RestAssured.given()
-                .contentType(io.restassured.http.ContentType.JSON)
-                .body(root)
-                .put("/pools/k-root");
+        Response refused =
+                RestAssured.given().contentType(ContentType.JSON).body(root).put("/pools/k-root");
         assertEquals(400, refused.statusCode(), refused.asString());
         assertTrue(refused.asString().contains("never run as root"), refused.asString());
         assertTrue(pods("k-root").isEmpty());

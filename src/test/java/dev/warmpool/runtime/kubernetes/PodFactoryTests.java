@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import java.util.List;
 import java.util.Map;
@@ -211,7 +212,7 @@ class PodFactoryTests {
                 null,
                 null,
                 null,
-                new io.fabric8.kubernetes.api.model.SecurityContextBuilder()
+                new SecurityContextBuilder()
                         .withRunAsUser(1000L)
                         .withRunAsGroup(100L)
                         .withRunAsNonRoot(true)
@@ -244,9 +245,7 @@ class PodFactoryTests {
                 null,
                 null,
                 null,
-                new io.fabric8.kubernetes.api.model.SecurityContextBuilder()
-                        .withRunAsUser(0L)
-                        .build(),
+                new SecurityContextBuilder().withRunAsUser(0L).build(),
                 null);
         assertTrue(PodFactory.unsupported(root).orElseThrow().contains("never run as root"));
         assertTrue(PodFactory.unsupported(t).isEmpty());
