@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Dependencies point one way, held by a test rather than by memory (CONVENTIONS, point 9). */
+/** Dependencies point one way, held by a test rather than by memory (docs/architecture.md, "Code layout"). */
 @Tag("unit")
 class ArchitectureTests {
     static final JavaClasses MAIN = new ClassFileImporter()
