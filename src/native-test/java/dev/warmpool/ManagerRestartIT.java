@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.Script;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.store.RedisServer;
 import java.net.URI;

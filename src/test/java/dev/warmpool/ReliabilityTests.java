@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.Script;
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.runtime.local.LocalAgents;
 import dev.warmpool.testing.Tokens;

@@ -6,8 +6,8 @@ import static dev.warmpool.bench.Harness.*;
 
 import dev.warmpool.ManagerProcess;
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.RegisterReply;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.RegisterReply;
+import dev.warmpool.protocol.script.Script;
 import dev.warmpool.runtime.local.LocalAgents;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,11 +1,11 @@
 package dev.warmpool.agent;
 
 import dev.warmpool.protocol.AgentEnv;
-import dev.warmpool.protocol.FinishReply;
-import dev.warmpool.protocol.HeartbeatReply;
-import dev.warmpool.protocol.RegisterReply;
-import dev.warmpool.protocol.Run;
-import dev.warmpool.protocol.StartReply;
+import dev.warmpool.protocol.script.FinishReply;
+import dev.warmpool.protocol.script.HeartbeatReply;
+import dev.warmpool.protocol.script.RegisterReply;
+import dev.warmpool.protocol.script.Run;
+import dev.warmpool.protocol.script.StartReply;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.warmpool.agent;
 
-import dev.warmpool.protocol.HeartbeatReply;
+import dev.warmpool.protocol.script.HeartbeatReply;
 
 /**
  * What the agent's one loop acts on; the inbox reader, the heartbeat, the job thread and the

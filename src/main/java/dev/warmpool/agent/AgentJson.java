@@ -7,7 +7,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.gson.JsonPrimitive;
 import com.google.gson.reflect.TypeToken;
-import dev.warmpool.protocol.Replies;
+import dev.warmpool.protocol.script.Replies;
 import java.util.List;
 import java.util.Map;
 

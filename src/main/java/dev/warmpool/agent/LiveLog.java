@@ -1,7 +1,7 @@
 package dev.warmpool.agent;
 
-import dev.warmpool.protocol.LogReply;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.LogReply;
+import dev.warmpool.protocol.script.Script;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

@@ -2,13 +2,13 @@ package dev.warmpool.agent;
 
 import static dev.warmpool.agent.Agent.log;
 
-import dev.warmpool.protocol.DeregisterReply;
-import dev.warmpool.protocol.FinishReply;
-import dev.warmpool.protocol.HeartbeatReply;
-import dev.warmpool.protocol.RegisterReply;
-import dev.warmpool.protocol.Script;
-import dev.warmpool.protocol.StartFailedReply;
-import dev.warmpool.protocol.StartReply;
+import dev.warmpool.protocol.script.DeregisterReply;
+import dev.warmpool.protocol.script.FinishReply;
+import dev.warmpool.protocol.script.HeartbeatReply;
+import dev.warmpool.protocol.script.RegisterReply;
+import dev.warmpool.protocol.script.Script;
+import dev.warmpool.protocol.script.StartFailedReply;
+import dev.warmpool.protocol.script.StartReply;
 import java.io.IOException;
 import java.net.InetAddress;
 

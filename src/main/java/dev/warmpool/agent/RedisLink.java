@@ -3,7 +3,7 @@ package dev.warmpool.agent;
 import dev.warmpool.protocol.Fields;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.PinnedCertificate;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.Script;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

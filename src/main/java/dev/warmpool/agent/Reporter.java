@@ -3,8 +3,8 @@ package dev.warmpool.agent;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.warmpool.protocol.ReportReply;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.ReportReply;
+import dev.warmpool.protocol.script.Script;
 
 /** Passes a running job's reports ({@code WARMPOOL_REPORT} lines, worker reports) to the report script. */
 final class Reporter {

@@ -3,7 +3,7 @@ package dev.warmpool.agent;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.warmpool.protocol.AgentEnv;
-import dev.warmpool.protocol.Run;
+import dev.warmpool.protocol.script.Run;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

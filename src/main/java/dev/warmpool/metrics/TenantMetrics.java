@@ -1,6 +1,6 @@
 package dev.warmpool.metrics;
 
-import dev.warmpool.protocol.TenantsReply;
+import dev.warmpool.protocol.script.TenantsReply;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;

@@ -1,6 +1,6 @@
 package dev.warmpool.metrics;
 
-import dev.warmpool.protocol.StatsReply;
+import dev.warmpool.protocol.script.StatsReply;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.prometheus.client.Collector;
 import io.quarkus.runtime.StartupEvent;

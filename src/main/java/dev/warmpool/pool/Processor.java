@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.warmpool.protocol.ProcessorState;
-import dev.warmpool.protocol.SnapshotReply;
+import dev.warmpool.protocol.script.SnapshotReply;
 
 /**
  * One warm processor as Redis knows it; times are epoch milliseconds (Redis server time);

@@ -1,6 +1,6 @@
 package dev.warmpool.reconcile;
 
-import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.script.LostReply;
 import dev.warmpool.store.PoolStore;
 import java.time.Duration;
 import java.util.concurrent.Executor;

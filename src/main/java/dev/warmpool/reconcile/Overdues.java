@@ -1,7 +1,7 @@
 package dev.warmpool.reconcile;
 
 import dev.warmpool.pool.PoolSnapshot;
-import dev.warmpool.protocol.OverdueReply;
+import dev.warmpool.protocol.script.OverdueReply;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;
 import java.time.Duration;

@@ -8,7 +8,7 @@ import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.SizingPolicy;
-import dev.warmpool.protocol.LostReply;
+import dev.warmpool.protocol.script.LostReply;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.service.ReconcilerPort;
 import dev.warmpool.store.AgentUsers;

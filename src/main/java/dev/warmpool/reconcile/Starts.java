@@ -3,7 +3,7 @@ package dev.warmpool.reconcile;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
-import dev.warmpool.protocol.SpawnGangReply;
+import dev.warmpool.protocol.script.SpawnGangReply;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.runtime.Runtimes;
 import dev.warmpool.store.PoolStore;

@@ -5,7 +5,7 @@ import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Job;
 import dev.warmpool.protocol.Fields.JobHash;
-import dev.warmpool.protocol.NewJob;
+import dev.warmpool.protocol.script.NewJob;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,7 @@ package dev.warmpool.service;
 
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Fingerprint;
-import dev.warmpool.protocol.Idempotency;
+import dev.warmpool.protocol.script.Idempotency;
 import dev.warmpool.store.PoolStore;
 import jakarta.enterprise.context.ApplicationScoped;
 

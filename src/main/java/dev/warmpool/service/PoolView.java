@@ -6,7 +6,7 @@ import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.ProcessorState;
-import dev.warmpool.protocol.TenantsReply;
+import dev.warmpool.protocol.script.TenantsReply;
 import java.util.Comparator;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.warmpool.store;
 
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.Script;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.RedisAPI;
 import io.vertx.mutiny.redis.client.Response;

@@ -3,7 +3,7 @@ package dev.warmpool.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.warmpool.protocol.TenantsReply.Tenant;
+import dev.warmpool.protocol.script.TenantsReply.Tenant;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -2,7 +2,7 @@ package dev.warmpool.store;
 
 import dev.warmpool.protocol.Fields;
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.Script;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;

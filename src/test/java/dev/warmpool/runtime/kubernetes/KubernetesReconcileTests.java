@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.protocol.Script;
+import dev.warmpool.protocol.script.Script;
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
