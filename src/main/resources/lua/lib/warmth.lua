@@ -5,7 +5,7 @@
 -- processor ('warm') or none ('cold'), and the idle time of processors that stopped idling
 -- ('idleMs'), and ended jobs by end state ('e:<STATE>', written by end_job). Bins are logarithmic, so seconds and hours are told apart alike: bin 0 holds gaps
 -- under 100 ms, bin i those from 100 ms * 1.02^(i-1), the last (WARMTH_BINS) those past about
--- 28 h. dev.warmpool.pool.Warmth reads it with the same constants (and replays it, Recorder).
+-- 28 h. dev.warmpool.policy.Warmth reads it with the same constants (and replays it, Recorder).
 local WARMTH = key('warmth')
 local WARMTH_LEVELS = 64
 local WARMTH_BINS = 698

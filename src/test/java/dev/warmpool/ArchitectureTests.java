@@ -67,7 +67,7 @@ class ArchitectureTests {
     void theDomainIsPureOfStorageRuntimesAndTheFramework() {
         noClasses()
                 .that()
-                .resideInAnyPackage("dev.warmpool.pool..", "dev.warmpool.sweep..")
+                .resideInAnyPackage("dev.warmpool.pool..", "dev.warmpool.policy..", "dev.warmpool.sweep..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(

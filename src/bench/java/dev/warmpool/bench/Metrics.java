@@ -8,7 +8,7 @@ import static dev.warmpool.bench.Harness.quietManager;
 import static dev.warmpool.bench.Harness.send;
 
 import dev.warmpool.ManagerProcess;
-import dev.warmpool.pool.Warmth;
+import dev.warmpool.policy.Warmth;
 import dev.warmpool.protocol.KeySchema;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package dev.warmpool.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.warmpool.policy.SizingPolicy;
+import dev.warmpool.policy.Warmth;
+import dev.warmpool.policy.WarmthRecorder;
 import dev.warmpool.pool.PoolSpec;
-import dev.warmpool.pool.SizingPolicy;
-import dev.warmpool.pool.Warmth;
-import dev.warmpool.pool.WarmthRecorder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

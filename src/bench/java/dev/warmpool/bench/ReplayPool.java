@@ -2,12 +2,12 @@ package dev.warmpool.bench;
 
 import static dev.warmpool.bench.Replay.*;
 
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
+import dev.warmpool.policy.SizingPolicy;
+import dev.warmpool.policy.Warmth;
+import dev.warmpool.policy.WarmthRecorder;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
-import dev.warmpool.pool.SizingPolicy;
-import dev.warmpool.pool.Warmth;
-import dev.warmpool.pool.WarmthRecorder;
 import dev.warmpool.protocol.ProcessorState;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.warmpool.config;
 
-import dev.warmpool.pool.Warmth;
+import dev.warmpool.policy.Warmth;
 
 /** The learned keep-alive's parameters as the config sets them: the hybrid policy's, with this deployment's lead. */
 public final class WarmthParams {

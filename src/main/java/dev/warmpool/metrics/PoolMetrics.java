@@ -2,8 +2,8 @@ package dev.warmpool.metrics;
 
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.config.WarmthParams;
-import dev.warmpool.pool.PoolSnapshot;
-import dev.warmpool.pool.Warmth;
+import dev.warmpool.policy.PoolSnapshot;
+import dev.warmpool.policy.Warmth;
 import dev.warmpool.protocol.script.StatsReply;
 import dev.warmpool.protocol.script.TenantsReply;
 import dev.warmpool.store.PoolStore;

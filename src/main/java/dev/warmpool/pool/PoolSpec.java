@@ -150,6 +150,8 @@ public record PoolSpec(
 
         @jakarta.validation.constraints.Pattern(regexp = "local|docker|kubernetes", message = RUNTIME_CHOICES)
         String runtime) {
+    /** A fair-share pool's usage half-life when it sets none (docs/fair-share.md). */
+    public static final int DEFAULT_USAGE_HALF_LIFE_SECONDS = 3600;
 
     /** How {@code runtime} is refused: the three choices, each in a few words. */
     public static final String RUNTIME_CHOICES =
@@ -514,7 +516,7 @@ public record PoolSpec(
                 shares == null || shares.isEmpty() ? null : new TreeMap<>(shares),
                 maxRunning == null || maxRunning.isEmpty() ? null : new TreeMap<>(maxRunning),
                 groups == null || groups.isEmpty() ? null : new TreeMap<>(groups),
-                usageHalfLifeSeconds == null ? FairShare.DEFAULT_HALF_LIFE_SECONDS : usageHalfLifeSeconds,
+                usageHalfLifeSeconds == null ? DEFAULT_USAGE_HALF_LIFE_SECONDS : usageHalfLifeSeconds,
                 network == null || network.isBlank() ? null : network,
                 runtime == null || runtime.isBlank() ? null : runtime);
     }

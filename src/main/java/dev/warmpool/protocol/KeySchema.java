@@ -115,7 +115,7 @@ public final class KeySchema {
 
     /**
      * HASH: what the pool's learned keep-alive learns from, written by the scripts as jobs come
-     * and go (lua/lib/warmth.lua; read by {@code dev.warmpool.pool.Warmth}): demand, per demand
+     * and go (lua/lib/warmth.lua; read by {@code dev.warmpool.policy.Warmth}): demand, per demand
      * level when it was last left and a histogram of the gaps until it was reached again, warm
      * and cold arrivals, processors' idle time.
      */

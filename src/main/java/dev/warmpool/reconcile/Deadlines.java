@@ -1,6 +1,6 @@
 package dev.warmpool.reconcile;
 
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.protocol.ResetCommand;

@@ -1,6 +1,6 @@
 package dev.warmpool.reconcile;
 
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.ProcessorRuntime;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.warmpool.reconcile;
 
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.protocol.script.OverdueReply;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.store.PoolStore;

@@ -1,7 +1,7 @@
 package dev.warmpool.reconcile;
 
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.pool.Ids;
-import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.script.SpawnGangReply;
 import dev.warmpool.runtime.ProcessorRuntime;

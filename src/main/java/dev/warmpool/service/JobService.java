@@ -1,9 +1,9 @@
 package dev.warmpool.service;
 
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.Job;
-import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.Timestamps;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.ProcessorState;

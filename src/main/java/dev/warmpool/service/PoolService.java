@@ -2,10 +2,10 @@ package dev.warmpool.service;
 
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.config.WarmthParams;
-import dev.warmpool.pool.FairShare;
+import dev.warmpool.policy.FairShare;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.pool.Ids;
 import dev.warmpool.pool.PodTemplate;
-import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.EnvNames;
 import dev.warmpool.protocol.script.Refused;

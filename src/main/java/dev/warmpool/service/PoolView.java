@@ -1,10 +1,10 @@
 package dev.warmpool.service;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
+import dev.warmpool.policy.Warmth;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
-import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.protocol.script.TenantsReply;
 import java.util.Comparator;

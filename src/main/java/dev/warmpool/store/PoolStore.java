@@ -2,13 +2,13 @@ package dev.warmpool.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.pool.FairShare;
+import dev.warmpool.policy.FairShare;
+import dev.warmpool.policy.PoolSnapshot;
+import dev.warmpool.policy.Warmth;
 import dev.warmpool.pool.Job;
 import dev.warmpool.pool.JobEvent;
-import dev.warmpool.pool.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
-import dev.warmpool.pool.Warmth;
 import dev.warmpool.protocol.Fields.PoolHash;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;

@@ -2,7 +2,7 @@ package dev.warmpool.ui;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;

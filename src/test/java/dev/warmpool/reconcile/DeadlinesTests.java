@@ -3,7 +3,7 @@ package dev.warmpool.reconcile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;

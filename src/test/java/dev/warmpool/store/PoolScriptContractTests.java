@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.pool.Warmth;
+import dev.warmpool.policy.Warmth;
 import dev.warmpool.protocol.JobState;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.ProcessorState;

@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.pool.PoolSnapshot;
+import dev.warmpool.policy.PoolSnapshot;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import dev.warmpool.service.PoolView;

@@ -1,8 +1,9 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import java.time.Instant;
 import java.util.List;
@@ -45,19 +46,5 @@ class PoolSnapshotTests {
                 "one started since is up: the cause is gone");
         assertNull(
                 with(NO_IMAGE, started("new", ProcessorState.BUSY, NOW - 1_000)).currentStartError());
-    }
-
-    @Test
-    void aPoolWhoseProcessorsCannotStartWaitsAMomentBeforeItStartsAnother() {
-        PoolSnapshot.StartError fresh =
-                new PoolSnapshot.StartError("the persistent worker exited at once", Instant.ofEpochMilli(NOW - 1_000));
-        assertEquals(1, SizingPolicy.toStart(with(null), List.of(), 1), "no error: minIdle is started");
-        assertEquals(0, SizingPolicy.toStart(with(fresh), List.of(), 1), "an error a second old: not yet");
-        assertEquals(1, SizingPolicy.toStart(with(NO_IMAGE), List.of(), 1), "five seconds old: it tries again");
-        Processor up = started("new", ProcessorState.IDLE, NOW - 500);
-        assertEquals(
-                1,
-                SizingPolicy.toStart(with(fresh, up), List.of(up), 2),
-                "one started since is up: the error is gone, so is the wait");
     }
 }

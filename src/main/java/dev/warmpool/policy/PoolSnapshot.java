@@ -1,5 +1,7 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import java.time.Instant;
 import java.util.List;

@@ -1,8 +1,11 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -340,5 +343,24 @@ class SizingPolicyTests {
         PoolSnapshot s = pool(1, 4, 300, 0, false);
         assertEquals(0, SizingPolicy.plan(s, TIMING, Set.of("returning")).start());
         assertEquals(1, SizingPolicy.plan(s, TIMING, Set.of()).start());
+    }
+
+    @Test
+    void aPoolWhoseProcessorsCannotStartWaitsAMomentBeforeItStartsAnother() {
+        PoolSnapshot.StartError fresh =
+                new PoolSnapshot.StartError("the persistent worker exited at once", Instant.ofEpochMilli(NOW - 1_000));
+        assertEquals(
+                1, SizingPolicy.toStart(PoolSnapshotTests.with(null), List.of(), 1), "no error: minIdle is started");
+        assertEquals(
+                0, SizingPolicy.toStart(PoolSnapshotTests.with(fresh), List.of(), 1), "an error a second old: not yet");
+        assertEquals(
+                1,
+                SizingPolicy.toStart(PoolSnapshotTests.with(PoolSnapshotTests.NO_IMAGE), List.of(), 1),
+                "five seconds old: it tries again");
+        Processor up = PoolSnapshotTests.started("new", ProcessorState.IDLE, NOW - 500);
+        assertEquals(
+                1,
+                SizingPolicy.toStart(PoolSnapshotTests.with(fresh, up), List.of(up), 2),
+                "one started since is up: the error is gone, so is the wait");
     }
 }

@@ -1,4 +1,4 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,9 +1,9 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
-import static dev.warmpool.pool.Warmth.BINS;
-import static dev.warmpool.pool.Warmth.HALVE;
-import static dev.warmpool.pool.Warmth.LEVELS;
-import static dev.warmpool.pool.Warmth.bin;
+import static dev.warmpool.policy.Warmth.BINS;
+import static dev.warmpool.policy.Warmth.HALVE;
+import static dev.warmpool.policy.Warmth.LEVELS;
+import static dev.warmpool.policy.Warmth.bin;
 
 import java.util.Map;
 

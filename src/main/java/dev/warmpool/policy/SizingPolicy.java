@@ -1,5 +1,6 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
+import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,5 +1,6 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
+import dev.warmpool.pool.PoolSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,7 @@ import java.util.TreeMap;
  */
 public final class FairShare {
     /** One hour: long enough to remember a sweep's flood, short enough that a day starts afresh. */
-    public static final int DEFAULT_HALF_LIFE_SECONDS = 3600;
+    public static final int DEFAULT_HALF_LIFE_SECONDS = PoolSpec.DEFAULT_USAGE_HALF_LIFE_SECONDS;
 
     private FairShare() {}
 

@@ -1,9 +1,11 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package dev.warmpool.pool;
+package dev.warmpool.policy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
