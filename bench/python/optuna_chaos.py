@@ -51,13 +51,21 @@ def study_of(wp, n, kills):
     subprocess.run(driver, check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - start
     sweep.refresh()
+    out = tally(sweep, n)
+    out.update({"kills": kills, "wallSeconds": round(wall, 2)})
+    return out
+
+
+def tally(sweep, n):
+    """What a study on sweep left: trials told, trials the sweep ran, lost (ran, never told) and duplicated (told
+    twice, or more trials run than asked)."""
     study = optuna.load_study(study_name=sweep.id, storage=journal(sweep))
     told = [t for t in study.trials if t.user_attrs.get("warmpool_sweep") == sweep.id and t.state.is_finished()]
     jobs = [t.user_attrs.get("warmpool_job") for t in told]
     ran = [t["id"] for t in sweep.trials()]
-    return {"trials": n, "kills": kills, "sweepState": sweep.state, "told": len(told), "sweepTrials": len(ran),
+    return {"trials": n, "sweepState": sweep.state, "told": len(told), "sweepTrials": len(ran),
             "lost": len(set(ran) - set(jobs)), "duplicated": len(jobs) - len(set(jobs)) + max(0, len(ran) - n),
-            "wallSeconds": round(wall, 2), "best": study.best_value}
+            "best": study.best_value}
 
 
 def study_processes():
@@ -88,13 +96,9 @@ def server_study(wp, n, kills):
     while sweep.refresh().state == "RUNNING" or (sweep.data.get("driver") or {}).get("state") in ("QUEUED", "RUNNING"):
         time.sleep(0.1)
     wall = time.monotonic() - start
-    study = optuna.load_study(study_name=sweep.id, storage=journal(sweep))
-    told = [t for t in study.trials if t.user_attrs.get("warmpool_sweep") == sweep.id and t.state.is_finished()]
-    jobs = [t.user_attrs.get("warmpool_job") for t in told]
-    ran = [t["id"] for t in sweep.trials()]
-    return {"trials": n, "kills": killed, "sweepState": sweep.state, "driver": sweep.data.get("driver"),
-            "told": len(told), "sweepTrials": len(ran), "lost": len(set(ran) - set(jobs)),
-            "duplicated": len(jobs) - len(set(jobs)) + max(0, len(ran) - n), "wallSeconds": round(wall, 2)}
+    out = tally(sweep, n)
+    out.update({"kills": killed, "driver": sweep.data.get("driver"), "wallSeconds": round(wall, 2)})
+    return out
 
 
 def main():
