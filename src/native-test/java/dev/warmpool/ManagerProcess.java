@@ -49,12 +49,12 @@ public final class ManagerProcess implements AutoCloseable {
     }
 
     /** Starts a manager on {@code redisUrl} and waits until it is ready. */
-    static ManagerProcess start(String redisUrl, String name, String... options) throws IOException {
+    public static ManagerProcess start(String redisUrl, String name, String... options) throws IOException {
         return start(Path.of(System.getProperty("java.home"), "bin", "java"), redisUrl, name, options);
     }
 
     /** Starts a manager with the JVM {@code java} on {@code redisUrl} and waits until it is ready. */
-    static ManagerProcess start(Path java, String redisUrl, String name, String... options) throws IOException {
+    public static ManagerProcess start(Path java, String redisUrl, String name, String... options) throws IOException {
         List<String> all = new ArrayList<>(List.of("-Dquarkus.profile=test"));
         all.addAll(List.of(options));
         return launch(java, redisUrl, name, Path.of("."), Tokens.ADMIN, all);

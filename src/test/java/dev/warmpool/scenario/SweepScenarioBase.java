@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.scenario;
 
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.scenario;
 
 import io.quarkus.test.junit.QuarkusTest;
 

@@ -1,7 +1,7 @@
-package dev.warmpool;
+package dev.warmpool.scenario;
 
 import io.quarkus.test.junit.QuarkusTest;
 
 /** The dispatch scenarios in-process. */
 @QuarkusTest
-class WarmDispatchTests extends DispatchScenarios {}
+class WarmDispatchTests extends WarmDispatchScenarios {}

@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.scenario;
 
 import static dev.warmpool.testing.Api.awaitEnd;
 import static dev.warmpool.testing.Api.putPool;

@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.scenario;
 
 import static dev.warmpool.testing.Api.awaitEnd;
 import static dev.warmpool.testing.Api.awaitIdle;
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * One job end to end on real agents (child processes) and a real redis-server, over HTTP: run
  * in-process ({@link WarmDispatchTests}), against the packaged app, and against Redis Cluster.
  */
-public abstract class DispatchScenarios {
+public abstract class WarmDispatchScenarios {
     static {
         Tokens.asAdminByDefault();
     }

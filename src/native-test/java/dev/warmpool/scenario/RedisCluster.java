@@ -1,4 +1,4 @@
-package dev.warmpool;
+package dev.warmpool.scenario;
 
 import static org.awaitility.Awaitility.await;
 

@@ -1,7 +1,7 @@
-package dev.warmpool;
+package dev.warmpool.scenario;
 
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /** The end-to-end scenarios again, against the packaged application and the packaged agent jar. */
 @QuarkusIntegrationTest
-class WarmDispatchIT extends DispatchScenarios {}
+class WarmDispatchIT extends WarmDispatchScenarios {}
