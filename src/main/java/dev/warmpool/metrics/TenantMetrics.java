@@ -66,40 +66,57 @@ final class TenantMetrics {
     }
 
     private List<Meter> register(String k, String pool, String tenant) {
-        ToDoubleFunction<Map<String, TenantsReply.Tenant>> running = read(k, TenantsReply.Tenant::running);
-        ToDoubleFunction<Map<String, TenantsReply.Tenant>> queued = read(k, TenantsReply.Tenant::queued);
-        ToDoubleFunction<Map<String, TenantsReply.Tenant>> seconds = read(k, TenantsReply.Tenant::secondsTotal);
-        ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepSeconds = read(k, TenantsReply.Tenant::sweepSeconds);
-        ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepColdStarts =
-                read(k, TenantsReply.Tenant::sweepColdStarts);
-        ToDoubleFunction<Map<String, TenantsReply.Tenant>> sweepIdle = read(k, TenantsReply.Tenant::sweepIdleSeconds);
         return List.of(
-                Gauge.builder("warmpool.tenant.running", latest, running)
+                Gauge.builder("warmpool.tenant.running", latest, read(k, TenantsReply.Tenant::running))
                         .tags("pool", pool, "tenant", tenant)
                         .description("The tenant's jobs holding a processor of the pool")
                         .register(registry),
-                Gauge.builder("warmpool.tenant.queued", latest, queued)
+                Gauge.builder("warmpool.tenant.queued", latest, read(k, TenantsReply.Tenant::queued))
                         .tags("pool", pool, "tenant", tenant)
                         .description("The tenant's jobs waiting in the pool's queue")
                         .register(registry),
-                FunctionCounter.builder("warmpool.tenant.usage.seconds", latest, seconds)
-                        .tags("pool", pool, "tenant", tenant)
-                        .description("Processor-seconds the tenant's jobs held in the pool (not decayed)")
-                        .register(registry),
-                FunctionCounter.builder("warmpool.tenant.sweep.busy.seconds", latest, sweepSeconds)
-                        .tags("pool", pool, "tenant", tenant)
-                        .description(
-                                "The run time of the tenant's sweep trials in the pool (their sweeps' busySeconds)")
-                        .register(registry),
-                FunctionCounter.builder("warmpool.tenant.sweep.cold.starts", latest, sweepColdStarts)
-                        .tags("pool", pool, "tenant", tenant)
-                        .description("Processor starts the tenant's sweep trials in the pool waited for")
-                        .register(registry),
-                FunctionCounter.builder("warmpool.tenant.sweep.idle.seconds", latest, sweepIdle)
-                        .tags("pool", pool, "tenant", tenant)
-                        .description(
-                                "Idle processor-seconds the pool held for the tenant's sweeps between their trials")
-                        .register(registry));
+                counter(
+                        k,
+                        pool,
+                        tenant,
+                        "warmpool.tenant.usage.seconds",
+                        TenantsReply.Tenant::secondsTotal,
+                        "Processor-seconds the tenant's jobs held in the pool (not decayed)"),
+                counter(
+                        k,
+                        pool,
+                        tenant,
+                        "warmpool.tenant.sweep.busy.seconds",
+                        TenantsReply.Tenant::sweepSeconds,
+                        "The run time of the tenant's sweep trials in the pool (their sweeps' busySeconds)"),
+                counter(
+                        k,
+                        pool,
+                        tenant,
+                        "warmpool.tenant.sweep.cold.starts",
+                        TenantsReply.Tenant::sweepColdStarts,
+                        "Processor starts the tenant's sweep trials in the pool waited for"),
+                counter(
+                        k,
+                        pool,
+                        tenant,
+                        "warmpool.tenant.sweep.idle.seconds",
+                        TenantsReply.Tenant::sweepIdleSeconds,
+                        "Idle processor-seconds the pool held for the tenant's sweeps between their trials"));
+    }
+
+    /** A counter of the tenant's latest row's {@code figure}. */
+    private FunctionCounter counter(
+            String k,
+            String pool,
+            String tenant,
+            String name,
+            ToDoubleFunction<TenantsReply.Tenant> figure,
+            String what) {
+        return FunctionCounter.builder(name, latest, read(k, figure))
+                .tags("pool", pool, "tenant", tenant)
+                .description(what)
+                .register(registry);
     }
 
     /** One figure of the tenant's latest row, 0 once the row is gone. */

@@ -199,6 +199,15 @@ public abstract class FairShareScenarios {
                 swept,
                 0.0015,
                 "her one sweep's cost is her sweeps' cost here: " + a);
+        String scraped =
+                given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String series = scraped.lines()
+                .filter(l -> l.startsWith("warmpool_tenant_sweep_busy_seconds_total{")
+                        && l.contains("pool=\"fair-sweep\"")
+                        && l.contains("tenant=\"alice\""))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no sweep cost series for alice in fair-sweep"));
+        assertEquals(swept, Double.parseDouble(series.substring(series.lastIndexOf(' ') + 1)), 0.0015, series);
 
         String carols = batch(Tokens.CAROL, "fair-sweep", 1).get(0);
         assertEquals("team-a", awaitEnd(carols).getString("tenant"));
