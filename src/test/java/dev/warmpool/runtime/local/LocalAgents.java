@@ -2,6 +2,8 @@ package dev.warmpool.runtime.local;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /** The local runtime's agents as tests see them: found by the Redis their command line names. */
 public final class LocalAgents {
@@ -24,8 +26,20 @@ public final class LocalAgents {
 
     /** The process ids of the agents of pool {@code pool} that serve the Redis at {@code redisUrl}. */
     public static List<Long> agentPids(String redisUrl, String pool) {
-        return LocalRuntime.agents(redisUrl)
+        return withoutForks(LocalRuntime.agents(redisUrl)
                 .filter(h -> LocalRuntime.arguments(h).contains(LocalRuntime.POOL + pool))
+                .toList());
+    }
+
+    /**
+     * The agents among {@code found}: a child an agent has just forked (to run a job) shows the agent's command
+     * line until it execs its own, so a process whose parent is among them is not counted (ManyManagersIT once
+     * counted 4 agents of a pool of 3 that had started 3).
+     */
+    private static List<Long> withoutForks(List<ProcessHandle> found) {
+        Set<Long> pids = found.stream().map(ProcessHandle::pid).collect(Collectors.toSet());
+        return found.stream()
+                .filter(h -> h.parent().map(p -> !pids.contains(p.pid())).orElse(true))
                 .map(ProcessHandle::pid)
                 .toList();
     }
@@ -39,6 +53,6 @@ public final class LocalAgents {
 
     /** The process ids of the agents that serve the Redis at {@code redisUrl}. */
     public static List<Long> agentPids(String redisUrl) {
-        return LocalRuntime.agents(redisUrl).map(ProcessHandle::pid).toList();
+        return withoutForks(LocalRuntime.agents(redisUrl).toList());
     }
 }
