@@ -152,20 +152,15 @@ class PoolRuntimeTests {
 
     /** A pool with an image, minIdle 1, as stored before it named a runtime. */
     static PoolSpec onDocker() {
-        return new PoolSpec(
-                        List.of("hostname"),
-                        1,
-                        1,
-                        300,
-                        Map.of(),
-                        null,
-                        null,
-                        new PodTemplate("python:3.12-slim", null, null, null, null, null, null, null, null, null, null),
-                        null,
-                        null,
-                        null,
-                        null,
-                        null)
+        return PoolSpec.builder()
+                .command(List.of("hostname"))
+                .minIdle(1)
+                .maxSize(1)
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .template(
+                        new PodTemplate("python:3.12-slim", null, null, null, null, null, null, null, null, null, null))
+                .build()
                 .withDefaults();
     }
 

@@ -131,23 +131,16 @@ public final class Replay {
     }
 
     static PoolSpec spec(int keepAliveMinutes, String warmth) {
-        return new PoolSpec(
-                List.of("true"),
-                0,
-                1000,
-                keepAliveMinutes * 60,
-                Map.of(),
-                null,
-                1_000_000,
-                null,
-                "process",
-                null,
-                null,
-                null,
-                null,
-                warmth,
-                null,
-                null);
+        return PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(0)
+                .maxSize(1000)
+                .idleTimeoutSeconds(keepAliveMinutes * 60)
+                .env(Map.of())
+                .maxQueued(1_000_000)
+                .worker("process")
+                .warmth(warmth)
+                .build();
     }
 
     static List<ReplayPool> pools(List<TraceGen.Row> rows, PoolSpec spec, long jobMs, long startMs) {

@@ -1,8 +1,8 @@
 package dev.warmpool.api;
 
 import dev.warmpool.auth.Roles;
+import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.service.Caller;
-import dev.warmpool.service.PoolRequest;
 import dev.warmpool.service.PoolService;
 import dev.warmpool.service.PoolView;
 import dev.warmpool.service.Secrets;
@@ -53,7 +53,7 @@ public class PoolResource {
     @Path("/{type}")
     @RolesAllowed(Roles.ADMIN)
     @Consumes(MediaType.APPLICATION_JSON)
-    public Uni<Response> put(@PathParam("type") String type, PoolRequest body) {
+    public Uni<Response> put(@PathParam("type") String type, PoolSpec body) {
         return pools.put(type, body)
                 .map(put -> put.created()
                         ? Response.status(Response.Status.CREATED)

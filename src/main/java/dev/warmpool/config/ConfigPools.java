@@ -37,23 +37,23 @@ public final class ConfigPools {
                 .filter(image -> !"local".equals(runtime))
                 .map(image -> new PodTemplate(image, null, null, null, null, null, null, null, null, null, null))
                 .orElse(null);
-        return new PoolSpec(
-                        p.command(),
-                        p.minIdle(),
-                        p.maxSize(),
-                        p.idleTimeoutSeconds(),
-                        p.env(),
-                        p.workingDir().orElse(null),
-                        p.maxQueued(),
-                        template,
-                        p.worker(),
-                        p.maxJobsPerProcessor().orElse(null),
-                        null,
-                        p.jobEnv().orElse(null),
-                        p.submitters().orElse(null),
-                        p.warmth().orElse(null),
-                        p.resetCommand().orElse(null),
-                        p.maxAgeSeconds().orElse(null))
+        return PoolSpec.builder()
+                .command(p.command())
+                .minIdle(p.minIdle())
+                .maxSize(p.maxSize())
+                .idleTimeoutSeconds(p.idleTimeoutSeconds())
+                .env(p.env())
+                .workingDir(p.workingDir().orElse(null))
+                .maxQueued(p.maxQueued())
+                .template(template)
+                .worker(p.worker())
+                .maxJobsPerProcessor(p.maxJobsPerProcessor().orElse(null))
+                .jobEnv(p.jobEnv().orElse(null))
+                .submitters(p.submitters().orElse(null))
+                .warmth(p.warmth().orElse(null))
+                .resetCommand(p.resetCommand().orElse(null))
+                .maxAgeSeconds(p.maxAgeSeconds().orElse(null))
+                .build()
                 .withNetwork(p.network().orElse(null))
                 .withRuntime(runtime)
                 .withDefaults();

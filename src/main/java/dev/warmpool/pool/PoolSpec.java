@@ -168,233 +168,222 @@ public record PoolSpec(
     public static final String NETWORK_OUTBOUND = "outbound";
     public static final String NETWORK_HOST = "host";
 
-    /** A spec that leaves {@code runtime} to the manager's default. */
-    public PoolSpec(
-            List<String> command,
-            Integer minIdle,
-            Integer maxSize,
-            Integer idleTimeoutSeconds,
-            Map<String, String> env,
-            String workingDir,
-            Integer maxQueued,
-            PodTemplate template,
-            String worker,
-            Integer maxJobsPerProcessor,
-            Map<String, GangRole> gang,
-            List<String> jobEnv,
-            List<String> submitters,
-            String warmth,
-            List<String> resetCommand,
-            Integer maxAgeSeconds,
-            Boolean fairShare,
-            Map<String, Double> shares,
-            Map<String, Integer> maxRunning,
-            Map<String, List<String>> groups,
-            Integer usageHalfLifeSeconds,
-            String network) {
-        this(
-                command,
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                env,
-                workingDir,
-                maxQueued,
-                template,
-                worker,
-                maxJobsPerProcessor,
-                gang,
-                jobEnv,
-                submitters,
-                warmth,
-                resetCommand,
-                maxAgeSeconds,
-                fairShare,
-                shares,
-                maxRunning,
-                groups,
-                usageHalfLifeSeconds,
-                network,
-                null);
-    }
-
-    /** A spec that leaves {@code network} to the runtime's default. */
-    public PoolSpec(
-            List<String> command,
-            Integer minIdle,
-            Integer maxSize,
-            Integer idleTimeoutSeconds,
-            Map<String, String> env,
-            String workingDir,
-            Integer maxQueued,
-            PodTemplate template,
-            String worker,
-            Integer maxJobsPerProcessor,
-            Map<String, GangRole> gang,
-            List<String> jobEnv,
-            List<String> submitters,
-            String warmth,
-            List<String> resetCommand,
-            Integer maxAgeSeconds,
-            Boolean fairShare,
-            Map<String, Double> shares,
-            Map<String, Integer> maxRunning,
-            Map<String, List<String>> groups,
-            Integer usageHalfLifeSeconds) {
-        this(
-                command,
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                env,
-                workingDir,
-                maxQueued,
-                template,
-                worker,
-                maxJobsPerProcessor,
-                gang,
-                jobEnv,
-                submitters,
-                warmth,
-                resetCommand,
-                maxAgeSeconds,
-                fairShare,
-                shares,
-                maxRunning,
-                groups,
-                usageHalfLifeSeconds,
-                null);
-    }
-
     /** The spec with {@code network} set (the runtime's default filled in). */
     public PoolSpec withNetwork(String network) {
-        return new PoolSpec(
-                command,
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                env,
-                workingDir,
-                maxQueued,
-                template,
-                worker,
-                maxJobsPerProcessor,
-                gang,
-                jobEnv,
-                submitters,
-                warmth,
-                resetCommand,
-                maxAgeSeconds,
-                fairShare,
-                shares,
-                maxRunning,
-                groups,
-                usageHalfLifeSeconds,
-                network,
-                runtime);
+        return toBuilder().network(network).build();
     }
 
     /** The spec with {@code runtime} set (the manager's default filled in). */
     public PoolSpec withRuntime(String runtime) {
-        return new PoolSpec(
-                command,
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                env,
-                workingDir,
-                maxQueued,
-                template,
-                worker,
-                maxJobsPerProcessor,
-                gang,
-                jobEnv,
-                submitters,
-                warmth,
-                resetCommand,
-                maxAgeSeconds,
-                fairShare,
-                shares,
-                maxRunning,
-                groups,
-                usageHalfLifeSeconds,
-                network,
-                runtime);
+        return toBuilder().runtime(runtime).build();
     }
 
-    /** A spec without fair-share settings (the defaults apply). */
-    public PoolSpec(
-            List<String> command,
-            Integer minIdle,
-            Integer maxSize,
-            Integer idleTimeoutSeconds,
-            Map<String, String> env,
-            String workingDir,
-            Integer maxQueued,
-            PodTemplate template,
-            String worker,
-            Integer maxJobsPerProcessor,
-            Map<String, GangRole> gang,
-            List<String> jobEnv,
-            List<String> submitters,
-            String warmth,
-            List<String> resetCommand,
-            Integer maxAgeSeconds) {
-        this(
-                command,
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                env,
-                workingDir,
-                maxQueued,
-                template,
-                worker,
-                maxJobsPerProcessor,
-                gang,
-                jobEnv,
-                submitters,
-                warmth,
-                resetCommand,
-                maxAgeSeconds,
-                null,
-                null,
-                null,
-                null,
-                null);
+    /** A spec with every field left out; set those you need by name. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    public PoolSpec(
-            List<String> command,
-            Integer minIdle,
-            Integer maxSize,
-            Integer idleTimeoutSeconds,
-            Map<String, String> env,
-            String workingDir,
-            Integer maxQueued,
-            PodTemplate template,
-            String worker,
-            Integer maxJobsPerProcessor,
-            Map<String, GangRole> gang,
-            List<String> jobEnv,
-            List<String> submitters) {
-        this(
-                command,
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                env,
-                workingDir,
-                maxQueued,
-                template,
-                worker,
-                maxJobsPerProcessor,
-                gang,
-                jobEnv,
-                submitters,
-                null,
-                null,
-                null);
+    /** A builder holding this spec's fields, to change some by name. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.command = command;
+        b.minIdle = minIdle;
+        b.maxSize = maxSize;
+        b.idleTimeoutSeconds = idleTimeoutSeconds;
+        b.env = env;
+        b.workingDir = workingDir;
+        b.maxQueued = maxQueued;
+        b.template = template;
+        b.worker = worker;
+        b.maxJobsPerProcessor = maxJobsPerProcessor;
+        b.gang = gang;
+        b.jobEnv = jobEnv;
+        b.submitters = submitters;
+        b.warmth = warmth;
+        b.resetCommand = resetCommand;
+        b.maxAgeSeconds = maxAgeSeconds;
+        b.fairShare = fairShare;
+        b.shares = shares;
+        b.maxRunning = maxRunning;
+        b.groups = groups;
+        b.usageHalfLifeSeconds = usageHalfLifeSeconds;
+        b.network = network;
+        b.runtime = runtime;
+        return b;
+    }
+
+    /**
+     * The one way to make a spec in code: fields by name, those left out null (as a request that
+     * leaves them out; {@link #withDefaults()} fills them in).
+     */
+    public static final class Builder {
+        private List<String> command;
+        private Integer minIdle;
+        private Integer maxSize;
+        private Integer idleTimeoutSeconds;
+        private Map<String, String> env;
+        private String workingDir;
+        private Integer maxQueued;
+        private PodTemplate template;
+        private String worker;
+        private Integer maxJobsPerProcessor;
+        private Map<String, GangRole> gang;
+        private List<String> jobEnv;
+        private List<String> submitters;
+        private String warmth;
+        private List<String> resetCommand;
+        private Integer maxAgeSeconds;
+        private Boolean fairShare;
+        private Map<String, Double> shares;
+        private Map<String, Integer> maxRunning;
+        private Map<String, List<String>> groups;
+        private Integer usageHalfLifeSeconds;
+        private String network;
+        private String runtime;
+
+        private Builder() {}
+
+        public Builder command(List<String> command) {
+            this.command = command;
+            return this;
+        }
+
+        public Builder minIdle(Integer minIdle) {
+            this.minIdle = minIdle;
+            return this;
+        }
+
+        public Builder maxSize(Integer maxSize) {
+            this.maxSize = maxSize;
+            return this;
+        }
+
+        public Builder idleTimeoutSeconds(Integer idleTimeoutSeconds) {
+            this.idleTimeoutSeconds = idleTimeoutSeconds;
+            return this;
+        }
+
+        public Builder env(Map<String, String> env) {
+            this.env = env;
+            return this;
+        }
+
+        public Builder workingDir(String workingDir) {
+            this.workingDir = workingDir;
+            return this;
+        }
+
+        public Builder maxQueued(Integer maxQueued) {
+            this.maxQueued = maxQueued;
+            return this;
+        }
+
+        public Builder template(PodTemplate template) {
+            this.template = template;
+            return this;
+        }
+
+        public Builder worker(String worker) {
+            this.worker = worker;
+            return this;
+        }
+
+        public Builder maxJobsPerProcessor(Integer maxJobsPerProcessor) {
+            this.maxJobsPerProcessor = maxJobsPerProcessor;
+            return this;
+        }
+
+        public Builder gang(Map<String, GangRole> gang) {
+            this.gang = gang;
+            return this;
+        }
+
+        public Builder jobEnv(List<String> jobEnv) {
+            this.jobEnv = jobEnv;
+            return this;
+        }
+
+        public Builder submitters(List<String> submitters) {
+            this.submitters = submitters;
+            return this;
+        }
+
+        public Builder warmth(String warmth) {
+            this.warmth = warmth;
+            return this;
+        }
+
+        public Builder resetCommand(List<String> resetCommand) {
+            this.resetCommand = resetCommand;
+            return this;
+        }
+
+        public Builder maxAgeSeconds(Integer maxAgeSeconds) {
+            this.maxAgeSeconds = maxAgeSeconds;
+            return this;
+        }
+
+        public Builder fairShare(Boolean fairShare) {
+            this.fairShare = fairShare;
+            return this;
+        }
+
+        public Builder shares(Map<String, Double> shares) {
+            this.shares = shares;
+            return this;
+        }
+
+        public Builder maxRunning(Map<String, Integer> maxRunning) {
+            this.maxRunning = maxRunning;
+            return this;
+        }
+
+        public Builder groups(Map<String, List<String>> groups) {
+            this.groups = groups;
+            return this;
+        }
+
+        public Builder usageHalfLifeSeconds(Integer usageHalfLifeSeconds) {
+            this.usageHalfLifeSeconds = usageHalfLifeSeconds;
+            return this;
+        }
+
+        public Builder network(String network) {
+            this.network = network;
+            return this;
+        }
+
+        public Builder runtime(String runtime) {
+            this.runtime = runtime;
+            return this;
+        }
+
+        public PoolSpec build() {
+            return new PoolSpec(
+                    command,
+                    minIdle,
+                    maxSize,
+                    idleTimeoutSeconds,
+                    env,
+                    workingDir,
+                    maxQueued,
+                    template,
+                    worker,
+                    maxJobsPerProcessor,
+                    gang,
+                    jobEnv,
+                    submitters,
+                    warmth,
+                    resetCommand,
+                    maxAgeSeconds,
+                    fairShare,
+                    shares,
+                    maxRunning,
+                    groups,
+                    usageHalfLifeSeconds,
+                    network,
+                    runtime);
+        }
     }
 
     /**
@@ -427,30 +416,14 @@ public record PoolSpec(
                             ? null
                             : new GangRole(r.count(), r.command(), r.env() == null ? null : values.apply(r.env()))));
         }
-        return new PoolSpec(
-                command,
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                env == null ? null : values.apply(env),
-                workingDir,
-                maxQueued,
-                template == null || template.env() == null ? template : template.withEnv(values.apply(template.env())),
-                worker,
-                maxJobsPerProcessor,
-                roles,
-                jobEnv,
-                submitters,
-                warmth,
-                resetCommand,
-                maxAgeSeconds,
-                fairShare,
-                shares,
-                maxRunning,
-                groups,
-                usageHalfLifeSeconds,
-                network,
-                runtime);
+        return toBuilder()
+                .env(env == null ? null : values.apply(env))
+                .template(
+                        template == null || template.env() == null
+                                ? template
+                                : template.withEnv(values.apply(template.env())))
+                .gang(roles)
+                .build();
     }
 
     /** The role name of a parameter server. */

@@ -58,22 +58,14 @@ public class PoolService {
             @com.fasterxml.jackson.annotation.JsonUnwrapped PoolView pool, List<String> warnings) {}
 
     /**
-     * Checks the request (off the event loop: the runtime's checks read the file system or ask
-     * the Docker engine), then puts the pool.
+     * Checks the request, a body or a pool declared in config (off the event loop: the runtime's
+     * checks read the file system or ask the Docker engine), fills in its defaults, then puts the pool.
      */
-    public Uni<Put> put(String type, PoolRequest request) {
+    public Uni<Put> put(String type, PoolSpec request) {
         return Uni.createFrom()
                 .item(() -> check(type, request))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                 .flatMap(spec -> warned(type, spec));
-    }
-
-    /** Creates or updates a pool from a spec (the pools declared in config), checked and warned of as a request is. */
-    public Uni<Put> put(String type, PoolSpec spec) {
-        return Uni.createFrom()
-                .item(() -> checkSpec(type, spec.withDefaults()))
-                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                .flatMap(checked -> warned(type, checked));
     }
 
     private Uni<Put> warned(String type, PoolSpec spec) {
@@ -209,7 +201,7 @@ public class PoolService {
     }
 
     /** The request as a complete, valid spec, or a problem naming the field. */
-    PoolSpec check(String type, PoolRequest request) {
+    PoolSpec check(String type, PoolSpec request) {
         UserInput.checkType(type);
         if (request == null) {
             throw Refusal.invalid(
@@ -217,7 +209,7 @@ public class PoolService {
                     "The request needs a JSON body with at least 'command', e.g. "
                             + "{\"command\": [\"python3\", \"train.py\"]}.");
         }
-        return checkSpec(type, request.toSpec());
+        return checkSpec(type, request.withDefaults());
     }
 
     private PoolSpec checkSpec(String type, PoolSpec candidate) {

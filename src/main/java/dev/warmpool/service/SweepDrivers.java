@@ -90,21 +90,15 @@ public class SweepDrivers {
         String python = config.sweeps()
                 .driverPython()
                 .orElse(Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3");
-        return new PoolSpec(
-                        List.of(python, "-m", "warmpool.driver"),
-                        0,
-                        config.sweeps().driverPoolSize(),
-                        300,
-                        Map.of("PYTHONPATH", client.toString()),
-                        null,
-                        1000,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null)
-                .withRuntime("local");
+        return PoolSpec.builder()
+                .command(List.of(python, "-m", "warmpool.driver"))
+                .minIdle(0)
+                .maxSize(config.sweeps().driverPoolSize())
+                .idleTimeoutSeconds(300)
+                .env(Map.of("PYTHONPATH", client.toString()))
+                .maxQueued(1000)
+                .runtime("local")
+                .build();
     }
 
     /**

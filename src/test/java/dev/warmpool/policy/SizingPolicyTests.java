@@ -27,20 +27,15 @@ class SizingPolicyTests {
 
     static PoolSnapshot pool(
             int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining, Processor... ps) {
-        PoolSpec spec = new PoolSpec(
-                List.of("true"),
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                Map.of(),
-                null,
-                100,
-                null,
-                "process",
-                null,
-                null,
-                null,
-                null);
+        PoolSpec spec = PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(minIdle)
+                .maxSize(maxSize)
+                .idleTimeoutSeconds(idleTimeoutSeconds)
+                .env(Map.of())
+                .maxQueued(100)
+                .worker("process")
+                .build();
         return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
     }
 
@@ -151,20 +146,17 @@ class SizingPolicyTests {
     }
 
     static PoolSnapshot gangPool(int minIdle, int maxSize, int queued, List<Processor> members, List<Processor> gangs) {
-        PoolSpec spec = new PoolSpec(
-                List.of("true"),
-                minIdle,
-                maxSize,
-                300,
-                Map.of(),
-                null,
-                100,
-                null,
-                "process",
-                null,
-                Map.of("ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)),
-                null,
-                null);
+        PoolSpec spec = PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(minIdle)
+                .maxSize(maxSize)
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .maxQueued(100)
+                .worker("process")
+                .gang(Map.of(
+                        "ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)))
+                .build();
         return new PoolSnapshot("t", spec, false, queued, NOW, members, 0, gangs);
     }
 

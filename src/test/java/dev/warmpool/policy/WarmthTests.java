@@ -27,23 +27,16 @@ class WarmthTests {
     static final SizingPolicy.Timing TIMING = new SizingPolicy.Timing(10_000, 60_000, 30_000, 10_000, P);
 
     static PoolSpec spec(String warmth, int minIdle, int maxSize, int idleTimeoutSeconds) {
-        return new PoolSpec(
-                List.of("true"),
-                minIdle,
-                maxSize,
-                idleTimeoutSeconds,
-                Map.of(),
-                null,
-                100,
-                null,
-                "process",
-                null,
-                null,
-                null,
-                null,
-                warmth,
-                null,
-                null);
+        return PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(minIdle)
+                .maxSize(maxSize)
+                .idleTimeoutSeconds(idleTimeoutSeconds)
+                .env(Map.of())
+                .maxQueued(100)
+                .worker("process")
+                .warmth(warmth)
+                .build();
     }
 
     /** Jobs of {@code jobMs} arriving {@code at} (ms after T0), {@code width} at a time, one after another. */

@@ -12,31 +12,25 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class PoolSpecTests {
     static PoolSpec withTemplateEnv() {
-        return new PoolSpec(
-                        List.of("true"),
-                        0,
-                        1,
-                        300,
-                        Map.of("HF_TOKEN", "pool-secret"),
+        return PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(0)
+                .maxSize(1)
+                .idleTimeoutSeconds(300)
+                .env(Map.of("HF_TOKEN", "pool-secret"))
+                .template(new PodTemplate(
+                        "img",
                         null,
-                        null,
-                        new PodTemplate(
-                                "img",
-                                null,
-                                Map.of("TPL_KEY", "template-secret"),
-                                null,
-                                null,
-                                null,
-                                null,
-                                null,
-                                null,
-                                null,
-                                null),
+                        Map.of("TPL_KEY", "template-secret"),
                         null,
                         null,
                         null,
                         null,
-                        null)
+                        null,
+                        null,
+                        null,
+                        null))
+                .build()
                 .withDefaults()
                 .withRuntime("docker");
     }

@@ -21,23 +21,16 @@ class DeadlinesTests {
     static final Deadlines.Timing TIMING = new Deadlines.Timing(GRACE, START);
 
     static PoolSnapshot pool(List<String> resetCommand, Processor... ps) {
-        PoolSpec spec = new PoolSpec(
-                List.of("true"),
-                0,
-                4,
-                300,
-                Map.of(),
-                null,
-                100,
-                null,
-                "process",
-                null,
-                null,
-                null,
-                null,
-                null,
-                resetCommand,
-                null);
+        PoolSpec spec = PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(0)
+                .maxSize(4)
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .maxQueued(100)
+                .worker("process")
+                .resetCommand(resetCommand)
+                .build();
         return new PoolSnapshot("t", spec, false, 0, NOW, List.of(ps));
     }
 

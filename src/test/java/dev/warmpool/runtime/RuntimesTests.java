@@ -42,7 +42,14 @@ class RuntimesTests {
         PodTemplate t = image == null
                 ? null
                 : new PodTemplate(image, null, null, null, null, null, null, null, null, null, null);
-        return new PoolSpec(List.of("true"), 0, 1, 300, Map.of(), null, null, t, null, null, null, null, null)
+        return PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(0)
+                .maxSize(1)
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .template(t)
+                .build()
                 .withRuntime(runtime);
     }
 

@@ -23,20 +23,16 @@ class MachineFitTests {
         PodTemplate t = limits.isEmpty()
                 ? null
                 : new PodTemplate("local", null, null, r.build(), null, null, null, null, null, null, null);
-        return new PoolSpec(
-                List.of("true"),
-                minIdle,
-                Math.max(1, minIdle),
-                300,
-                Map.of(),
-                null,
-                100,
-                t,
-                "process",
-                null,
-                null,
-                null,
-                null);
+        return PoolSpec.builder()
+                .command(List.of("true"))
+                .minIdle(minIdle)
+                .maxSize(Math.max(1, minIdle))
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .maxQueued(100)
+                .template(t)
+                .worker("process")
+                .build();
     }
 
     @Test

@@ -54,8 +54,16 @@ class ContainerFactoryTests {
     }
 
     static PoolSpec spec(PodTemplate t) {
-        return new PoolSpec(
-                List.of("sh", "-c", "hostname"), 1, 4, 300, Map.of(), null, 100, t, "process", null, null, null, null);
+        return PoolSpec.builder()
+                .command(List.of("sh", "-c", "hostname"))
+                .minIdle(1)
+                .maxSize(4)
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .maxQueued(100)
+                .template(t)
+                .worker("process")
+                .build();
     }
 
     @Test
@@ -378,20 +386,18 @@ class ContainerFactoryTests {
 
     @Test
     void aGangMemberJoinsItsGangsNetworkWhereItsProcessorIdIsItsName() {
-        PoolSpec gang = new PoolSpec(
-                List.of("sh", "-c", "hostname"),
-                1,
-                1,
-                300,
-                Map.of(),
-                null,
-                100,
-                template(null, null),
-                "process",
-                null,
-                Map.of("ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)),
-                null,
-                null);
+        PoolSpec gang = PoolSpec.builder()
+                .command(List.of("sh", "-c", "hostname"))
+                .minIdle(1)
+                .maxSize(1)
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .maxQueued(100)
+                .template(template(null, null))
+                .worker("process")
+                .gang(Map.of(
+                        "ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)))
+                .build();
         ContainerFactory.Plan p = ContainerFactory.container("tf", "g7-2", gang, SETTINGS);
         assertEquals("wp-tf-g7", p.gangNetwork().orElseThrow());
         assertEquals("g7", p.labels().get(Labels.GANG));

@@ -36,8 +36,16 @@ class PodFactoryTests {
     }
 
     static PoolSpec spec(PodTemplate t) {
-        return new PoolSpec(
-                List.of("python3", "train.py"), 1, 4, 300, Map.of(), null, 100, t, "process", null, null, null, null);
+        return PoolSpec.builder()
+                .command(List.of("python3", "train.py"))
+                .minIdle(1)
+                .maxSize(4)
+                .idleTimeoutSeconds(300)
+                .env(Map.of())
+                .maxQueued(100)
+                .template(t)
+                .worker("process")
+                .build();
     }
 
     static PodTemplate gpuTemplate(String agent) {
