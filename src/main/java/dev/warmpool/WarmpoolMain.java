@@ -102,6 +102,11 @@ public class WarmpoolMain {
      * found running (its agents' since before) is left to them.
      */
     private static void failed(OwnRedis started, int code, Throwable failure) {
+        if (failure != null) {
+            // a failure before logging is up (a key that maps to no setting, a value of the wrong
+            // kind) reaches no log: say it here, or the manager exits without a word
+            System.err.println("warmpool did not start: " + reason(failure));
+        }
         if (failure != null && started != null) {
             started.forget();
             started.server().stop();
@@ -110,6 +115,17 @@ public class WarmpoolMain {
                     started.server().port());
         }
         ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(code, failure);
+    }
+
+    /** The innermost message of a failure: what went wrong rather than where it was wrapped. */
+    static String reason(Throwable failure) {
+        String reason = failure.toString();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getMessage() != null) {
+                reason = t.getMessage();
+            }
+        }
+        return reason;
     }
 
     /**
