@@ -7,6 +7,7 @@ import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.reconcile.Reconciler;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.service.PoolService;
+import dev.warmpool.service.Refusal;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -26,8 +27,10 @@ public class Startup {
             Reconciler reconciler,
             ProcessorRuntime runtime,
             StaticTokens tokens,
+            ConfigPools configPools,
             @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.host") String host) {
         List<String> problems = ConfigCheck.check(config);
+        problems.addAll(configPools.problems());
         if (!config.auth().enabled() && !ConfigCheck.loopback(host)) {
             problems.add("warmpool.auth.enabled=false lets anyone who reaches the port run any program, so the manager "
                     + "listens on 127.0.0.1 alone then; quarkus.http.host=" + host + " is not loopback: turn "
@@ -47,13 +50,19 @@ public class Startup {
                     + System.getProperty("user.name") + ") or root is an admin and may run any program as this user;"
                     + " other users' and jobs' connections get 403. Listening on " + host + " only.");
         }
-        ConfigPools.leftOut(config)
+        configPools
+                .leftOut()
                 .forEach(type -> LOG.warnf(
                         "pool %s from config is left out: processors on the docker "
                                 + "runtime are containers, and it names no image (set warmpool.pools.%s.image)",
                         type, type));
-        ConfigPools.specs(config).forEach((type, spec) -> {
-            pools.put(type, spec).await().atMost(Duration.ofSeconds(30));
+        configPools.specs().forEach((type, spec) -> {
+            try {
+                pools.put(type, spec).await().atMost(Duration.ofSeconds(30));
+            } catch (Refusal r) {
+                throw new IllegalStateException("warmpool cannot start:\n  - pool " + type + " from config ("
+                        + "warmpool.pools." + type + ".*, fields as in PUT /pools/{type}): " + r.getMessage());
+            }
             LOG.infof(
                     "pool %s from config: %s (minIdle %d, maxSize %d)",
                     type, spec.command(), spec.minIdle(), spec.maxSize());

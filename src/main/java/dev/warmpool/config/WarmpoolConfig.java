@@ -5,15 +5,13 @@ import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** All of warmpool's settings, under {@code warmpool.*}; checked at start-up by {@link ConfigCheck}. */
 @ConfigMapping(prefix = "warmpool")
 public interface WarmpoolConfig {
 
-    /** Pools declared in config, by job type; created or updated at every start. */
-    Map<String, PoolConfig> pools();
+    // the pools declared under warmpool.pools are read by name into their PoolSpec: ConfigPools
 
     Reconcile reconcile();
 
@@ -119,72 +117,6 @@ public interface WarmpoolConfig {
     interface Events {
         /** Where agents send dev.warmpool.job.finished; K_SINK (a SinkBinding's) when unset; none when neither is. */
         Optional<String> sink();
-    }
-
-    /** A pool declared in config: the same fields as {@code PUT /pools/{type}}. */
-    interface PoolConfig {
-        /** The program each job runs; the job's args are appended. */
-        List<String> command();
-
-        /**
-         * The container image of its processors, on the docker (and kubernetes) runtime, e.g.
-         * {@code warmpool-base:bookworm}. A config pool without one is left out on docker; a local
-         * pool has no image (one given is not used there).
-         */
-        Optional<String> image();
-
-        /**
-         * Where its processors live: {@code local}, {@code docker} or {@code kubernetes}; {@code
-         * warmpool.runtime.type} when unset.
-         */
-        Optional<String> runtime();
-
-        /** Idle processors kept warm at all times: 1, so the first job never waits for a cold start. */
-        @WithDefault("1")
-        int minIdle();
-
-        /** Most processors (idle, busy, starting) of the pool. */
-        @WithDefault("4")
-        int maxSize();
-
-        /** An idle processor beyond minIdle is given back after this long without work: 5 minutes. */
-        @WithDefault("300")
-        int idleTimeoutSeconds();
-
-        /** Environment of every job of the pool. */
-        Map<String, String> env();
-
-        /** Working directory of the job processes; the manager's when unset. */
-        Optional<String> workingDir();
-
-        /** Most queued jobs; past it a submit is answered 429. */
-        @WithDefault("10000")
-        int maxQueued();
-
-        /** {@code process} (a new process per job) or {@code persistent} (one long-lived worker per processor). */
-        @WithDefault("process")
-        String worker();
-
-        /** A processor is given back after this many jobs; unlimited when unset. */
-        Optional<Integer> maxJobsPerProcessor();
-
-        /** {@code fixed} (the default) or {@code learned}: see the pool spec's {@code warmth}. */
-        Optional<String> warmth();
-
-        /** Run by the agent between jobs; a failure retires the processor. */
-        Optional<List<String>> resetCommand();
-
-        /** A processor is given back after it has been up this long (at its next job's end). */
-        Optional<Integer> maxAgeSeconds();
-
-        /** What the pool's jobs reach: none, outbound or host (see docs/security.md); the runtime's default when unset. */
-        Optional<String> network();
-
-        /** Variables a job's env may set (names or PREFIX_*); none when unset. */
-        Optional<List<String>> jobEnv();
-
-        /** Token names or groups that may submit besides admins; every submitter when unset. */
-        Optional<List<String>> submitters();
     }
 
     interface Reconcile {

@@ -82,6 +82,7 @@ public class Reconciler implements ReconcilerPort {
     private volatile long queuedJobs;
 
     private final AgentUsers agentUsers;
+    private final ConfigPools configPools;
     private final Starts starts;
     private final Overdues overdues;
 
@@ -90,8 +91,10 @@ public class Reconciler implements ReconcilerPort {
             ProcessorRuntime runtime,
             WarmpoolConfig config,
             AgentUsers agentUsers,
-            PoolMetrics metrics) {
+            PoolMetrics metrics,
+            ConfigPools configPools) {
         this.agentUsers = agentUsers;
+        this.configPools = configPools;
         this.metrics = metrics;
         this.store = store;
         this.runtime = runtime;
@@ -380,7 +383,7 @@ public class Reconciler implements ReconcilerPort {
     /** The pools in Redis, after re-creating any pool declared in config that Redis has lost. */
     private List<String> typesWithConfigPools() {
         List<String> types = store.types().await().atMost(CALL);
-        for (Map.Entry<String, PoolSpec> e : ConfigPools.specs(config).entrySet()) {
+        for (Map.Entry<String, PoolSpec> e : configPools.specs().entrySet()) {
             if (!types.contains(e.getKey())) {
                 LOG.warnf("pool %s from config is missing in Redis; creating it again", e.getKey());
                 store.putPool(e.getKey(), e.getValue()).await().atMost(CALL);
