@@ -212,19 +212,9 @@ public final class SpawnBench {
         Path dir = s.newJobDir(id);
         AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
         JobRun run = new JobRun(
-                id,
-                "t",
-                List.of("true"),
-                Map.of("PATH", "/usr/bin:/bin"),
-                null,
-                0,
-                dir,
+                new JobRun.Launch(id, "t", List.of("true"), Map.of("PATH", "/usr/bin:/bin"), null, 0, dir),
                 s,
-                out::set,
-                null,
-                null,
-                (r, json) -> {},
-                () -> null);
+                JobRun.Hooks.endOnly(out::set));
         run.run();
         run.cleanUp(); // the room swept and the dir removed, as the agent does after recording the end
         boolean ok = "SUCCEEDED".equals(out.get().state());

@@ -61,10 +61,12 @@ final class JobRun implements Runnable {
     private final Path resultFile;
     private final Sandbox sandbox;
     private final Consumer<Outcome> onEnd;
-    private final Worker worker;
-    private final String request;
     private final BiConsumer<JobRun, String> onReport;
     private final Supplier<LiveLog> liveLog;
+    /** The processor's persistent worker the job is sent to, as the JSON line {@code request}; null: a process. */
+    private Worker worker;
+
+    private String request;
     private volatile Process process;
     private volatile ResidentRoom room;
     /** The room the job ran in and its output, until {@link #cleanUp} readies the room for the next job. */
@@ -78,39 +80,48 @@ final class JobRun implements Runnable {
     private AutoCloseable closeAtEnd;
 
     /**
-     * A job run in {@code dir} (its own, made by {@code sandbox}; the result file is in it), or,
-     * when {@code worker} is not null, sent to that worker as the JSON line {@code request};
-     * reports go to {@code onReport}, output lines also to the live log that {@code liveLog}
-     * makes (null: none).
+     * What a job runs: its command (the job's args appended), env and working dir (null: its own
+     * dir), its timeout (0: none) and its own dir, made by the sandbox (null: a job that never
+     * started). The result file is in that dir.
      */
-    JobRun(
+    record Launch(
             String jobId,
             String token,
             List<String> command,
             Map<String, String> env,
             String workingDir,
             long timeoutMillis,
-            Path dir,
-            Sandbox sandbox,
-            Consumer<Outcome> onEnd,
-            Worker worker,
-            String request,
-            BiConsumer<JobRun, String> onReport,
-            Supplier<LiveLog> liveLog) {
-        this.liveLog = liveLog;
-        this.worker = worker;
-        this.request = request;
-        this.onReport = onReport;
-        this.jobId = jobId;
-        this.token = token;
-        this.command = command;
-        this.env = env;
-        this.workingDir = workingDir;
-        this.timeoutMillis = timeoutMillis;
-        this.dir = dir;
+            Path dir) {}
+
+    /** Where a run's news goes: its end, its intermediate reports, a live log made per run (null: none). */
+    record Hooks(Consumer<Outcome> onEnd, BiConsumer<JobRun, String> onReport, Supplier<LiveLog> liveLog) {
+        /** Only the end: reports and output go nowhere else. */
+        static Hooks endOnly(Consumer<Outcome> onEnd) {
+            return new Hooks(onEnd, (run, json) -> {}, () -> null);
+        }
+    }
+
+    /** A job run as a child process in {@code sandbox}; see {@link #toWorker} for a persistent worker's. */
+    JobRun(Launch launch, Sandbox sandbox, Hooks hooks) {
+        this.liveLog = hooks.liveLog();
+        this.onReport = hooks.onReport();
+        this.onEnd = hooks.onEnd();
+        this.jobId = launch.jobId();
+        this.token = launch.token();
+        this.command = launch.command();
+        this.env = launch.env();
+        this.workingDir = launch.workingDir();
+        this.timeoutMillis = launch.timeoutMillis();
+        this.dir = launch.dir();
         this.resultFile = dir == null ? null : dir.resolve(RESULT);
         this.sandbox = sandbox;
-        this.onEnd = onEnd;
+    }
+
+    /** Sends the job to the processor's persistent {@code worker} as the JSON line {@code request}; set before it runs. */
+    JobRun toWorker(Worker worker, String request) {
+        this.worker = worker;
+        this.request = request;
+        return this;
     }
 
     /** Reads at most {@code bytes} of the job's result file ({@code WARMPOOL_MAX_RESULT_BYTES}); set before it runs. */
@@ -121,20 +132,8 @@ final class JobRun implements Runnable {
 
     /** A job that ended before it could start: {@code error} says why. */
     static Outcome notStarted(String jobId, String token, String error) {
-        JobRun run = new JobRun(
-                jobId,
-                token,
-                List.of(),
-                Map.of(),
-                null,
-                0,
-                null,
-                null,
-                o -> {},
-                null,
-                null,
-                (r, json) -> {},
-                () -> null);
+        JobRun run =
+                new JobRun(new Launch(jobId, token, List.of(), Map.of(), null, 0, null), null, Hooks.endOnly(o -> {}));
         return new Outcome(run, "FAILED", 127, "{}", "", error);
     }
 

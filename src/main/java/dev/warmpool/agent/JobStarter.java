@@ -163,19 +163,15 @@ final class JobStarter {
         }
         int logLines = config.logLines();
         JobRun run = new JobRun(
-                jobId,
-                token,
-                command,
-                env,
-                workingDir,
-                timeoutSeconds * 1000,
-                dir,
+                new JobRun.Launch(jobId, token, command, env, workingDir, timeoutSeconds * 1000, dir),
                 sandbox,
-                events::accept,
-                w,
-                request,
-                reporter::report,
-                () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null);
+                new JobRun.Hooks(
+                        events::accept,
+                        reporter::report,
+                        () -> logLines > 0 ? new LiveLog(redis, config.processorId(), jobId, token, logLines) : null));
+        if (w != null) {
+            run.toWorker(w, request);
+        }
         run.limitResult(config.maxResultBytes());
         if (relay != null) {
             run.closeAtEnd(relay);

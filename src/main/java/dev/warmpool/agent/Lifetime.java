@@ -86,19 +86,9 @@ final class Lifetime {
         }
         AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
         JobRun run = new JobRun(
-                "reset",
-                "",
-                resetCommand,
-                env,
-                workingDir,
-                RESET_TIMEOUT_SECONDS * 1000,
-                dir,
+                new JobRun.Launch("reset", "", resetCommand, env, workingDir, RESET_TIMEOUT_SECONDS * 1000, dir),
                 sandbox,
-                out::set,
-                null,
-                null,
-                (r, json) -> {},
-                () -> null);
+                JobRun.Hooks.endOnly(out::set));
         Future<?> running = JobRun.THREADS.submit(run);
         try {
             try {

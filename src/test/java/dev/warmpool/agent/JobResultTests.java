@@ -74,23 +74,20 @@ class JobResultTests {
         Path dir = s.newJobDir(id);
         AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
         JobRun job = new JobRun(
-                        id,
-                        "t",
-                        List.of("sh", "-c", script),
-                        Map.of(
-                                "PATH",
-                                "/usr/bin:/bin",
-                                "WARMPOOL_RESULT",
-                                dir.resolve(JobRun.RESULT).toString()),
-                        null,
-                        0,
-                        dir,
+                        new JobRun.Launch(
+                                id,
+                                "t",
+                                List.of("sh", "-c", script),
+                                Map.of(
+                                        "PATH",
+                                        "/usr/bin:/bin",
+                                        "WARMPOOL_RESULT",
+                                        dir.resolve(JobRun.RESULT).toString()),
+                                null,
+                                0,
+                                dir),
                         s,
-                        out::set,
-                        null,
-                        null,
-                        (r, json) -> {},
-                        () -> null)
+                        JobRun.Hooks.endOnly(out::set))
                 .limitResult(limit);
         assertTimeoutPreemptively(Duration.ofSeconds(60), job::run, "the job ends: " + script);
         job.cleanUp();

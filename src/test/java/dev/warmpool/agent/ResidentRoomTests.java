@@ -113,19 +113,9 @@ class ResidentRoomTests {
             throws Exception {
         Path dir = s.newJobDir(id);
         return new JobRun(
-                id,
-                "t",
-                command,
-                env,
-                null,
-                0,
-                dir,
+                new JobRun.Launch(id, "t", command, env, null, 0, dir),
                 s,
-                out::set,
-                null,
-                null,
-                (r, json) -> reports.add(json),
-                () -> null);
+                new JobRun.Hooks(out::set, (r, json) -> reports.add(json), () -> null));
     }
 
     /** Runs a job to its end, then readies the room for the next (its dir removed too), as the agent does; its outcome. */

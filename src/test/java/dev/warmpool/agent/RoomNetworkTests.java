@@ -90,19 +90,16 @@ class RoomNetworkTests {
         AtomicReference<JobRun.Outcome> out = new AtomicReference<>();
         String id = "n" + System.nanoTime();
         JobRun r = new JobRun(
-                id,
-                "t",
-                List.of("/bin/bash", "-c", script),
-                Map.of("PATH", "/usr/bin:/bin"),
-                null,
-                0,
-                s.newJobDir(id),
+                new JobRun.Launch(
+                        id,
+                        "t",
+                        List.of("/bin/bash", "-c", script),
+                        Map.of("PATH", "/usr/bin:/bin"),
+                        null,
+                        0,
+                        s.newJobDir(id)),
                 s,
-                out::set,
-                null,
-                null,
-                (run, json) -> {},
-                () -> null);
+                JobRun.Hooks.endOnly(out::set));
         r.run();
         r.cleanUp();
         assertNotNull(out.get());
