@@ -69,7 +69,8 @@ local p = redis.call('HMGET', pkey, 'job', 'token', 'gang', 'role', 'rank')
 if p[1] ~= jid or p[2] ~= token then return {'STALE', 'processor holds ' .. tostring(p[1])} end
 local now = now_ms()
 local retention = tonumber(ARGV[10])
-local state = redis.call('HGET', jkey, 'state')
+local js = redis.call('HMGET', jkey, 'state', 'sweep')
+local state = js[1]
 local gid = p[3] or ''
 if gid == '' then
   redis.call('HSET', jkey, 'exitCode', ARGV[6], 'metrics', ARGV[7], 'logTail', ARGV[8])
@@ -118,7 +119,7 @@ if gid ~= '' then
   return {'OK', taken}
 end
 local take = ARGV[12] == '1'
-local nxt, ntoken = next_or_idle(pid, now, take)
+local nxt, ntoken = next_or_idle(pid, now, take, js[2])
 fill(now) -- what the processor did not take, idle ones may (a tenant at its maxRunning is under it again)
 if not take or nxt == '' then return {'OK', nxt} end
 job_running(nxt, now)

@@ -51,7 +51,8 @@ local pkey = key('proc', pid)
 local jkey = key('job', jid)
 local p = redis.call('HMGET', pkey, 'job', 'token', 'gang', 'role', 'rank')
 if p[1] ~= jid or p[2] ~= token then return {'STALE', 'processor holds ' .. tostring(p[1])} end
-local state = redis.call('HGET', jkey, 'state')
+local js = redis.call('HMGET', jkey, 'state', 'sweep')
+local state = js[1]
 local now = now_ms()
 local gid = p[3] or ''
 local gang = ''
@@ -71,7 +72,7 @@ if gid ~= '' then
 else
   if state ~= 'ASSIGNED' then
     -- ended before it started (cancelled, or expired): the processor is free again
-    next_or_idle(pid, now)
+    next_or_idle(pid, now, false, js[2]) -- a trial's processor now waits for its sweep's next
     return {'STALE', 'job is ' .. tostring(state)}
   end
   job_running(jid, now)

@@ -4,7 +4,7 @@
 --- @include "gang"
 
 -- The warmest idle processor (or gang) that can take a job now, taken off the idle set, whether it
--- is a gang, and since when it was idle (its idle set score); or nil. A plain processor costs one read, as before gangs.
+-- is a gang, and since when it was idle (its idle set score; a gang's: nil); or nil. A plain processor costs one read, as before gangs.
 -- Keys: wp:{type}:idle RW (popped), wp:{type}:proc:{id} R, wp:{type}:gang:{id} R, wp:{type}:warmth W (idleMs).
 local function claim(now)
   while true do
@@ -14,7 +14,7 @@ local function claim(now)
     local state = redis.call('HGET', key('proc', id), 'state')
     idle_end(top[2], now)
     if state == 'IDLE' then return id, false, top[2] end
-    if not state and gang_ready(id) then return id, true, top[2] end
+    if not state and gang_ready(id) then return id, true end -- a gang's idle moment is its members'
   end
 end
 
@@ -64,11 +64,12 @@ local function member_free(pid, gid, now)
 end
 
 -- A processor that has just become free takes the next queued job (pick_queued), or turns idle
--- (marked with the sweep of the trial it let go of, if it was one). A processor of a draining pool is
+-- (marked with after_sweep, the sweep of the trial it let go of, which its caller has read: '' or nil
+-- after another job or none). A processor of a draining pool is
 -- retired instead. Returns the job id taken, or ''.
 -- Keys: wp:{type}:pool R, wp:{type}:proc:{id} RW, wp:{type}:job:{jobId} RW, wp:{type}:idle RW,
 --   wp:{type}:warmth W, wp:{type}:inbox:{id} W; pick_queued's.
-local function next_or_idle(pid, now, quiet)
+local function next_or_idle(pid, now, quiet, after_sweep)
   if redis.call('HGET', POOL, 'state') ~= 'ACTIVE' then
     retire(pid, now)
     return ''
@@ -80,10 +81,8 @@ local function next_or_idle(pid, now, quiet)
   local pkey = key('proc', pid)
   -- idle from now after a sweep's trial: it waits for that sweep (its next trial here counts the wait:
   -- lib/ends.lua sweep_idle_held); after another job, nothing is marked (lastSweepAt is not this idle's start)
-  local held = redis.call('HGET', pkey, 'job')
-  local sweep = held and held ~= '' and redis.call('HGET', key('job', held), 'sweep')
-  if sweep and sweep ~= '' then
-    redis.call('HSET', pkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now, 'lastSweep', sweep, 'lastSweepAt', now)
+  if after_sweep and after_sweep ~= '' then
+    redis.call('HSET', pkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now, 'lastSweep', after_sweep, 'lastSweepAt', now)
   else
     redis.call('HSET', pkey, 'state', 'IDLE', 'job', '', 'token', '', 'since', now)
   end
@@ -104,7 +103,6 @@ local function dispatch(jid, now)
   demand_up(now, id ~= nil)
   if id then
     hand(jid, id, gang, now)
-    if gang then return id end
     return id, since
   end
   enqueue(jid)
