@@ -2,6 +2,7 @@ package dev.warmpool;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -32,6 +33,32 @@ class ArchitectureTests {
                         "java..",
                         "redis.clients..",
                         "com.google.gson..")
+                .check(MAIN);
+    }
+
+    /**
+     * The agent's parts see only those below them: the loop (agent), its persistent workers
+     * (agent.worker), the job's room (agent.room), and what all of them use (agent.io: the log,
+     * JSON, an output tail). A room that called back into the loop would be a cycle no one designed.
+     */
+    @Test
+    void theAgentsPartsLayerOneWay() {
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("loop")
+                .definedBy("dev.warmpool.agent")
+                .layer("worker")
+                .definedBy("dev.warmpool.agent.worker..")
+                .layer("room")
+                .definedBy("dev.warmpool.agent.room..")
+                .layer("io")
+                .definedBy("dev.warmpool.agent.io..")
+                .whereLayer("loop")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("worker")
+                .mayOnlyBeAccessedByLayers("loop")
+                .whereLayer("room")
+                .mayOnlyBeAccessedByLayers("loop", "worker")
                 .check(MAIN);
     }
 

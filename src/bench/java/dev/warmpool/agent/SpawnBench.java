@@ -1,6 +1,8 @@
 package dev.warmpool.agent;
 
 import com.sun.management.OperatingSystemMXBean;
+import dev.warmpool.agent.room.ResidentRoom;
+import dev.warmpool.agent.room.Sandbox;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

@@ -1,5 +1,9 @@
 package dev.warmpool.agent;
 
+import static dev.warmpool.agent.io.AgentLog.log;
+
+import dev.warmpool.agent.room.Sandbox;
+import dev.warmpool.agent.worker.WorkerSlot;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.script.FinishReply;
 import dev.warmpool.protocol.script.HeartbeatReply;
@@ -7,7 +11,6 @@ import dev.warmpool.protocol.script.RegisterReply;
 import dev.warmpool.protocol.script.Run;
 import dev.warmpool.protocol.script.StartReply;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -438,13 +441,5 @@ public final class Agent {
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    static void log(String format, Object... args) {
-        log(String.format(format, args));
-    }
-
-    static void log(String message) {
-        System.out.println(Instant.now() + " " + message);
     }
 }

@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.agent.io.ResultLimit;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.PinnedCertificate;
 import java.io.IOException;
@@ -36,7 +37,7 @@ record AgentConfig(
                 Integer.parseInt(env.getOrDefault(AgentEnv.LOG_LINES, "10000")),
                 // the most a job's result file (or a persistent worker's line) may hold
                 Integer.parseInt(
-                        env.getOrDefault(AgentEnv.MAX_RESULT_BYTES, Integer.toString(ResultFile.DEFAULT_LIMIT))),
+                        env.getOrDefault(AgentEnv.MAX_RESULT_BYTES, Integer.toString(ResultLimit.DEFAULT_BYTES))),
                 // the manager's HTTP port, for a sweep driver's relay (the local runtime's agents only)
                 env.get(AgentEnv.API_ADDRESS));
     }

@@ -1,5 +1,8 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.room.HostTmp;
+import dev.warmpool.agent.room.Sandbox;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -60,9 +63,10 @@ public final class AgentDirs {
                 sweep.start();
                 return root;
             }
-            Agent.log("%s is not this user's own (0711): the processor's dir goes in %s", parent, tmp);
+            AgentLog.log("%s is not this user's own (0711): the processor's dir goes in %s", parent, tmp);
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
-            Agent.log("no shared dir for the agents in %s (%s): the processor's dir goes there", tmp, e.getMessage());
+            AgentLog.log(
+                    "no shared dir for the agents in %s (%s): the processor's dir goes there", tmp, e.getMessage());
         }
         return Files.createTempDirectory(HostTmp.AGENT_DIRS + processorId);
     }

@@ -1,6 +1,8 @@
 package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
+import dev.warmpool.agent.io.AgentJson;
+import dev.warmpool.agent.io.AgentLog;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.EnvNames;
 import java.io.IOException;
@@ -96,7 +98,8 @@ final class ChildEnv {
                 env.put(CONFIG_FILE_VARIABLE, file.toString());
             } catch (IOException e) {
                 // the job's start then fails with the system's reason, recorded as the job's error
-                Agent.log("job %s: could not write its config to %s (%s); it goes in WARMPOOL_CONFIG", jobId, file, e);
+                AgentLog.log(
+                        "job %s: could not write its config to %s (%s); it goes in WARMPOOL_CONFIG", jobId, file, e);
                 env.put("WARMPOOL_CONFIG", configJson);
             }
         }
@@ -116,7 +119,7 @@ final class ChildEnv {
         out.keySet().removeIf(name -> {
             boolean no = EnvNames.forbidden(name);
             if (no) {
-                Agent.log("job %s: its env may not set %s; dropped", jobId, name);
+                AgentLog.log("job %s: its env may not set %s; dropped", jobId, name);
             }
             return no;
         });

@@ -2,6 +2,7 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.agent.io.AgentLog;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -65,7 +66,7 @@ final class EventSink {
         while (!pending.offer(request)) {
             HttpRequest dropped = pending.poll();
             if (dropped != null) {
-                Agent.log("event queue full: dropped the oldest finished event");
+                AgentLog.log("event queue full: dropped the oldest finished event");
             }
         }
     }
@@ -92,7 +93,7 @@ final class EventSink {
                     return;
                 }
                 if (status < 500 && status != 429) {
-                    Agent.log(
+                    AgentLog.log(
                             "sink refused event %s: %d",
                             request.headers().firstValue("ce-id").orElse(""), status);
                     return;
@@ -103,7 +104,7 @@ final class EventSink {
             Thread.sleep(pause); // backoff between deliveries, on the event thread only
             pause = Math.min(pause * 2, 10_000);
         }
-        Agent.log(
+        AgentLog.log(
                 "gave up on event %s after %d attempts",
                 request.headers().firstValue("ce-id").orElse(""), MAX_ATTEMPTS);
     }

@@ -2,6 +2,15 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
+import dev.warmpool.agent.io.AgentJson;
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.io.ResultLimit;
+import dev.warmpool.agent.io.Tail;
+import dev.warmpool.agent.room.ResidentRoom;
+import dev.warmpool.agent.room.RoomLimits;
+import dev.warmpool.agent.room.RoomOutput;
+import dev.warmpool.agent.room.Sandbox;
+import dev.warmpool.agent.worker.Worker;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +35,6 @@ import java.util.function.Supplier;
  * {@link Outcome} to the agent's loop when the job ends.
  */
 final class JobRun implements Runnable {
-    static final int LOG_TAIL_BYTES = 16 * 1024;
 
     /** Why the agent ended a job before its process did. */
     enum Forced {
@@ -75,7 +83,7 @@ final class JobRun implements Runnable {
     private RoomOutput ranOut;
     private volatile Forced forced = Forced.NONE;
     private volatile long killedAtNanos;
-    private int maxResultBytes = ResultFile.DEFAULT_LIMIT;
+    private int maxResultBytes = ResultLimit.DEFAULT_BYTES;
     /** What goes when the job's room is readied for the next (a sweep driver's way to the API). */
     private AutoCloseable closeAtEnd;
 
@@ -158,7 +166,7 @@ final class JobRun implements Runnable {
      * {@code WARMPOOL_CONFIG} finds it unset, and its log then says why and where to look.
      */
     private Tail tail() {
-        Tail tail = new Tail(LOG_TAIL_BYTES, liveLog.get());
+        Tail tail = new Tail(Tail.JOB_BYTES, liveLog.get());
         String file = env.get("WARMPOOL_CONFIG_FILE");
         if (file != null) {
             byte[] note = ("warmpool: this job's config is " + ChildEnv.CONFIG_IN_ENV_MAX / 1024
@@ -334,7 +342,7 @@ final class JobRun implements Runnable {
             try {
                 c.close();
             } catch (Exception e) {
-                Agent.log("job %s: %s", jobId, e.getMessage());
+                AgentLog.log("job %s: %s", jobId, e.getMessage());
             }
         }
         ResidentRoom r = ranIn;

@@ -2,6 +2,10 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.agent.io.AgentJson;
+import dev.warmpool.agent.room.Sandbox;
+import dev.warmpool.agent.worker.Worker;
+import dev.warmpool.agent.worker.WorkerSlot;
 import dev.warmpool.protocol.Relay;
 import dev.warmpool.protocol.script.Run;
 import java.io.IOException;

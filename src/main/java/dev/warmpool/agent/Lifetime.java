@@ -1,6 +1,9 @@
 package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
+import dev.warmpool.agent.io.AgentJson;
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.room.Sandbox;
 import dev.warmpool.protocol.ResetCommand;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -114,7 +117,7 @@ final class Lifetime {
         }
         JobRun.Outcome o = out.get();
         if (o == null || !"SUCCEEDED".equals(o.state())) {
-            Agent.log("the reset command's output: %s", o == null ? "" : o.logTail());
+            AgentLog.log("the reset command's output: %s", o == null ? "" : o.logTail());
             return o == null ? "did not end" : "failed (exit code " + o.exitCode() + ")";
         }
         return null;

@@ -1,5 +1,7 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.io.Tail;
 import dev.warmpool.protocol.script.LogReply;
 import dev.warmpool.protocol.script.Script;
 import java.io.ByteArrayOutputStream;
@@ -22,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * 32 MB heap) the new ones are counted and dropped, and the log says how many. A job that prints nothing costs nothing: the
  * writer starts with the first line.
  */
-final class LiveLog {
+final class LiveLog implements Tail.Live {
     static final int MAX_LINE = 8192;
     static final int BATCH = 64;
     static final int MAX_PENDING = 10_000;
@@ -57,7 +59,8 @@ final class LiveLog {
     }
 
     /** Output bytes as they come; a line ends at {@code \n} or {@code \r} (a progress bar's redraw). */
-    synchronized void bytes(byte[] buf, int n) {
+    @Override
+    public synchronized void bytes(byte[] buf, int n) {
         for (int i = 0; i < n; i++) {
             byte b = buf[i];
             if (b == '\n' || b == '\r') {
@@ -106,7 +109,8 @@ final class LiveLog {
     }
 
     /** Sends what is pending, then waits up to 2 s for it to be in Redis: the job's end follows its last line. */
-    void close() {
+    @Override
+    public void close() {
         Future<?> w;
         synchronized (this) {
             if (line.size() > 0) {
@@ -128,7 +132,7 @@ final class LiveLog {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
-                Agent.log("job %s: its last log lines were not all written: %s", jobId, e);
+                AgentLog.log("job %s: its last log lines were not all written: %s", jobId, e);
             }
         }
     }
@@ -185,14 +189,14 @@ final class LiveLog {
                     pending.clear();
                     pendingChars = 0;
                 }
-                Agent.log("job %s: no more live log (%s)", jobId, s.reason());
+                AgentLog.log("job %s: no more live log (%s)", jobId, s.reason());
             }
         } catch (RuntimeException e) {
             // a live log is best effort: an outage loses lines, never the job (its tail and result still go)
             synchronized (this) {
                 dropped += batch.size();
             }
-            Agent.log("job %s: %d log lines not written: %s", jobId, batch.size(), e.getMessage());
+            AgentLog.log("job %s: %d log lines not written: %s", jobId, batch.size(), e.getMessage());
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.warmpool.agent;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.agent.io.AgentJson;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;

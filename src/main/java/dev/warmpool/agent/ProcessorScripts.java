@@ -1,6 +1,6 @@
 package dev.warmpool.agent;
 
-import static dev.warmpool.agent.Agent.log;
+import static dev.warmpool.agent.io.AgentLog.log;
 
 import dev.warmpool.protocol.script.DeregisterReply;
 import dev.warmpool.protocol.script.FinishReply;

@@ -1,5 +1,6 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.agent.io.AgentLog;
 import dev.warmpool.protocol.Fields;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.protocol.PinnedCertificate;
@@ -98,12 +99,12 @@ final class RedisLink implements AutoCloseable {
             try {
                 return run(script, args);
             } catch (JedisConnectionException e) {
-                Agent.log("redis unreachable (%s); %s retried in %d ms", e.getMessage(), script, pause);
+                AgentLog.log("redis unreachable (%s); %s retried in %d ms", e.getMessage(), script, pause);
             } catch (JedisDataException e) {
                 if (e.getMessage() == null || !e.getMessage().startsWith("LOADING")) {
                     throw e;
                 }
-                Agent.log("redis is loading its data; %s retried in %d ms", script, pause);
+                AgentLog.log("redis is loading its data; %s retried in %d ms", script, pause);
             }
             try {
                 Thread.sleep(Math.max(1, Math.min(pause, (giveUpAt - System.nanoTime()) / 1_000_000)));
@@ -148,7 +149,7 @@ final class RedisLink implements AutoCloseable {
 
     /**
      * The pool's spec (JSON) as the pool's hash holds it, read before the processor registers (a
-     * persistent worker is tried first, see {@link WorkerSlot#startNow}); null when there is no
+     * persistent worker is tried first, see {@code WorkerSlot.startNow}); null when there is no
      * pool or Redis cannot be read now (the register script then says so, and is retried).
      */
     String poolSpec() {

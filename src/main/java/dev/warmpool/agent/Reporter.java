@@ -3,6 +3,9 @@ package dev.warmpool.agent;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.agent.io.AgentJson;
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.io.Tail;
 import dev.warmpool.protocol.script.ReportReply;
 import dev.warmpool.protocol.script.Script;
 
@@ -24,7 +27,7 @@ final class Reporter {
     void report(JobRun run, String json) {
         JsonObject metrics;
         if (json.length() > Tail.MAX_REPORT) {
-            Agent.log("ignoring report of job %s longer than %d characters", run.jobId, Tail.MAX_REPORT);
+            AgentLog.log("ignoring report of job %s longer than %d characters", run.jobId, Tail.MAX_REPORT);
             return;
         }
         try {
@@ -32,7 +35,7 @@ final class Reporter {
             if (!e.isJsonObject()
                     || !e.getAsJsonObject().has("step")
                     || !e.getAsJsonObject().get("step").isJsonPrimitive()) {
-                Agent.log("ignoring report of job %s without a whole-number 'step': %s", run.jobId, shorten(json));
+                AgentLog.log("ignoring report of job %s without a whole-number 'step': %s", run.jobId, shorten(json));
                 return;
             }
             metrics = e.getAsJsonObject();
@@ -51,11 +54,11 @@ final class Reporter {
                             config.retentionSeconds(),
                             config.logLines())));
             if (reply instanceof ReportReply.Stop stop) {
-                Agent.log("job %s: %s", run.jobId, stop.reason());
+                AgentLog.log("job %s: %s", run.jobId, stop.reason());
                 run.kill(JobRun.Forced.EARLY_STOPPED);
             }
         } catch (RuntimeException e) {
-            Agent.log("ignoring report of job %s that is not {\"step\": N, ...}: %s", run.jobId, shorten(json));
+            AgentLog.log("ignoring report of job %s that is not {\"step\": N, ...}: %s", run.jobId, shorten(json));
         }
     }
 

@@ -1,5 +1,8 @@
 package dev.warmpool.agent;
 
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.io.ResultLimit;
+import dev.warmpool.agent.room.Sandbox;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
@@ -21,12 +24,6 @@ import java.util.Set;
  * user with one name, and only up to a bound; a refusal says nothing of any other file.
  */
 final class ResultFile {
-    /** The bound when the runtime names none: far above the few metrics a job returns, far below the agent's heap. */
-    static final int DEFAULT_LIMIT = 1 << 20;
-
-    /** The manager's setting of the bound, named in the sentence a job gets when it is over it. */
-    static final String SETTING = "warmpool.runtime.max-result-bytes";
-
     static final String NOT_ITS_OWN = "the result file (WARMPOOL_RESULT) is not a regular file the job wrote"
             + " (a link, a directory, a fifo or another user's file is refused)";
 
@@ -51,7 +48,8 @@ final class ResultFile {
 
     /** The sentence for a result file over {@code limit} bytes. */
     static String tooLarge(long limit) {
-        return "the result file (WARMPOOL_RESULT) is larger than " + limit + " bytes, the limit (" + SETTING + ")";
+        return "the result file (WARMPOOL_RESULT) is larger than " + limit + " bytes, the limit (" + ResultLimit.SETTING
+                + ")";
     }
 
     /**
@@ -73,7 +71,7 @@ final class ResultFile {
         } catch (NoSuchFileException e) {
             return Read.NONE;
         } catch (IOException | RuntimeException e) {
-            Agent.log("could not take the result file %s: %s", file, e);
+            AgentLog.log("could not take the result file %s: %s", file, e);
             return Read.refused(UNREADABLE);
         }
         try {
@@ -99,7 +97,7 @@ final class ResultFile {
             }
             return bytes.length == 0 ? Read.NONE : new Read(new String(bytes, StandardCharsets.UTF_8), null);
         } catch (IOException | RuntimeException e) {
-            Agent.log("could not read the result file %s: %s", held, e);
+            AgentLog.log("could not read the result file %s: %s", held, e);
             return Read.refused(UNREADABLE);
         }
     }

@@ -1,6 +1,6 @@
 package dev.warmpool.runtime;
 
-import dev.warmpool.agent.RoomLimits;
+import dev.warmpool.agent.room.RoomLimits;
 import dev.warmpool.pool.PodTemplate;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.math.BigDecimal;

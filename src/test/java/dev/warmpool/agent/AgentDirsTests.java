@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.agent.room.HostTmp;
+import dev.warmpool.agent.room.Sandbox;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.ThreadMXBean;
+import dev.warmpool.agent.io.ResultLimit;
+import dev.warmpool.agent.io.Tail;
+import dev.warmpool.agent.room.Sandbox;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +98,7 @@ class JobResultTests {
     }
 
     JobRun.Outcome run(Sandbox s, String id, String script) throws Exception {
-        return run(s, id, script, ResultFile.DEFAULT_LIMIT);
+        return run(s, id, script, ResultLimit.DEFAULT_BYTES);
     }
 
     /** The next job on the same processor runs and returns its metrics. */
@@ -164,7 +167,7 @@ class JobResultTests {
         JobRun.Outcome o = run(s, "huge", "head -c 200000000 /dev/zero | tr '\\0' 1 > \"$WARMPOOL_RESULT\"");
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertEquals("FAILED", o.state());
-        assertEquals(ResultFile.tooLarge(ResultFile.DEFAULT_LIMIT), o.error());
+        assertEquals(ResultFile.tooLarge(ResultLimit.DEFAULT_BYTES), o.error());
         assertTrue(allocated < 16L << 20, "the agent allocated " + (allocated >> 20) + " MiB for a 200 MB result");
         nextJobRuns(s);
     }
@@ -176,7 +179,7 @@ class JobResultTests {
         JobRun.Outcome o =
                 run(s, "loud", "head -c 100000000 /dev/zero | tr '\\0' x; echo; echo 'WARMPOOL_REPORT {\"step\": 1}'");
         assertEquals("SUCCEEDED", o.state(), o.error());
-        assertTrue(o.logTail().length() <= JobRun.LOG_TAIL_BYTES, "the tail is the last 16 KiB");
+        assertTrue(o.logTail().length() <= Tail.JOB_BYTES, "the tail is the last 16 KiB");
         assertTrue(o.logTail().endsWith("xxx\nWARMPOOL_REPORT {\"step\": 1}\n"), o.logTail());
         nextJobRuns(s);
     }

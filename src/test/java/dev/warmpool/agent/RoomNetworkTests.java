@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.agent.io.Tail;
+import dev.warmpool.agent.room.ResidentRoom;
+import dev.warmpool.agent.room.Sandbox;
+import dev.warmpool.agent.worker.Worker;
+import dev.warmpool.agent.worker.WorkerSlot;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;

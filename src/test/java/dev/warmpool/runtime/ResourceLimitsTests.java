@@ -3,7 +3,7 @@ package dev.warmpool.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.agent.RoomLimits;
+import dev.warmpool.agent.room.RoomLimits;
 import dev.warmpool.pool.PodTemplate;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.warmpool.agent.RoomLimits;
+import dev.warmpool.agent.room.RoomLimits;
 import dev.warmpool.testing.Tokens;
 import io.restassured.path.json.JsonPath;
 import java.io.IOException;

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
  * {@code warmpool.runtime.local.sandbox} and {@code run-as}: whether each job runs in a
  * bubblewrap sandbox, which of the manager's paths it must not see (the state dir, the Redis
  * data dir, the tokens file), and the unprivileged user it runs as when the manager is root.
- * The agent applies it (dev.warmpool.agent.Sandbox) from the variables {@link #environment()} gives.
+ * The agent applies it (dev.warmpool.agent.room.Sandbox) from the variables {@link #environment()} gives.
  */
 record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName, String jobUids, String init) {
 

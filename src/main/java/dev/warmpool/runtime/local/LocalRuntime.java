@@ -1,7 +1,7 @@
 package dev.warmpool.runtime.local;
 
 import dev.warmpool.agent.AgentDirs;
-import dev.warmpool.agent.RoomLimits;
+import dev.warmpool.agent.room.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.AgentEnv;

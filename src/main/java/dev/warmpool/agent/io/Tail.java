@@ -1,4 +1,4 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.io;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,36 +15,47 @@ import java.util.function.Consumer;
  * output up to its capacity: most jobs print little, and a 16 KiB ring per job was most of an
  * agent's allocation (and so of its collections) in a burst.
  */
-final class Tail {
+public final class Tail {
     private static final int FIRST_SIZE = 512;
 
     /** The longest report line (or worker report) passed on, in bytes: a report is a few metrics. */
-    static final int MAX_REPORT = 65_536;
+    public static final int MAX_REPORT = 65_536;
+
+    /** The last bytes of a job's output the agent keeps (and records as its log tail). */
+    public static final int JOB_BYTES = 16 * 1024;
+
+    /** Where a tail also hands every byte as it comes: a job's live log (the agent's LiveLog). */
+    public interface Live {
+        void bytes(byte[] buf, int n);
+
+        /** Sends what is left: the job's end is recorded after its last line. */
+        void close();
+    }
 
     private final int capacity;
-    private final LiveLog live;
+    private final Live live;
     private byte[] ring;
     private long total;
 
-    Tail(int capacity) {
+    public Tail(int capacity) {
         this(capacity, null);
     }
 
     /** A tail that also hands every byte to the job's live log, when it has one. */
-    Tail(int capacity, LiveLog live) {
+    public Tail(int capacity, Live live) {
         this.capacity = capacity;
         this.live = live;
         this.ring = new byte[Math.min(capacity, FIRST_SIZE)];
     }
 
     /** Sends the rest of the live log, if any: the job's end is recorded after its last line. */
-    void close() {
+    public void close() {
         if (live != null) {
             live.close();
         }
     }
 
-    void readAll(InputStream in) {
+    public void readAll(InputStream in) {
         readAll(in, null, null);
     }
 
@@ -53,7 +64,7 @@ final class Tail {
      * {@link #MAX_REPORT} bytes long; a longer one is only output) also goes, without the marker,
      * to {@code onLine}.
      */
-    void readAll(InputStream in, String marker, Consumer<String> onLine) {
+    public void readAll(InputStream in, String marker, Consumer<String> onLine) {
         byte[] buf = new byte[4096];
         ByteArrayOutputStream line = new ByteArrayOutputStream();
         boolean cut = false;
@@ -97,7 +108,7 @@ final class Tail {
         return true;
     }
 
-    synchronized void append(byte[] buf, int n) {
+    public synchronized void append(byte[] buf, int n) {
         if (live != null) {
             live.bytes(buf, n);
         }
@@ -112,7 +123,7 @@ final class Tail {
     }
 
     /** The kept bytes as text; a cut may split a multi-byte character, so decoding is lenient. */
-    synchronized String text() {
+    public synchronized String text() {
         int size = (int) Math.min(total, ring.length);
         byte[] out = new byte[size];
         long start = total - size;

@@ -1,4 +1,4 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.io;
 
 import com.google.gson.Gson;
 import com.google.gson.JsonArray;
@@ -12,20 +12,20 @@ import java.util.List;
 import java.util.Map;
 
 /** The JSON the scripts hand the agent (command, env, spec, args), read with Gson. */
-final class AgentJson {
-    static final Gson GSON = new Gson();
+public final class AgentJson {
+    public static final Gson GSON = new Gson();
 
     private AgentJson() {}
 
-    static String text(JsonObject o, String field) {
+    public static String text(JsonObject o, String field) {
         return o.has(field) && o.get(field).isJsonPrimitive() ? o.get(field).getAsString() : null;
     }
 
-    static List<String> strings(Object json) {
+    public static List<String> strings(Object json) {
         return GSON.fromJson(element(json), new TypeToken<List<String>>() {}.getType());
     }
 
-    static Map<String, String> stringMap(Object json) {
+    public static Map<String, String> stringMap(Object json) {
         return GSON.fromJson(element(json), new TypeToken<Map<String, String>>() {}.getType());
     }
 
@@ -36,7 +36,7 @@ final class AgentJson {
      * infinity it rounds to. So every reader (the scripts, Jackson, a browser) reads them alike
      * (dev.warmpool.pool.StoredJson reads them back).
      */
-    static String finite(JsonElement e) {
+    public static String finite(JsonElement e) {
         return finiteTree(e).toString();
     }
 

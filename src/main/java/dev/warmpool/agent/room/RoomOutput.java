@@ -1,4 +1,4 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,7 +8,7 @@ import java.io.InputStream;
  * {@code \001<nonce> <exit code>} (the nonce never reaches the job: it cannot end its log early);
  * then its exit code, or {@link ResidentRoom#ROOM_ENDED} when the room's output ended first.
  */
-final class RoomOutput extends InputStream {
+public final class RoomOutput extends InputStream {
     private final InputStream in;
     private final byte[] marker;
     private final byte[] held;
@@ -22,7 +22,7 @@ final class RoomOutput extends InputStream {
     }
 
     /** The job's exit code once the stream has ended; {@link ResidentRoom#ROOM_ENDED} when it did not. */
-    int exitCode() {
+    public int exitCode() {
         return exit == Integer.MIN_VALUE ? ResidentRoom.ROOM_ENDED : exit;
     }
 

@@ -1,4 +1,4 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.worker;
 
 import java.io.IOException;
 import java.io.InputStream;

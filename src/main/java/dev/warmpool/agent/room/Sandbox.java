@@ -1,5 +1,6 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
+import dev.warmpool.agent.io.AgentLog;
 import dev.warmpool.protocol.AgentEnv;
 import java.io.File;
 import java.io.IOException;
@@ -30,11 +31,11 @@ import java.util.stream.Stream;
  * or {@code WARMPOOL_JOB_UIDS} (a range a root agent takes the jobs' uid of its processor from,
  * see {@link JobUids}) and {@code WARMPOOL_ROOM_INIT} (wp-room, the init of a {@link ResidentRoom}).
  */
-final class Sandbox {
+public final class Sandbox {
     static final String BWRAP = "bwrap";
 
     /** WARMPOOL_SANDBOX's value for a container that is the room itself (no bwrap in it). */
-    static final String ROOM = "room";
+    public static final String ROOM = "room";
 
     private final boolean bwrap;
     /** The container is the room (WARMPOOL_SANDBOX=room): no bwrap, and fewer capabilities for the agent. */
@@ -63,7 +64,7 @@ final class Sandbox {
      * The sandbox the runtime asked for, with the processor's private dir {@code root} (0711 when
      * jobs run as another user, so that user can reach its own dir below and list nothing).
      */
-    static Sandbox fromEnv(Map<String, String> env, Path root) throws IOException {
+    public static Sandbox fromEnv(Map<String, String> env, Path root) throws IOException {
         String kind = env.getOrDefault(AgentEnv.SANDBOX, "none");
         boolean bwrap = BWRAP.equals(kind);
         String hidden = env.getOrDefault("WARMPOOL_SANDBOX_HIDE", "");
@@ -81,7 +82,7 @@ final class Sandbox {
                     JobUids.claim(JobUids.Range.parse(range), root.getFileName().toString());
             uid = (int) claimed;
             gid = (int) claimed;
-            Agent.log("jobs run as uid %d, this processor's own", claimed);
+            AgentLog.log("jobs run as uid %d, this processor's own", claimed);
         }
         if (uid != null) {
             Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
@@ -98,7 +99,7 @@ final class Sandbox {
      * The processor's resident room, where its jobs start without a bwrap each, when it can be up
      * for a job in {@code workingDir}; null: run the job with {@link #wrap} (no bwrap, or no room here).
      */
-    ResidentRoom room(String workingDir) {
+    public ResidentRoom room(String workingDir) {
         ResidentRoom r = resident;
         if (bwrap && r != null && r.pid() > 0 && !roomKey().equals(residentKey)) {
             r.discard(); // its network and binds were fixed when it started
@@ -111,13 +112,13 @@ final class Sandbox {
      * ({@link RoomNetwork}) and the paths its command and env name (bound back, read-only, over a
      * hidden home: {@link RoomCover}); a room that started with others is replaced.
      */
-    void follow(String network, List<String> named, String workingDir) {
+    public void follow(String network, List<String> named, String workingDir) {
         this.network = RoomNetwork.of(network);
         this.named = List.copyOf(named);
         this.workingDir = workingDir;
     }
 
-    String network() {
+    public String network() {
         return network;
     }
 
@@ -127,7 +128,7 @@ final class Sandbox {
     }
 
     /** The room hides the agent's home (a non-root agent's, with bwrap): a job's HOME is its own dir. */
-    boolean hidesHome() {
+    public boolean hidesHome() {
         return bwrap && cover.home() != null;
     }
 
@@ -145,7 +146,7 @@ final class Sandbox {
      * A job's or worker's own bwrap {@code p} just started: an outbound room gets its slirp4netns
      * (the command waits in the room for its route, see {@link #wrap}); others need nothing.
      */
-    void started(Process p) {
+    public void started(Process p) {
         if (!bwrap || !RoomNetwork.OUTBOUND.equals(network)) {
             return;
         }
@@ -163,7 +164,7 @@ final class Sandbox {
             }
             new RoomNetwork(network, root.resolve("resolv.conf")).attach(child.pid());
         } catch (IOException e) {
-            Agent.log("no outbound network for the job's room (it runs without one): %s", e.getMessage());
+            AgentLog.log("no outbound network for the job's room (it runs without one): %s", e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -193,12 +194,12 @@ final class Sandbox {
      * The container is the room and it can no longer be proven clean (see {@link ResidentRoom#lost}):
      * no job may run here again; the agent hands the processor back and a fresh container replaces it.
      */
-    boolean roomLost() {
+    public boolean roomLost() {
         return container && resident != null && resident.lost();
     }
 
     /** Jobs here must run in the room: a container with wp-room, where the fallback would clear nothing. */
-    boolean roomRequired() {
+    public boolean roomRequired() {
         return container && resident != null;
     }
 
@@ -206,7 +207,7 @@ final class Sandbox {
      * Ends the resident room, if any, and removes the processor's private dir with all its jobs
      * left there (the agent is going): a processor that stops leaves nothing in the host's /tmp.
      */
-    void close() {
+    public void close() {
         if (resident != null) {
             resident.discard();
         }
@@ -224,7 +225,7 @@ final class Sandbox {
     }
 
     /** A fresh private dir for the job {@code jobId} (see {@link #newDir}), in {@link #jobsDir}. */
-    Path newJobDir(String jobId) throws IOException {
+    public Path newJobDir(String jobId) throws IOException {
         Path jobs = jobsDir();
         if (!Files.isDirectory(jobs, LinkOption.NOFOLLOW_LINKS)) {
             Files.createDirectory(
@@ -236,7 +237,7 @@ final class Sandbox {
     }
 
     /** The jobs' user, when another than the agent's (a root manager's jobs run as nobody); else null. */
-    Integer uid() {
+    public Integer uid() {
         return uid;
     }
 
@@ -245,17 +246,17 @@ final class Sandbox {
     }
 
     /** The processor's private dir, under which each job's dir is made. */
-    Path root() {
+    public Path root() {
         return root;
     }
 
     /** Another user than the agent's runs the jobs. */
-    boolean otherUser() {
+    public boolean otherUser() {
         return uid != null;
     }
 
     /** A fresh private dir for one job (or a worker) named {@code name}: 0700, the job's user's. */
-    Path newDir(String name) throws IOException {
+    public Path newDir(String name) throws IOException {
         Path dir = root.resolve(name);
         remove(dir);
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -271,7 +272,7 @@ final class Sandbox {
      * (the manager's root-only {@code /root/.pyenv/shims}) is left out, or the first command found
      * there would fail with "Permission denied" instead of the one a later entry holds.
      */
-    Map<String, String> forJobUser(Map<String, String> base) {
+    public Map<String, String> forJobUser(Map<String, String> base) {
         String path = base.get("PATH");
         if (uid == null || path == null) {
             return base;
@@ -302,7 +303,7 @@ final class Sandbox {
     }
 
     /** Gives a file the agent wrote into a job's dir to the job's user (when another user runs jobs). */
-    void handOver(Path file) {
+    public void handOver(Path file) {
         if (uid == null || !present(file)) {
             return;
         }
@@ -310,7 +311,7 @@ final class Sandbox {
             Files.setAttribute(file, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
             Files.setAttribute(file, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
         } catch (IOException e) {
-            Agent.log("could not give %s to the job's user: %s", file, e.getMessage());
+            AgentLog.log("could not give %s to the job's user: %s", file, e.getMessage());
         }
     }
 
@@ -320,7 +321,7 @@ final class Sandbox {
      * nothing is there: a job's start and end asked this of names that are mostly absent, a few
      * percent of an agent's CPU a job.
      */
-    static boolean present(Path p) {
+    public static boolean present(Path p) {
         if (p.toFile().exists()) {
             return true;
         }
@@ -330,14 +331,14 @@ final class Sandbox {
     }
 
     /** Removes a job's dir and all in it (whatever the job made there). */
-    static void remove(Path dir) {
+    public static void remove(Path dir) {
         if (!present(dir)) {
             return;
         }
         try (Stream<Path> all = Files.walk(dir)) {
             all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException | RuntimeException e) {
-            Agent.log("could not remove %s: %s", dir, e.getMessage());
+            AgentLog.log("could not remove %s: %s", dir, e.getMessage());
         }
     }
 
@@ -346,17 +347,17 @@ final class Sandbox {
      * as the jobs' user; with bwrap, in the sandbox. {@code workingDir}: the pool's, when it set
      * one (then writable too), else {@code dir}.
      */
-    List<String> wrap(List<String> command, Path dir, String workingDir) {
+    public List<String> wrap(List<String> command, Path dir, String workingDir) {
         return wrap(command, dir, workingDir, hostTmpNow());
     }
 
     /** The host's /tmp as a room made now would show it ({@link HostTmp#shown}); none without bwrap. */
-    List<String> hostTmpNow() {
+    public List<String> hostTmpNow() {
         return bwrap ? HostTmp.shown(HostTmp.ownEntry(root)) : List.of();
     }
 
     /** As {@link #wrap(List, Path, String)}, showing the host's /tmp as {@code shown} says (a {@link #hostTmpNow}). */
-    List<String> wrap(List<String> command, Path dir, String workingDir, List<String> shown) {
+    public List<String> wrap(List<String> command, Path dir, String workingDir, List<String> shown) {
         List<String> out = new ArrayList<>();
         String cwd = workingDir != null ? workingDir : dir.toString();
         if (bwrap) {
@@ -390,7 +391,7 @@ final class Sandbox {
      * empty tmpfs. {@code resident}: a room kept across jobs ({@link ResidentRoom}), where what a
      * job's user could write and the next job would find is read-only (/dev, the hiding tmpfs).
      */
-    void room(List<String> out, List<String> shown, boolean resident) {
+    public void room(List<String> out, List<String> shown, boolean resident) {
         out.addAll(List.of(
                 "bwrap",
                 "--die-with-parent",
@@ -485,7 +486,7 @@ final class Sandbox {
     }
 
     /** The job's working directory as the process builder sets it (bwrap sets its own). */
-    File directory(Path dir, String workingDir) {
+    public File directory(Path dir, String workingDir) {
         return bwrap ? null : new File(workingDir != null ? workingDir : dir.toString());
     }
 
@@ -494,7 +495,7 @@ final class Sandbox {
      * a {@code sleep 300 &}), so nothing it started can touch the next job. In a bwrap sandbox
      * the kernel did it already: a PID namespace ends with its first process.
      */
-    void killSession(long sid) {
+    public void killSession(long sid) {
         if (bwrap) {
             return;
         }
@@ -505,7 +506,7 @@ final class Sandbox {
                     .map(p -> Long.parseLong(p.getFileName().toString()))
                     .toList();
         } catch (IOException | RuntimeException e) {
-            Agent.log("could not end what is left of session %d: %s", sid, e.getMessage());
+            AgentLog.log("could not end what is left of session %d: %s", sid, e.getMessage());
             return;
         }
         // The job (the session's leader) has been reaped. While anything of its session lives the
@@ -518,7 +519,7 @@ final class Sandbox {
     }
 
     /** The session id of the process {@code /proc/<pid>}, or -1. */
-    static long session(Path proc) {
+    public static long session(Path proc) {
         try {
             String stat = Files.readString(proc.resolve("stat"));
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");

@@ -1,5 +1,6 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
+import dev.warmpool.agent.io.AgentLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,16 +17,16 @@ import java.util.stream.Stream;
  * The host's /tmp as a sandboxed job sees it: read-only, beside a /tmp of its own (see {@link
  * Sandbox}), without the agents' dirs.
  */
-final class HostTmp {
+public final class HostTmp {
     private HostTmp() {}
 
     /** At most this many of the host's /tmp entries are shown in a job's sandbox. */
     static final int TMP_ENTRIES_SHOWN = 256;
 
     /** Where the host's /tmp is in a job's sandbox (read-only; its entries are linked from /tmp). */
-    static final String HOST_TMP = "/tmp/.warmpool-host-tmp";
+    public static final String HOST_TMP = "/tmp/.warmpool-host-tmp";
 
-    static final String AGENT_DIRS = "warmpool-";
+    public static final String AGENT_DIRS = "warmpool-";
 
     /**
      * A sandboxed job writes to a /tmp of its own, and nothing it leaves there reaches the next
@@ -40,7 +41,7 @@ final class HostTmp {
      * after every bind, so one bind per entry cost about 0.45 ms each (36 entries: 28 ms a job
      * against 12 without them, measured here); a symlink or a tmpfs costs about 0.05 ms.
      */
-    static List<String> shown(String own) {
+    public static List<String> shown(String own) {
         List<String> out = new ArrayList<>(List.of("--ro-bind", "/tmp", HOST_TMP));
         List<String> links = new ArrayList<>();
         List<String> hidden = new ArrayList<>();
@@ -60,7 +61,7 @@ final class HostTmp {
                 }
             });
         } catch (IOException | UncheckedIOException e) {
-            Agent.log("the host's /tmp is not shown to jobs: %s", e.getMessage());
+            AgentLog.log("the host's /tmp is not shown to jobs: %s", e.getMessage());
             return List.of();
         }
         out.addAll(hidden);
@@ -120,8 +121,8 @@ final class HostTmp {
      * mounts over agents' dirs, sockets and fifos), each as its arguments joined, in order; and the
      * links made in the job's /tmp, by their path there, to their target.
      */
-    record Parts(List<String> hiding, Map<String, String> links) {
-        static Parts of(List<String> shown) {
+    public record Parts(List<String> hiding, Map<String, String> links) {
+        public static Parts of(List<String> shown) {
             List<String> hiding = new ArrayList<>();
             Map<String, String> links = new HashMap<>();
             for (int i = 0; i < shown.size(); ) {
@@ -147,7 +148,7 @@ final class HostTmp {
     /**
      * An empty dir (an agent's that holds no job's dir now, most likely a leftover of one that is
      * gone) is not hidden: bwrap cannot make the mount point of a dir that went away meanwhile
-     * (agents remove such leftovers, see {@link AgentDirs#removeLeftovers}), and the job would
+     * (agents remove such leftovers, see {@code AgentDirs.removeLeftovers}), and the job would
      * fail. A dir this user cannot list is not hidden either: the job cannot list it.
      */
     private static boolean empty(Path dir) {

@@ -1,5 +1,6 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
+import dev.warmpool.agent.io.AgentLog;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,7 +39,7 @@ final class RoomCover {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            Agent.log("could not tell whether to hide the agent's home: %s", e.getMessage());
+            AgentLog.log("could not tell whether to hide the agent's home: %s", e.getMessage());
         }
         return new RoomCover(home);
     }
@@ -145,7 +146,7 @@ final class RoomCover {
         try (Stream<Path> all = Files.list(jobs)) {
             all.filter(p -> !p.equals(keep)).forEach(Sandbox::remove);
         } catch (IOException e) {
-            Agent.log("could not empty %s: %s", jobs, e.getMessage());
+            AgentLog.log("could not empty %s: %s", jobs, e.getMessage());
         }
     }
 }

@@ -1,5 +1,6 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
+import dev.warmpool.agent.io.AgentLog;
 import dev.warmpool.protocol.AgentEnv;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -105,7 +106,7 @@ public final class RoomLimits {
     }
 
     /** This agent's bounds, from the variables its runtime set ({@link #CPU_ENV}, ...); none when unset. */
-    static synchronized RoomLimits processor() {
+    public static synchronized RoomLimits processor() {
         if (processor == null) {
             Map<String, String> env = System.getenv();
             Bounds b = Bounds.fromEnv(env);
@@ -138,7 +139,7 @@ public final class RoomLimits {
         }
         if (!told) {
             told = true;
-            Agent.log("processor %s is bounded (%s) by %s", processorId, bounds, describe());
+            AgentLog.log("processor %s is bounded (%s) by %s", processorId, bounds, describe());
         }
         try {
             if (cgroups != null) {

@@ -1,4 +1,4 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;

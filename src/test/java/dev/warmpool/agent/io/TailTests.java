@@ -1,4 +1,4 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -24,7 +24,7 @@ class TailTests {
         List<String> reports = new ArrayList<>();
         String out =
                 "epoch 1\nWARMPOOL_REPORT {\"step\": 1}\n  WARMPOOL_REPORT {\"indented\": 1}\nWARMPOOL_REPORT {\"step\": 2}\nWARMPOOL_REPORT {\"cut\"";
-        t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), JobRun.REPORT_MARKER, reports::add);
+        t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), "WARMPOOL_REPORT ", reports::add);
         assertEquals(List.of("{\"step\": 1}", "{\"step\": 2}"), reports, "whole marked lines only");
         assertEquals(out, t.text());
     }
@@ -36,7 +36,7 @@ class TailTests {
         // cut at the bound, it would still parse: as a report the job never made
         String out =
                 "WARMPOOL_REPORT {\"step\": 1}" + " ".repeat(Tail.MAX_REPORT) + "}\nWARMPOOL_REPORT {\"step\": 2}\n";
-        t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), JobRun.REPORT_MARKER, reports::add);
+        t.readAll(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)), "WARMPOOL_REPORT ", reports::add);
         assertEquals(List.of("{\"step\": 2}"), reports);
     }
 

@@ -1,5 +1,6 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
+import dev.warmpool.agent.io.AgentLog;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -51,16 +52,16 @@ import java.util.stream.Stream;
  * log early). Only the agent's job thread uses a room, one job at a time; {@link #signal} comes
  * from the loop.
  */
-final class ResidentRoom {
+public final class ResidentRoom {
     /** What the init empties of the jobs' files after each job, in a bwrap room and in a container. */
     static final List<String> BWRAP_WIPED = List.of("/tmp", "/dev/shm", "/dev/mqueue");
 
     static final List<String> CONTAINER_WIPED = List.of("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue");
 
     /** The exit code {@link RoomOutput#exitCode} gives when the room ended while the job ran. */
-    static final int ROOM_ENDED = -2;
+    public static final int ROOM_ENDED = -2;
 
-    /** The starts of every room: bwrap's --die-with-parent fires when the forking thread ends (see {@link Worker}). */
+    /** The starts of every room: bwrap's --die-with-parent fires when the forking thread ends (see the agent's {@code Worker}). */
     private static final ExecutorService STARTER = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "room-launcher");
         t.setDaemon(true);
@@ -70,7 +71,7 @@ final class ResidentRoom {
     /**
      * The kernel's random source, read directly for each job's nonce: a {@code SecureRandom}'s
      * set-up (the security providers) put 20-40 ms on each processor's first job, what the agent's
-     * start was spared of (see {@link AgentDirs#newDir}). Opened once, shared by the rooms of this JVM.
+     * start was spared of (see {@code AgentDirs.newDir}). Opened once, shared by the rooms of this JVM.
      */
     private static InputStream urandom;
 
@@ -101,7 +102,7 @@ final class ResidentRoom {
     /** A room for {@code sandbox}'s jobs run by the init at {@code init}, or empty (and why, logged) when there is none. */
     static Optional<ResidentRoom> of(Sandbox sandbox, String init) {
         if (init == null || init.isBlank() || !Files.isExecutable(Path.of(init))) {
-            Agent.log(
+            AgentLog.log(
                     "no room init (WARMPOOL_ROOM_INIT=%s is not an executable): %s",
                     init, sandbox.bwrap() ? "a bwrap per job" : "each job in a session of its own");
             return Optional.empty();
@@ -109,7 +110,7 @@ final class ResidentRoom {
         return Optional.of(new ResidentRoom(sandbox, init));
     }
 
-    static Optional<String> onPath(String name, String path) {
+    public static Optional<String> onPath(String name, String path) {
         for (String d : (path == null || path.isBlank() ? "/usr/bin:/bin" : path).split(":")) {
             Path p = Path.of(d.isEmpty() ? "." : d, name);
             if (!d.isEmpty() && Files.isExecutable(p) && Sandbox.reachableByOthers(p.getParent())) {
@@ -134,17 +135,17 @@ final class ResidentRoom {
     }
 
     /** How many rooms this processor has started (a test sees a replaced room so). */
-    synchronized long started() {
+    public synchronized long started() {
         return rooms;
     }
 
     /** Whether the host's /tmp listing is kept until /tmp changes (a test sees a settled one so). */
-    synchronized boolean listingKept() {
+    public synchronized boolean listingKept() {
         return tmpStamp != null;
     }
 
     /** The room's bwrap, or -1 when none is up. */
-    synchronized long pid() {
+    public synchronized long pid() {
         return bwrap == null ? -1 : bwrap.pid();
     }
 
@@ -174,13 +175,13 @@ final class ResidentRoom {
                 discard();
                 if (attempt >= START_ATTEMPTS) {
                     broken = true;
-                    Agent.log(
+                    AgentLog.log(
                             "could not set up the resident sandbox (%s): from now on a bwrap per job", e.getMessage());
                     return false;
                 }
                 // most often an entry of the host's /tmp that went away between its listing and
                 // bwrap's mount over it (another processor's dir): a fresh listing does not have it
-                Agent.log("the room did not start (%s): trying again", e.getMessage());
+                AgentLog.log("the room did not start (%s): trying again", e.getMessage());
                 tmpStamp = null;
                 now = shownNow();
             }
@@ -218,7 +219,7 @@ final class ResidentRoom {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            Agent.log("the room's links to the host's /tmp could not follow it (%s): a new room", e.getMessage());
+            AgentLog.log("the room's links to the host's /tmp could not follow it (%s): a new room", e.getMessage());
             return false;
         }
         shown = now;
@@ -336,7 +337,7 @@ final class ResidentRoom {
         this.workingDir = workingDir;
         this.shown = now;
         rooms++;
-        Agent.log("room up (%s pid %d)", sandbox.bwrap() ? "bwrap" : "wp-room", bwrap.pid());
+        AgentLog.log("room up (%s pid %d)", sandbox.bwrap() ? "bwrap" : "wp-room", bwrap.pid());
     }
 
     /** Kills every process of {@code uid} this agent can see (a container's jobs whose room's init died). */
@@ -351,7 +352,7 @@ final class ResidentRoom {
                         .flatMap(Optional::stream)
                         .toList();
             } catch (IOException | RuntimeException e) {
-                Agent.log("could not end the jobs of a room whose init ended: %s", e.getMessage());
+                AgentLog.log("could not end the jobs of a room whose init ended: %s", e.getMessage());
                 return;
             }
             if (left.isEmpty()) {
@@ -392,7 +393,8 @@ final class ResidentRoom {
      * its output (stdout and stderr), which ends once the job and all it started are gone; then
      * {@link RoomOutput#exitCode} is the job's (128 + the signal that killed it), or {@link #ROOM_ENDED}.
      */
-    synchronized RoomOutput launch(List<String> command, Map<String, String> env, String cwd) throws IOException {
+    public synchronized RoomOutput launch(List<String> command, Map<String, String> env, String cwd)
+            throws IOException {
         String nonce = HexFormat.of().formatHex(bytes(16));
         byte[] request = request(nonce, cwd, command, env);
         RoomOutput out = new RoomOutput(output, ("\001" + nonce + " ").getBytes(StandardCharsets.US_ASCII));
@@ -442,12 +444,12 @@ final class ResidentRoom {
     }
 
     /** After a job (the init has cleared the room): a room that ended, or that cannot be proven clean, is discarded. */
-    synchronized void afterJob(RoomOutput out) {
+    public synchronized void afterJob(RoomOutput out) {
         if (out.exitCode() == ROOM_ENDED || bwrap == null || !bwrap.isAlive()) {
             ended = true;
             discard();
         } else if (sweep != null && !sweep.clean()) {
-            Agent.log("the room is not clean after a job (%s): the next job gets a new one", sweep.why());
+            AgentLog.log("the room is not clean after a job (%s): the next job gets a new one", sweep.why());
             discard();
         }
     }
@@ -456,7 +458,7 @@ final class ResidentRoom {
      * Signals the running job: {@code hard}, SIGKILL to all it started (the init then clears the
      * room); else SIGTERM to its processes, so it may end in its own way.
      */
-    void signal(boolean hard) {
+    public void signal(boolean hard) {
         ProcessHandle l = launcher;
         if (l == null) {
             return;
@@ -486,7 +488,7 @@ final class ResidentRoom {
             try {
                 r.get(5, TimeUnit.SECONDS);
             } catch (ExecutionException | TimeoutException e) {
-                Agent.log("the jobs of an ended room may not all be gone: %s", e);
+                AgentLog.log("the jobs of an ended room may not all be gone: %s", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

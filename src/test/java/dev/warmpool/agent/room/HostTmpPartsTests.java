@@ -1,4 +1,4 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,7 +1,11 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.worker;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.agent.io.AgentJson;
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.room.HostTmp;
+import dev.warmpool.agent.room.Sandbox;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.script.Run;
 import java.io.IOException;
@@ -19,7 +23,7 @@ import java.util.Map;
  * within one tenant (its own sweep's trials), never to another. Killed when the agent ends. The
  * agent's loop alone calls it.
  */
-final class WorkerSlot {
+public final class WorkerSlot {
     static final String WORKER_DIR = "worker";
     private final Map<String, String> baseEnv;
     private final String processorId;
@@ -33,7 +37,7 @@ final class WorkerSlot {
     private String servedTenant;
 
     /** {@code maxLine}: the longest line a worker may print on stdout, in bytes (its answer is one). */
-    WorkerSlot(Map<String, String> baseEnv, String processorId, String pool, Sandbox sandbox, int maxLine) {
+    public WorkerSlot(Map<String, String> baseEnv, String processorId, String pool, Sandbox sandbox, int maxLine) {
         this.sandbox = sandbox;
         this.maxLine = maxLine;
         this.baseEnv = baseEnv;
@@ -41,7 +45,7 @@ final class WorkerSlot {
         this.pool = pool;
     }
 
-    static boolean persistent(JsonObject spec) {
+    public static boolean persistent(JsonObject spec) {
         return "persistent".equals(AgentJson.text(spec, "worker"));
     }
 
@@ -55,7 +59,7 @@ final class WorkerSlot {
     static final long START_GRACE_MILLIS = 500;
 
     /** Starts the worker of a persistent pool's spec in the background; nothing for other pools. */
-    void warmUp(String specJson) {
+    public void warmUp(String specJson) {
         List<String> command = persistentCommand(specJson);
         if (command == null) {
             return;
@@ -66,7 +70,7 @@ final class WorkerSlot {
                     try {
                         w.ensureStarted();
                     } catch (IOException e) {
-                        Agent.log("could not start the persistent worker %s: %s", command, e.getMessage());
+                        AgentLog.log("could not start the persistent worker %s: %s", command, e.getMessage());
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -82,7 +86,7 @@ final class WorkerSlot {
      * it exited in that time: its exit code and last words), or null when it is up or the pool is
      * not a persistent one.
      */
-    String startNow(String specJson) throws InterruptedException {
+    public String startNow(String specJson) throws InterruptedException {
         List<String> command = persistentCommand(specJson);
         if (command == null) {
             return null;
@@ -129,10 +133,10 @@ final class WorkerSlot {
      * The worker for a job of {@code tenant}: the one there is, or a new one (in a new dir) when
      * the pool changed or it served another tenant.
      */
-    Worker forTenant(String tenant, List<String> command, Map<String, String> env, String workingDir) {
+    public Worker forTenant(String tenant, List<String> command, Map<String, String> env, String workingDir) {
         String t = tenant == null ? "" : tenant;
         if (worker != null && servedTenant != null && !servedTenant.equals(t)) {
-            Agent.log("a job of another tenant: the persistent worker starts afresh");
+            AgentLog.log("a job of another tenant: the persistent worker starts afresh");
             kill();
             worker = null;
         }
@@ -142,7 +146,7 @@ final class WorkerSlot {
     }
 
     /** The worker for the pool's command and env: the one there is, or a new one when the pool changed. */
-    Worker get(List<String> command, Map<String, String> env, String workingDir) {
+    public Worker get(List<String> command, Map<String, String> env, String workingDir) {
         Map<String, String> all = new HashMap<>(baseEnv);
         all.putAll(env);
         all.put(AgentEnv.PROCESSOR_ID, processorId);
@@ -169,7 +173,7 @@ final class WorkerSlot {
             try {
                 sandbox.newDir(WORKER_DIR); // the worker's own room, kept across its jobs (its warm state is the point)
             } catch (IOException e) {
-                Agent.log("could not make the persistent worker's dir %s: %s", dir, e.getMessage());
+                AgentLog.log("could not make the persistent worker's dir %s: %s", dir, e.getMessage());
             }
             worker = wanted;
             workerShown = shown;
@@ -185,7 +189,7 @@ final class WorkerSlot {
     }
 
     /** The request line a persistent worker reads for one job: its id, config, args and allowed env. */
-    static String request(String jobId, Run r, List<String> args, Map<String, String> jobEnv) {
+    public static String request(String jobId, Run r, List<String> args, Map<String, String> jobEnv) {
         JsonObject req = new JsonObject();
         req.addProperty("id", jobId);
         req.add("config", JsonParser.parseString(r.configJson()));
@@ -194,7 +198,7 @@ final class WorkerSlot {
         return req.toString();
     }
 
-    void kill() {
+    public void kill() {
         if (worker != null) {
             worker.kill(true);
         }

@@ -1,8 +1,14 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.worker;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.warmpool.agent.io.AgentJson;
+import dev.warmpool.agent.io.AgentLog;
+import dev.warmpool.agent.io.ResultLimit;
+import dev.warmpool.agent.io.Tail;
+import dev.warmpool.agent.room.RoomLimits;
+import dev.warmpool.agent.room.Sandbox;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,9 +33,9 @@ import java.util.function.Consumer;
  * and all of stderr, are the job's log. A worker that exits is started again for the next job, and
  * so is one that prints a stdout line longer than the bound ({@link WorkerLines}): the job fails.
  */
-final class Worker {
+public final class Worker {
     /** The worker's answer to one job. */
-    record Reply(String status, String metrics, String error) {}
+    public record Reply(String status, String metrics, String error) {}
 
     private final List<String> command;
     private final Map<String, String> env;
@@ -39,11 +45,11 @@ final class Worker {
     private final int maxLine;
     private volatile WorkerLines lines;
     private volatile Thread errReader;
-    private volatile Tail log = new Tail(JobRun.LOG_TAIL_BYTES);
+    private volatile Tail log = new Tail(Tail.JOB_BYTES);
     private volatile Consumer<Process> started = p -> {};
 
     Worker(List<String> command, Map<String, String> env, File workingDir) {
-        this(command, env, workingDir, ResultFile.DEFAULT_LIMIT);
+        this(command, env, workingDir, ResultLimit.DEFAULT_BYTES);
     }
 
     /** A worker whose stdout lines may be at most {@code maxLine} bytes long (its answer holds the job's metrics). */
@@ -100,7 +106,7 @@ final class Worker {
         lines = q;
         errReader = err;
         process = p;
-        Agent.log("started persistent worker %s (pid %d)", command, p.pid());
+        AgentLog.log("started persistent worker %s (pid %d)", command, p.pid());
     }
 
     /**
@@ -130,7 +136,7 @@ final class Worker {
      * Runs one job: sends its request and reads until the worker's answer, handing reports to
      * {@code onReport}. A worker that dies (or is killed) ends the call with {@code null}.
      */
-    Reply call(String request, Consumer<String> onReport, Tail tail) throws IOException, InterruptedException {
+    public Reply call(String request, Consumer<String> onReport, Tail tail) throws IOException, InterruptedException {
         ensureStarted();
         log = tail;
         Process p = process;
@@ -176,7 +182,7 @@ final class Worker {
      * as a child of the worker may hold it open): a dying worker's last words are on stderr, and
      * its stdout can end before they are read.
      */
-    int exitCode() throws InterruptedException {
+    public int exitCode() throws InterruptedException {
         Process p = process;
         int code = p != null && p.waitFor(5, TimeUnit.SECONDS) ? p.exitValue() : -1;
         Thread err = errReader;
@@ -206,7 +212,7 @@ final class Worker {
     }
 
     /** Ends the worker and its children (a cancelled, timed-out or stopped job): politely first. */
-    void kill(boolean hard) {
+    public void kill(boolean hard) {
         killed = true;
         Process p = process;
         if (p != null) {
@@ -220,7 +226,7 @@ final class Worker {
         }
     }
 
-    boolean alive() {
+    public boolean alive() {
         Process p = process;
         return p != null && p.isAlive();
     }
@@ -241,7 +247,7 @@ final class Worker {
     /** The sentence for a stdout line over {@code maxLine} bytes. */
     static String tooLong(int maxLine) {
         return "the persistent worker printed a line longer than " + maxLine + " bytes, the limit ("
-                + ResultFile.SETTING + "); it is started again for the next job";
+                + ResultLimit.SETTING + "); it is started again for the next job";
     }
 
     private void copy(InputStream stream) {

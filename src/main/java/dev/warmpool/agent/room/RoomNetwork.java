@@ -1,5 +1,6 @@
-package dev.warmpool.agent;
+package dev.warmpool.agent.room;
 
+import dev.warmpool.agent.io.AgentLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -64,7 +65,7 @@ final class RoomNetwork implements AutoCloseable {
                     out.addAll(List.of("--ro-bind", resolvConf.toString(), "/etc/resolv.conf"));
                 }
             } catch (IOException e) {
-                Agent.log("could not write the room's resolv.conf: %s", e.getMessage());
+                AgentLog.log("could not write the room's resolv.conf: %s", e.getMessage());
             }
         }
         return out;
@@ -114,7 +115,7 @@ final class RoomNetwork implements AutoCloseable {
                 throw new IOException("interrupted");
             }
         }
-        Agent.log("outbound network for the room (pid %d): slirp4netns pid %d", roomPid, p.pid());
+        AgentLog.log("outbound network for the room (pid %d): slirp4netns pid %d", roomPid, p.pid());
         return this;
     }
 
