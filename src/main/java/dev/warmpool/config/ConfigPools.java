@@ -2,18 +2,21 @@ package dev.warmpool.config;
 
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.warmpool.pool.PoolSpec;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +24,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.Config;
 
 /**
@@ -69,7 +73,12 @@ public class ConfigPools {
         Map<String, ObjectNode> trees = new TreeMap<>();
         List<String> problems = new ArrayList<>();
         JavaType specType = mapper.constructType(PoolSpec.class);
-        for (String name : config.getPropertyNames()) {
+        // what each key set, as the field path it resolved to, to refuse one field set two ways
+        Map<String, Map<String, String>> set = new TreeMap<>();
+        List<String> names = new ArrayList<>();
+        config.getPropertyNames().forEach(names::add);
+        names.sort(null); // the same pool from the same keys, whatever order the sources list them in
+        for (String name : names) {
             if (!name.startsWith(PREFIX)) {
                 continue; // also a profile's key that is not active ("%dev.warmpool...")
             }
@@ -88,7 +97,20 @@ public class ConfigPools {
                 path = List.of("template", IMAGE);
             }
             try {
-                put(mapper, tree, specType, path, value.get());
+                List<String> where = new ArrayList<>();
+                put(mapper, tree, specType, path, value.get(), where);
+                String field = String.join("\u0000", where);
+                Map<String, String> pool = set.computeIfAbsent(segments.get(0), t -> new TreeMap<>());
+                pool.forEach((other, otherName) -> {
+                    if (other.equals(field)
+                            || other.startsWith(field + "\u0000")
+                            || field.startsWith(other + "\u0000")) {
+                        problems.add(name + " and " + otherName + " both set '"
+                                + String.join(".", where).replace(".[", "[")
+                                + "': keep one (a list is either indexed, command[0], or one line, command=a,b)");
+                    }
+                });
+                pool.put(field, name);
             } catch (IllegalArgumentException e) {
                 problems.add(name + " " + e.getMessage());
             }
@@ -109,16 +131,22 @@ public class ConfigPools {
             try {
                 PoolSpec spec = mapper.treeToValue(tree, PoolSpec.class);
                 specs.put(type, spec.withRuntime(runtime).withDefaults());
-            } catch (Exception e) {
-                problems.add(PREFIX + type + " is not a pool: "
-                        + e.getMessage().lines().findFirst().orElse(""));
+            } catch (JsonMappingException e) {
+                String field = e.getPath().stream()
+                        .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                        .collect(Collectors.joining("."))
+                        .replace(".[", "[");
+                problems.add(PREFIX + type + " is not a pool: '" + field + "' " + e.getOriginalMessage());
+            } catch (IOException e) {
+                problems.add(PREFIX + type + " is not a pool: " + e);
             }
         });
         return new Declared(specs, leftOut, problems);
     }
 
     /** Sets {@code value} at {@code path} under {@code node}, whose Java type is {@code type}. */
-    private static void put(ObjectMapper mapper, JsonNode node, JavaType type, List<String> path, String value) {
+    private static void put(
+            ObjectMapper mapper, JsonNode node, JavaType type, List<String> path, String value, List<String> where) {
         Segment head = Segment.of(path.get(0));
         JavaType child;
         String key;
@@ -136,10 +164,12 @@ public class ConfigPools {
         }
         ObjectNode object = (ObjectNode) node;
         boolean last = path.size() == 1;
+        where.add(key);
         if (head.index() != null) {
             if (!child.isCollectionLikeType()) {
                 throw new IllegalArgumentException("indexes '" + key + "', which is not a list");
             }
+            where.add("[" + head.index() + "]");
             JsonNode existing = object.get(key);
             ArrayNode list = existing instanceof ArrayNode a ? a : object.putArray(key);
             JavaType element = child.getContentType();
@@ -154,7 +184,7 @@ public class ConfigPools {
                     slot = JsonNodeFactory.instance.objectNode();
                     list.set(head.index(), slot);
                 }
-                put(mapper, slot, element, path.subList(1, path.size()), value);
+                put(mapper, slot, element, path.subList(1, path.size()), value, where);
             }
         } else if (last) {
             object.set(
@@ -165,7 +195,7 @@ public class ConfigPools {
             }
             JsonNode existing = object.get(key);
             ObjectNode inner = existing instanceof ObjectNode o ? o : object.putObject(key);
-            put(mapper, inner, child, path.subList(1, path.size()), value);
+            put(mapper, inner, child, path.subList(1, path.size()), value, where);
         }
     }
 
@@ -194,7 +224,15 @@ public class ConfigPools {
     /** The value as the JSON a request would send for the field's type. */
     private static JsonNode leaf(JavaType type, String value) {
         Class<?> c = type.getRawClass();
-        if (c == Integer.class || c == int.class || c == Long.class || c == long.class) {
+        if (c == Integer.class || c == int.class) {
+            try {
+                return IntNode.valueOf(Integer.parseInt(value.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "must be a whole number up to " + Integer.MAX_VALUE + ", not '" + value + "'");
+            }
+        }
+        if (c == Long.class || c == long.class) {
             try {
                 return LongNode.valueOf(Long.parseLong(value.trim()));
             } catch (NumberFormatException e) {

@@ -116,23 +116,31 @@ class ConfigPoolsTests {
     void aKeyThatMakesNoPoolSaysWhichAndWhy() {
         ConfigPools.Declared d = read(
                 "local",
-                Map.of(
-                        "warmpool.pools.a.command[0]", "true",
-                        "warmpool.pools.a.min-idel", "1",
-                        "warmpool.pools.b.command[0]", "true",
-                        "warmpool.pools.b.max-size", "four",
-                        "warmpool.pools.c.command[0]", "true",
-                        "warmpool.pools.c.fair-share", "yes",
-                        "warmpool.pools.d.command[0]", "true",
-                        "warmpool.pools.d.min-idle[0]", "1",
-                        "warmpool.pools.e", "x"));
+                Map.ofEntries(
+                        Map.entry("warmpool.pools.a.command[0]", "true"),
+                        Map.entry("warmpool.pools.a.min-idel", "1"),
+                        Map.entry("warmpool.pools.b.command[0]", "true"),
+                        Map.entry("warmpool.pools.b.max-size", "four"),
+                        Map.entry("warmpool.pools.c.command[0]", "true"),
+                        Map.entry("warmpool.pools.c.fair-share", "yes"),
+                        Map.entry("warmpool.pools.d.command[0]", "true"),
+                        Map.entry("warmpool.pools.d.min-idle[0]", "1"),
+                        Map.entry("warmpool.pools.e", "x"),
+                        Map.entry("warmpool.pools.f.command", "a,b"),
+                        Map.entry("warmpool.pools.f.command[2]", "c"),
+                        Map.entry("warmpool.pools.g.command[0]", "true"),
+                        Map.entry("warmpool.pools.g.max-size", "99999999999"),
+                        Map.entry("warmpool.pools.h.command[0]", "true"),
+                        Map.entry("warmpool.pools.h.template.image", "img"),
+                        Map.entry("warmpool.pools.h.template.tolerations[0]", "x")));
         List<String> problems = d.problems();
-        assertEquals(5, problems.size(), problems.toString());
+        assertEquals(8, problems.size(), problems.toString());
         assertTrue(
                 problems.stream().anyMatch(p -> p.startsWith("warmpool.pools.a.min-idel names no field of PoolSpec")),
                 problems.toString());
         assertTrue(
-                problems.contains("warmpool.pools.b.max-size must be a whole number, not 'four'"), problems.toString());
+                problems.contains("warmpool.pools.b.max-size must be a whole number up to 2147483647, not 'four'"),
+                problems.toString());
         assertTrue(
                 problems.contains("warmpool.pools.c.fair-share must be true or false, not 'yes'"), problems.toString());
         assertTrue(
@@ -140,5 +148,17 @@ class ConfigPoolsTests {
                 problems.toString());
         assertTrue(
                 problems.stream().anyMatch(p -> p.startsWith("warmpool.pools.e names no field")), problems.toString());
+        assertTrue(
+                problems.contains("warmpool.pools.f.command[2] and warmpool.pools.f.command both set 'command[2]': keep"
+                        + " one (a list is either indexed, command[0], or one line, command=a,b)"),
+                problems.toString());
+        assertTrue(
+                problems.contains(
+                        "warmpool.pools.g.max-size must be a whole number up to 2147483647, not '99999999999'"),
+                problems.toString());
+        assertTrue(
+                problems.stream()
+                        .anyMatch(p -> p.startsWith("warmpool.pools.h is not a pool: 'template.tolerations[0]'")),
+                problems.toString());
     }
 }

@@ -56,24 +56,30 @@ import redis.clients.jedis.Jedis;
 @WithKubernetesTestServer(crud = true)
 class KubernetesReconcileTests {
     static final String NS = "warmpool-test";
+    static final String CONFIG_POOL = "warmpool.pools.k-config.";
 
     public static class OnKubernetes implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of(
-                    "warmpool.runtime.type",
-                    "kubernetes",
-                    "warmpool.runtime.kubernetes.namespace",
-                    NS,
+            return Map.ofEntries(
+                    Map.entry("warmpool.runtime.type", "kubernetes"),
+                    Map.entry("warmpool.runtime.kubernetes.namespace", NS),
                     // the tests drive the passes; nothing heartbeats here, so silence is no loss
-                    "warmpool.reconcile.interval",
-                    "1h",
-                    "warmpool.heartbeat.timeout",
-                    "1h",
-                    "warmpool.reconcile.orphan-grace",
-                    "0s",
-                    "warmpool.reconcile.drain-timeout",
-                    "1s");
+                    Map.entry("warmpool.reconcile.interval", "1h"),
+                    Map.entry("warmpool.heartbeat.timeout", "1h"),
+                    Map.entry("warmpool.reconcile.orphan-grace", "0s"),
+                    Map.entry("warmpool.reconcile.drain-timeout", "1s"),
+                    // a pool declared in config with fields the typed config once lacked (no processor:
+                    // min-idle 0), read by name into its spec
+                    Map.entry(CONFIG_POOL + "command[0]", "python3"),
+                    Map.entry(CONFIG_POOL + "min-idle", "0"),
+                    Map.entry(CONFIG_POOL + "max-size", "2"),
+                    Map.entry(CONFIG_POOL + "image", "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"),
+                    Map.entry(CONFIG_POOL + "template.resources.limits.\"nvidia.com/gpu\"", "1"),
+                    Map.entry(CONFIG_POOL + "template.node-selector.\"kubernetes.io/arch\"", "amd64"),
+                    Map.entry(CONFIG_POOL + "shares.alice", "2"),
+                    Map.entry(CONFIG_POOL + "max-running.bob", "1"),
+                    Map.entry(CONFIG_POOL + "usage-half-life-seconds", "600"));
         }
     }
 
@@ -213,6 +219,21 @@ class KubernetesReconcileTests {
         assertEquals("IDLE", Api.pool("k8s-gang").getString("gangs[0].state"));
         assertEquals(0, pass().started());
         assertEquals(3, pods("k8s-gang").size());
+    }
+
+    /** Config sets what a request sets: the whole pod template, fair share; the manager starts with it. */
+    @Test
+    void aPoolDeclaredInConfigHasTheFieldsItsKeysName() {
+        var spec = pool("k-config").setRootPath("spec");
+        assertEquals(List.of("python3"), spec.getList("command"));
+        assertEquals("kubernetes", spec.getString("runtime"), "the manager's runtime");
+        assertEquals("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", spec.getString("template.image"));
+        assertEquals("1", spec.getString("template.resources.limits.'nvidia.com/gpu'"));
+        assertEquals("amd64", spec.getString("template.nodeSelector.'kubernetes.io/arch'"));
+        assertEquals(2.0f, spec.getFloat("shares.alice"));
+        assertEquals(1, spec.getInt("maxRunning.bob"));
+        assertEquals(600, spec.getInt("usageHalfLifeSeconds"));
+        assertEquals(0, spec.getInt("minIdle"));
     }
 
     @Test
