@@ -16,7 +16,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * What a pool runs and how big it may be. {@code command} is run for every job, with the job's
- * {@code args} appended; {@code template} says how a processor runs on Kubernetes.
+ * {@code args} appended; {@code template} says how a processor runs on Kubernetes. It is also the
+ * body of {@code PUT /pools/{type}}: every field but {@code command} may be left out, and
+ * {@link #withDefaults()} fills them in before the spec is checked.
  *
  * <p>{@code worker: "persistent"} starts the command once per processor instead, and sends it
  * each job as a JSON line on its stdin (see docs/sweeps.md, "Persistent workers"), so the
@@ -40,25 +42,22 @@ public record PoolSpec(
         @Size(max = 256, message = "may have at most 256 elements")
         List<@NotNull(message = "must not contain null") @Size(max = 4096) String> command,
 
-        @NotNull @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000")
+        @Min(value = 0, message = "must be 0 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer minIdle,
 
-        @NotNull @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
+        @Min(value = 1, message = "must be 1 or more") @Max(value = 10_000, message = "must be at most 10000")
         Integer maxSize,
 
-        @NotNull
         @Min(value = 1, message = "must be 1 second or more")
         @Max(value = 31_536_000, message = "must be at most a year")
         Integer idleTimeoutSeconds,
 
-        @NotNull @Size(max = 256, message = "may have at most 256 variables")
+        @Size(max = 256, message = "may have at most 256 variables")
         Map<@NotEmpty String, @NotNull(message = "must not be null") String> env,
 
         String workingDir,
 
-        @NotNull
-        @Min(value = 1, message = "must be 1 or more")
-        @Max(value = 1_000_000, message = "must be at most 1000000")
+        @Min(value = 1, message = "must be 1 or more") @Max(value = 1_000_000, message = "must be at most 1000000")
         Integer maxQueued,
 
         @jakarta.validation.Valid @JsonDeserialize(using = PodTemplate.OnFirstUse.class)

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.testing.Api;
 import dev.warmpool.testing.Tokens;
@@ -185,6 +186,19 @@ public class BadInputTests {
                 .body("service", equalTo("warmpool"))
                 .body("links.pools", equalTo("/pools"))
                 .body("links.openapi", equalTo("/q/openapi"));
+    }
+
+    /** The API's description asks of a pool what a request must send, no more: the rest has defaults. */
+    @Test
+    void theOpenApiPoolSpecRequiresNoFieldThatHasADefault() {
+        List<String> required = given().queryParam("format", "json")
+                .get("/q/openapi")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("components.schemas.PoolSpec.required");
+        assertTrue(required == null || required.isEmpty(), "required: " + required);
     }
 
     @Test
