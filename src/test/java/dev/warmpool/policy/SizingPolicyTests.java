@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
+import dev.warmpool.testing.Specs;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +28,10 @@ class SizingPolicyTests {
 
     static PoolSnapshot pool(
             int minIdle, int maxSize, int idleTimeoutSeconds, int queued, boolean draining, Processor... ps) {
-        PoolSpec spec = PoolSpec.builder()
-                .command(List.of("true"))
+        PoolSpec spec = Specs.process("true")
                 .minIdle(minIdle)
                 .maxSize(maxSize)
                 .idleTimeoutSeconds(idleTimeoutSeconds)
-                .env(Map.of())
-                .maxQueued(100)
-                .worker("process")
                 .build();
         return new PoolSnapshot("t", spec, draining, queued, NOW, List.of(ps));
     }
@@ -146,14 +143,9 @@ class SizingPolicyTests {
     }
 
     static PoolSnapshot gangPool(int minIdle, int maxSize, int queued, List<Processor> members, List<Processor> gangs) {
-        PoolSpec spec = PoolSpec.builder()
-                .command(List.of("true"))
+        PoolSpec spec = Specs.process("true")
                 .minIdle(minIdle)
                 .maxSize(maxSize)
-                .idleTimeoutSeconds(300)
-                .env(Map.of())
-                .maxQueued(100)
-                .worker("process")
                 .gang(Map.of(
                         "ps", new PoolSpec.GangRole(1, null, null), "worker", new PoolSpec.GangRole(2, null, null)))
                 .build();

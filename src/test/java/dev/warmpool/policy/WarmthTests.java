@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.pool.Processor;
 import dev.warmpool.protocol.ProcessorState;
+import dev.warmpool.testing.Specs;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
@@ -27,14 +27,10 @@ class WarmthTests {
     static final SizingPolicy.Timing TIMING = new SizingPolicy.Timing(10_000, 60_000, 30_000, 10_000, P);
 
     static PoolSpec spec(String warmth, int minIdle, int maxSize, int idleTimeoutSeconds) {
-        return PoolSpec.builder()
-                .command(List.of("true"))
+        return Specs.process("true")
                 .minIdle(minIdle)
                 .maxSize(maxSize)
                 .idleTimeoutSeconds(idleTimeoutSeconds)
-                .env(Map.of())
-                .maxQueued(100)
-                .worker("process")
                 .warmth(warmth)
                 .build();
     }

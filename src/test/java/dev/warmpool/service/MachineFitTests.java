@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.testing.Specs;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import java.util.List;
@@ -23,15 +24,10 @@ class MachineFitTests {
         PodTemplate t = limits.isEmpty()
                 ? null
                 : new PodTemplate("local", null, null, r.build(), null, null, null, null, null, null, null);
-        return PoolSpec.builder()
-                .command(List.of("true"))
+        return Specs.process("true")
                 .minIdle(minIdle)
                 .maxSize(Math.max(1, minIdle))
-                .idleTimeoutSeconds(300)
-                .env(Map.of())
-                .maxQueued(100)
                 .template(t)
-                .worker("process")
                 .build();
     }
 

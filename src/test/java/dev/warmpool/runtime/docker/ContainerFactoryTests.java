@@ -8,6 +8,7 @@ import com.github.dockerjava.api.model.Capability;
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Labels;
+import dev.warmpool.testing.Specs;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
@@ -54,16 +55,7 @@ class ContainerFactoryTests {
     }
 
     static PoolSpec spec(PodTemplate t) {
-        return PoolSpec.builder()
-                .command(List.of("sh", "-c", "hostname"))
-                .minIdle(1)
-                .maxSize(4)
-                .idleTimeoutSeconds(300)
-                .env(Map.of())
-                .maxQueued(100)
-                .template(t)
-                .worker("process")
-                .build();
+        return Specs.process("sh", "-c", "hostname").template(t).build();
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
+import dev.warmpool.testing.Specs;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -36,16 +37,7 @@ class PodFactoryTests {
     }
 
     static PoolSpec spec(PodTemplate t) {
-        return PoolSpec.builder()
-                .command(List.of("python3", "train.py"))
-                .minIdle(1)
-                .maxSize(4)
-                .idleTimeoutSeconds(300)
-                .env(Map.of())
-                .maxQueued(100)
-                .template(t)
-                .worker("process")
-                .build();
+        return Specs.process("python3", "train.py").template(t).build();
     }
 
     static PodTemplate gpuTemplate(String agent) {
