@@ -2,10 +2,7 @@ package dev.warmpool.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.warmpool.ManagerProcess;
 import dev.warmpool.protocol.KeySchema;
-import dev.warmpool.runtime.local.LocalAgents;
-import io.restassured.RestAssured;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -18,26 +15,17 @@ import org.junit.jupiter.api.Test;
  * slot (the pool's {@code {type}} tag), so the same code runs there, manager and agents alike.
  */
 class ClusterDispatchIT extends WarmDispatchScenarios {
-    static RedisCluster cluster;
-    static ManagerProcess manager;
+    static ClusterManager on;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = RedisCluster.start(3);
-        manager = ManagerProcess.start(cluster.hosts(), "cluster-dispatch-it", "-Dquarkus.redis.client-type=cluster");
-        RestAssured.baseURI = "http://127.0.0.1";
-        RestAssured.port = manager.port;
+        on = ClusterManager.start("cluster-dispatch-it");
     }
 
     @AfterAll
     static void stop() throws InterruptedException {
-        RestAssured.reset();
-        if (manager != null) {
-            manager.kill();
-        }
-        if (cluster != null) {
-            LocalAgents.killAll(cluster.hosts());
-            cluster.close();
+        if (on != null) {
+            on.close();
         }
     }
 
@@ -45,7 +33,7 @@ class ClusterDispatchIT extends WarmDispatchScenarios {
     public void poolsOfTheScenariosLiveOnDifferentMasters() {
         Set<Integer> owners = Stream.of(
                         "reuse", "sep-a", "sep-b", "io", "fails", "prio", "cq", "cr", "slow", "burst", "gone")
-                .map(t -> cluster.ownerOf(KeySchema.pool(t)))
+                .map(t -> on.cluster.ownerOf(KeySchema.pool(t)))
                 .collect(Collectors.toSet());
         assertTrue(owners.size() == 3, "the scenario pools use " + owners.size() + " of 3 masters");
     }
