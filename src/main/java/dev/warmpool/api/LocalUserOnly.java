@@ -85,8 +85,7 @@ public class LocalUserOnly {
 
     /** A connection an agent relays for a sweep's driver job ({@link Relay#SOURCE}). */
     static boolean relayed(InetSocketAddress client) {
-        return client.getAddress() != null
-                && Relay.SOURCE.equals(client.getAddress().getHostAddress());
+        return client.getAddress() != null && Relay.isSource(client.getAddress().getHostAddress());
     }
 
     /** The manager's own user, and root (who could read the manager's memory anyway). */

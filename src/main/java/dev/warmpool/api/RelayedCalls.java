@@ -38,7 +38,7 @@ public class RelayedCalls {
     }
 
     static boolean relayed(SocketAddress remote) {
-        return remote != null && !remote.isDomainSocket() && Relay.SOURCE.equals(remote.hostAddress());
+        return remote != null && !remote.isDomainSocket() && Relay.isSource(remote.hostAddress());
     }
 
     static boolean driverToken(String authorization) {

@@ -14,4 +14,9 @@ public final class Relay {
     public static final String SOCKET = "api.sock";
 
     private Relay() {}
+
+    /** Whether a connection from {@code hostAddress} (an IP literal; null for a domain socket) is one an agent relays. */
+    public static boolean isSource(String hostAddress) {
+        return SOURCE.equals(hostAddress);
+    }
 }
