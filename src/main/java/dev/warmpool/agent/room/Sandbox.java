@@ -386,13 +386,12 @@ public final class Sandbox {
     }
 
     /**
-     * bwrap's part of a room: namespaces, the file system read-only, a private /tmp (showing the
-     * host's as {@code shown} says, see {@link HostTmp}) and /dev/shm, the hidden paths under an
-     * empty tmpfs. {@code resident}: a room kept across jobs ({@link ResidentRoom}), where what a
-     * job's user could write and the next job would find is read-only (/dev, the hiding tmpfs).
+     * What every room starts with: bwrap in a session of its own, its own PID, IPC, UTS and cgroup
+     * namespaces, the host's file system read-only, a fresh /dev and /proc, and an empty /tmp and
+     * /dev/shm anyone may write to. The manager's probe runs a command in just this (JobRoom).
      */
-    public void room(List<String> out, List<String> shown, boolean resident) {
-        out.addAll(List.of(
+    public static List<String> base() {
+        return List.of(
                 "bwrap",
                 "--die-with-parent",
                 "--new-session",
@@ -415,7 +414,17 @@ public final class Sandbox {
                 "--perms",
                 "1777",
                 "--tmpfs",
-                "/dev/shm"));
+                "/dev/shm");
+    }
+
+    /**
+     * bwrap's part of a room: namespaces, the file system read-only, a private /tmp (showing the
+     * host's as {@code shown} says, see {@link HostTmp}) and /dev/shm, the hidden paths under an
+     * empty tmpfs. {@code resident}: a room kept across jobs ({@link ResidentRoom}), where what a
+     * job's user could write and the next job would find is read-only (/dev, the hiding tmpfs).
+     */
+    public void room(List<String> out, List<String> shown, boolean resident) {
+        out.addAll(base());
         if (resident) {
             // POSIX queues of the room's own (its init empties it between jobs), then /dev read-only
             out.addAll(List.of("--mqueue", "/dev/mqueue", "--remount-ro", "/dev"));

@@ -1,5 +1,6 @@
 package dev.warmpool.runtime.local;
 
+import dev.warmpool.agent.room.Sandbox;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.protocol.AgentEnv;
 import java.io.File;
@@ -19,7 +20,7 @@ import java.util.stream.Stream;
  * {@code warmpool.runtime.local.sandbox} and {@code run-as}: whether each job runs in a
  * bubblewrap sandbox, which of the manager's paths it must not see (the state dir, the Redis
  * data dir, the tokens file), and the unprivileged user it runs as when the manager is root.
- * The agent applies it (dev.warmpool.agent.room.Sandbox) from the variables {@link #environment()} gives.
+ * The agent applies it ({@link Sandbox}) from the variables {@link #environment()} gives.
  */
 record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName, String jobUids, String init) {
 
@@ -150,22 +151,11 @@ record JobRoom(boolean bwrap, List<String> hidden, String runAs, String userName
             return Optional.of("no bwrap on PATH");
         }
         try {
-            Process p = new ProcessBuilder(
-                            bwrap.get().toString(),
-                            "--die-with-parent",
-                            "--unshare-pid",
-                            "--ro-bind",
-                            "/",
-                            "/",
-                            "--dev",
-                            "/dev",
-                            "--proc",
-                            "/proc",
-                            "--tmpfs",
-                            "/tmp",
-                            "true")
-                    .redirectErrorStream(true)
-                    .start();
+            // what every room starts with (the agent's Sandbox.base), running true
+            List<String> command = new ArrayList<>(Sandbox.base());
+            command.set(0, bwrap.get().toString());
+            command.add("true");
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return Optional.of("bwrap did not answer within 10 s");
