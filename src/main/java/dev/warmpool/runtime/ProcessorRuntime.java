@@ -1,8 +1,10 @@
 package dev.warmpool.runtime;
 
+import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
@@ -50,6 +52,15 @@ public interface ProcessorRuntime {
      * image). {@code field} names the command the problem is in, as the request wrote it.
      */
     default Optional<ResourceLimits.Problem> commandProblem(PoolSpec spec) {
+        return Optional.empty();
+    }
+
+    /**
+     * What this runtime cannot do of a pool's {@code template} (null: the pool gave none), checked
+     * when the pool is PUT; the limits every runtime shares are {@link ResourceLimits}'. {@code
+     * beside}: the runtimes this manager runs, so that a sentence can point the pool to one of them.
+     */
+    default Optional<ResourceLimits.Problem> templateProblem(PodTemplate template, Set<String> beside) {
         return Optional.empty();
     }
 

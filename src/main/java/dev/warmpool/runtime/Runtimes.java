@@ -2,8 +2,6 @@ package dev.warmpool.runtime;
 
 import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
-import dev.warmpool.runtime.docker.ContainerFactory;
-import dev.warmpool.runtime.kubernetes.PodFactory;
 import dev.warmpool.runtime.local.LocalTemplate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -165,32 +163,12 @@ public class Runtimes implements ProcessorRuntime {
      */
     public Optional<ResourceLimits.Problem> templateProblem(PoolSpec spec) {
         PodTemplate t = spec.template();
-        String runtime = spec.runtime();
-        if (DOCKER.equals(runtime)) {
-            Optional<String> problem = ContainerFactory.unsupported(t);
-            if (problem.isPresent()) {
-                return Optional.of(new ResourceLimits.Problem(
-                        "template", "This pool runs processors as containers: " + problem.get() + "."));
-            }
+        ProcessorRuntime r = held.get(spec.runtime());
+        Optional<ResourceLimits.Problem> own = r == null ? Optional.empty() : r.templateProblem(t, held.keySet());
+        if (own.isPresent() || t == null) {
+            return own;
         }
-        if (t == null) {
-            return Optional.empty();
-        }
-        if (KUBERNETES.equals(runtime)) {
-            Optional<String> problem = PodFactory.unsupported(t);
-            if (problem.isPresent()) {
-                return Optional.of(new ResourceLimits.Problem(
-                        "template", "This pool runs processors as pods: " + problem.get() + "."));
-            }
-        }
-        if (LOCAL.equals(runtime)) {
-            Optional<ResourceLimits.Problem> problem =
-                    LocalTemplate.problem(t, lacks(DOCKER).isEmpty());
-            if (problem.isPresent()) {
-                return problem;
-            }
-        }
-        return ResourceLimits.problem(t, runtime);
+        return ResourceLimits.problem(t, spec.runtime());
     }
 
     /** The pool's own runtime's check of its command (the local runtime's: it exists and the jobs' user may run it). */

@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.Event;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.Volume;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.Labels;
@@ -178,6 +179,14 @@ public class DockerRuntime implements ProcessorRuntime {
     @Override
     public Optional<Devices> devices() {
         return Optional.of(devices);
+    }
+
+    /** A container needs a template with an image, and honours only what a container can (ContainerFactory). */
+    @Override
+    public Optional<ResourceLimits.Problem> templateProblem(PodTemplate template, Set<String> beside) {
+        return ContainerFactory.unsupported(template)
+                .map(p ->
+                        new ResourceLimits.Problem("template", "This pool runs processors as containers: " + p + "."));
     }
 
     /**

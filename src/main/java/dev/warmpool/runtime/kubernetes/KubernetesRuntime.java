@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.warmpool.config.WarmpoolConfig;
 import dev.warmpool.pool.Ids;
+import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.runtime.Labels;
 import dev.warmpool.runtime.ProcessorRuntime;
+import dev.warmpool.runtime.ResourceLimits;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -139,6 +141,16 @@ public class KubernetesRuntime implements ProcessorRuntime {
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    /** A pod honours what PodFactory can put in its spec. */
+    @Override
+    public Optional<ResourceLimits.Problem> templateProblem(PodTemplate template, Set<String> beside) {
+        return template == null
+                ? Optional.empty()
+                : PodFactory.unsupported(template)
+                        .map(p -> new ResourceLimits.Problem(
+                                "template", "This pool runs processors as pods: " + p + "."));
     }
 
     @Override

@@ -3,12 +3,14 @@ package dev.warmpool.runtime.local;
 import dev.warmpool.agent.AgentDirs;
 import dev.warmpool.agent.room.RoomLimits;
 import dev.warmpool.config.WarmpoolConfig;
+import dev.warmpool.pool.PodTemplate;
 import dev.warmpool.pool.PoolSpec;
 import dev.warmpool.protocol.AgentEnv;
 import dev.warmpool.protocol.PinnedCertificate;
 import dev.warmpool.runtime.Devices;
 import dev.warmpool.runtime.ProcessorRuntime;
 import dev.warmpool.runtime.ResourceLimits;
+import dev.warmpool.runtime.Runtimes;
 import dev.warmpool.store.PrivateFiles;
 import java.io.File;
 import java.io.IOException;
@@ -22,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -115,6 +118,12 @@ public class LocalRuntime implements ProcessorRuntime {
         if (!devices.all().isEmpty()) {
             LOG.infof("devices for processors (CUDA_VISIBLE_DEVICES): %s", devices.all());
         }
+    }
+
+    /** A local processor is a process of this machine: of a template it honours only the limits (LocalTemplate). */
+    @Override
+    public Optional<ResourceLimits.Problem> templateProblem(PodTemplate template, Set<String> beside) {
+        return LocalTemplate.problem(template, beside.contains(Runtimes.DOCKER));
     }
 
     /**
