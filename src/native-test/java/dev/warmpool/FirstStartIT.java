@@ -2,10 +2,12 @@ package dev.warmpool;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,5 +40,25 @@ class FirstStartIT {
                 .filter(l -> !l.contains("made an admin API token"))
                 .toList();
         assertEquals(List.of(), warnings, log);
+    }
+
+    /**
+     * A mistyped key stops the start and says which, whether SmallRye refuses it before the log is
+     * up (a setting) or the manager does (a declared pool's field); the own Redis it started goes.
+     */
+    @Test
+    void aMistypedKeyStopsTheStartSayingWhich() throws Exception {
+        install = new LocalInstall();
+        Process p = install.launch(List.of("-Dwarmpool.heartbeat.intervall=1s"), Map.of());
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the manager exits");
+        String log = install.log();
+        assertTrue(log.contains("warmpool did not start: ") && log.contains("warmpool.heartbeat.intervall"), log);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> install.redis().map(r -> !r.isAlive()).orElse(true));
+
+        p = install.launch(List.of("-Dwarmpool.pools.demo.min-idel=0"), Map.of());
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the manager exits");
+        log = install.log();
+        assertTrue(log.contains("warmpool.pools.demo.min-idel names no field of PoolSpec"), log);
     }
 }
