@@ -1,17 +1,16 @@
 package dev.warmpool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.runtime.docker.DockerEngine;
 import dev.warmpool.store.RedisServer;
+import dev.warmpool.testing.Ci;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -61,10 +60,7 @@ abstract class DockerFixture {
     void dockerRedisAndManager() throws Exception {
         host = engine();
         boolean answers = run("docker", "info").exit() == 0;
-        if (!"true".equals(System.getenv("CI"))) {
-            Assumptions.assumeTrue(answers, "no container engine answers at " + host + " (CI starts dockerd: .ci/run)");
-        }
-        assertTrue(answers, "no container engine answers at " + host + ": .ci/run starts dockerd");
+        Ci.require(answers, "no container engine answers at " + host, ".ci/run starts dockerd");
         image(IMAGE);
         String gateway = DockerEngine.gateway(DockerEngine.client(host), "bridge");
         // the manager reaches Redis on loopback, its containers at the bridge's gateway

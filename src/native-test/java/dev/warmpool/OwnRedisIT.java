@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.warmpool.protocol.KeySchema;
 import dev.warmpool.store.RedisTls;
+import dev.warmpool.testing.Ci;
 import dev.warmpool.testing.Impostor;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -122,7 +122,7 @@ class OwnRedisIT {
     void containersReachTheOwnRedisThroughThePinnedCertificate() throws Exception {
         Process info = new ProcessBuilder("docker", "info").start();
         info.getInputStream().transferTo(OutputStream.nullOutputStream());
-        Assumptions.assumeTrue(info.waitFor() == 0, "no docker engine answers (.ci/run starts dockerd)");
+        Ci.require(info.waitFor() == 0, "no docker engine answers", ".ci/run starts dockerd");
         install = new LocalInstall();
         ManagerProcess m = install.start(List.of("-Dwarmpool.runtime.type=docker"), Map.of());
         m.send(

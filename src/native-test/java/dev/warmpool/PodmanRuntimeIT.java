@@ -2,13 +2,12 @@ package dev.warmpool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.warmpool.testing.Ci;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * DockerRuntimeIT again, against Podman's Docker-compatible API ({@code podman system service})
@@ -37,10 +36,7 @@ class PodmanRuntimeIT extends DockerRuntimeIT {
                                 .start()
                                 .waitFor()
                         == 0;
-        if (!"true".equals(System.getenv("CI"))) {
-            Assumptions.assumeTrue(installed, "podman (with runc and catatonit) is not installed");
-        }
-        Assertions.assertTrue(installed, "podman, runc and catatonit are not all installed: .ci/run installs them");
+        Ci.require(installed, "podman, runc and catatonit are not all installed", ".ci/run installs them");
         dir = Files.createTempDirectory("podman-it");
         Path conf = dir.resolve("containers.conf");
         Files.writeString(

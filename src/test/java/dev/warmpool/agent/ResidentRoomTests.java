@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.warmpool.agent.io.Tail;
 import dev.warmpool.agent.room.HostTmp;
@@ -13,6 +12,7 @@ import dev.warmpool.agent.room.ResidentRoom;
 import dev.warmpool.agent.room.Sandbox;
 import dev.warmpool.agent.worker.Worker;
 import dev.warmpool.agent.worker.WorkerSlot;
+import dev.warmpool.testing.Ci;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
@@ -356,10 +356,7 @@ class ResidentRoomTests {
 
     /** Root only (a test of root's powers); CI runs as root, so there it fails rather than skips. */
     static void rootOrNotCi(String what) {
-        if (!"true".equals(System.getenv("CI"))) {
-            assumeTrue(ROOT, what + " needs root");
-        }
-        assertTrue(ROOT, what + " needs root: CI (.ci/run) runs as root");
+        Ci.require(ROOT, what + " needs root", "CI (.ci/run) runs as root");
     }
 
     /**

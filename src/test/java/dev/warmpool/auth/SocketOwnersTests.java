@@ -1,10 +1,9 @@
 package dev.warmpool.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.warmpool.auth.SocketOwners.Endpoint;
+import dev.warmpool.testing.Ci;
 import java.io.BufferedReader;
 import java.io.StringReader;
 import java.net.InetAddress;
@@ -76,10 +75,7 @@ class SocketOwnersTests {
 
     @Test
     void findsThisProcessAsTheOwnerOfItsOwnConnection() throws Exception {
-        if (!"true".equals(System.getenv("CI"))) {
-            assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "Linux only");
-        }
-        assertTrue(Files.isReadable(Path.of("/proc/net/tcp")), "CI runs on Linux");
+        Ci.require(Files.isReadable(Path.of("/proc/net/tcp")), "Linux only", "CI runs on Linux");
         int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
                 Socket client = new Socket(InetAddress.getByName("127.0.0.1"), server.getLocalPort());

@@ -3,13 +3,13 @@ package dev.warmpool.clients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Ci;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,11 +46,7 @@ class PythonClientTests {
     /** A missing checker skips its test on a workstation and fails it in CI, which installs it. */
     static void requireModule(String module, String debianPackage) throws Exception {
         boolean present = python("-c", "import " + module).exit == 0;
-        if (!"true".equals(System.getenv("CI"))) {
-            Assumptions.assumeTrue(
-                    present, module + " is not installed for /usr/bin/python3 (apt: " + debianPackage + ")");
-        }
-        assertTrue(present, module + " is not installed for /usr/bin/python3: .ci/run installs " + debianPackage);
+        Ci.require(present, module + " is not installed for /usr/bin/python3", ".ci/run installs " + debianPackage);
     }
 
     record Result(int exit, String out) {}

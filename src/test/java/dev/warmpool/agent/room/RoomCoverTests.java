@@ -2,8 +2,8 @@ package dev.warmpool.agent.room;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.warmpool.testing.Ci;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,10 +44,7 @@ class RoomCoverTests {
     @Test
     void aNonRootRoomHidesTheHomeButWhatThePoolNamesAndTheRunSockets() throws Exception {
         boolean root = "root".equals(System.getProperty("user.name"));
-        if (!"true".equals(System.getenv("CI"))) {
-            Assumptions.assumeTrue(root, "root runs the room as nobody");
-        }
-        assertTrue(root, "CI (.ci/run) runs as root");
+        Ci.require(root, "root runs the room as nobody", "CI (.ci/run) runs as root");
         // nobody's home, outside /tmp (a room's /tmp is its own), with a key and a project
         Path home = Files.createTempDirectory(Path.of("/var/tmp"), "wp-home");
         made.add(home);

@@ -3,8 +3,8 @@ package dev.warmpool.agent.room;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.warmpool.testing.Ci;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,7 +43,7 @@ class RoomLimitsTests {
 
     @Test
     void aRoomAndWhatItStartedJoinTheProcessorsCgroupsWithTheirBounds() throws Exception {
-        assumeTrue(cgroupsHere(), RoomLimits.host());
+        Ci.require(cgroupsHere(), "no cgroup of ours here (" + RoomLimits.host() + ")", ".ci/run runs as root");
         RoomLimits limits = RoomLimits.of(id, new RoomLimits.Bounds(250, 64L << 20, 32));
         process = new ProcessBuilder("sh", "-c", "sleep 300 & wait").start();
         await().atMost(Duration.ofSeconds(5)).until(() -> process.children().count() == 1);
@@ -68,7 +68,7 @@ class RoomLimitsTests {
 
     @Test
     void aForkBombInTheRoomStopsAtItsPidsBound() throws Exception {
-        assumeTrue(cgroupsHere(), RoomLimits.host());
+        Ci.require(cgroupsHere(), "no cgroup of ours here (" + RoomLimits.host() + ")", ".ci/run runs as root");
         RoomLimits limits = RoomLimits.of(id, new RoomLimits.Bounds(0, 0, 20));
         // the shell waits on stdin until it is bounded, then tries for 40 sleepers
         process = new ProcessBuilder(
@@ -102,7 +102,7 @@ class RoomLimitsTests {
 
     @Test
     void rlimitsHoldOnTheRoomAndWhatItStartsLater() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of(RoomLimits.PRLIMIT)));
+        Ci.require(Files.isExecutable(Path.of(RoomLimits.PRLIMIT)), "no " + RoomLimits.PRLIMIT, "util-linux has it");
         RoomLimits limits = new RoomLimits(id, new RoomLimits.Bounds(0, 256L << 20, 0), null, "a test");
         process = new ProcessBuilder(
                         "sh", "-c", "read go; prlimit --pid $$ --as --output SOFT --noheadings; sh -c 'ulimit -v'")
